@@ -1,0 +1,1 @@
+"""How a bot is reached: in-process Python (preemptible), subprocess JSON lines, HTTP."""

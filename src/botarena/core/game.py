@@ -1,0 +1,120 @@
+"""The game interface every engine implements, and the description a game registers.
+
+An engine is a deterministic state machine for one match (DESIGN principle 1). The runner drives it:
+
+    start_requests() -> replies -> apply_start(replies)
+    while requests := next_requests():      # a batch: sent together, answered independently
+        step = apply(replies)               # one Step record per batch, written to the replay
+    end_requests() -> replies -> apply_end(replies)
+    result()
+
+A batch holds every request that can be in flight at once: both drones players' turns, every Devops
+call of a turn, or the single next action of a Crafting Quest turn (whose reply shapes the next
+batch). Nothing here reads a clock or does I/O; the runner owns time and transport.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from botarena.core.protocol import Reply, Request, Verdict
+
+
+@dataclass(slots=True)
+class Step:
+    """What one batch of replies did: the game's JSON-able record and a verdict per reply."""
+
+    record: dict[str, Any]
+    verdicts: list[Verdict]
+
+
+@dataclass(slots=True)
+class MatchResult:
+    """The outcome of a match in platform terms.
+
+    `ranks` are 1-based and shared on ties (a drawn 2-player match is [1, 1]); `scores` are the
+    game's own score per seat; `details` is the game's record of the result (JSON-able).
+    """
+
+    ranks: list[int]
+    scores: list[float]
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"ranks": self.ranks, "scores": self.scores, "details": self.details}
+
+
+class Engine(ABC):
+    """One match of one game. Subclasses hold the state; see the module docstring for the loop."""
+
+    @abstractmethod
+    def start_requests(self) -> list[Request]:
+        """The `start` request of every seat."""
+
+    @abstractmethod
+    def apply_start(self, replies: list[Reply]) -> list[Verdict]:
+        """Take the start replies (one per seat, in seat order)."""
+
+    @abstractmethod
+    def next_requests(self) -> list[Request]:
+        """The next batch of decision requests, or [] once the game is over."""
+
+    @abstractmethod
+    def apply(self, replies: list[Reply]) -> Step:
+        """Apply the replies to the last batch (same order as its requests) and advance."""
+
+    @abstractmethod
+    def end_requests(self) -> list[Request]:
+        """The `end` request of every seat; sent once the game is over."""
+
+    def apply_end(self, replies: list[Reply]) -> list[Verdict]:
+        """Judge the end replies. They never change the result."""
+        return [Verdict(r.seat, r.status, r.reason, list(r.warnings)) for r in replies]
+
+    @abstractmethod
+    def result(self) -> MatchResult:
+        """The final result; only valid once `next_requests()` has returned []."""
+
+    @abstractmethod
+    def keyframe(self) -> dict[str, Any]:
+        """A full, JSON-able snapshot of the visible state, for the viewer to seek to."""
+
+
+BotFactory = Callable[[], Any]
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Everything the platform needs to know about a game: registered once per game package."""
+
+    id: str
+    rules_version: str
+    title: str
+    min_players: int
+    max_players: int
+    config_class: type[Any]
+    presets: Mapping[str, Mapping[str, Any]]
+    new_engine: Callable[[Any, int, int], Engine]
+    starter_bots: Mapping[str, BotFactory]
+    random_bot: BotFactory
+    keyframe_every: int = 50
+    extras: Mapping[str, Any] = field(default_factory=dict)
+
+    def config(self, preset: str = "default", overrides: Mapping[str, Any] | None = None) -> Any:
+        """Build and validate this game's config (raises ConfigError)."""
+        from botarena.core.config import build_config
+
+        return build_config(self.config_class, self.presets, preset, overrides)
+
+    def check_players(self, count: int) -> None:
+        """Raise ValueError unless `count` seats can play a match of this game."""
+        if not self.min_players <= count <= self.max_players:
+            span = (
+                str(self.min_players)
+                if self.min_players == self.max_players
+                else f"{self.min_players}-{self.max_players}"
+            )
+            raise ValueError(f"{self.id} needs {span} players, got {count}")

@@ -1,0 +1,87 @@
+"""Requests and replies between the runner and bots: the generic JSON-lines protocol's envelope.
+
+An engine asks for decisions with `Request`s; the runner turns each into an envelope
+`{"type", "id", "match", "seat", "turn", "deadline_ms", "payload"}`, a bot answers with
+`{"id", "payload"}`, and the runner hands the engine a `Reply`. See docs/protocol.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from botarena.core.status import Status, Warning
+
+
+class MessageType(StrEnum):
+    """The three message types of the generic protocol."""
+
+    START = "start"
+    TURN = "turn"
+    END = "end"
+
+
+@dataclass(slots=True)
+class Request:
+    """One decision the engine wants from one seat.
+
+    `timeout_ms` limits this request alone. Requests of a turn made of a chain of requests (Crafting
+    Quest's actions, a Devops faction's calls) name the same `chain` and share `chain_budget_ms`.
+    `turn` is the game's own turn label, echoed in the envelope for the bot's convenience.
+    """
+
+    seat: int
+    payload: Any
+    timeout_ms: int
+    type: MessageType = MessageType.TURN
+    turn: int = 0
+    chain: Any = None
+    chain_budget_ms: int = 0
+
+
+@dataclass(slots=True)
+class Reply:
+    """What came back for one request, as the transport saw it.
+
+    `status` is the transport's verdict (OK, TIMEOUT, CRASHED, or INVALID for an unreadable line);
+    the engine makes the final, game-level verdict from it and `payload`.
+    """
+
+    seat: int
+    status: Status
+    payload: Any = None
+    reason: str | None = None
+    time_ms: float = 0.0
+    warnings: list[Warning] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"seat": self.seat, "status": self.status.value, "payload": self.payload}
+        if self.reason is not None:
+            data["reason"] = self.reason
+        if self.warnings:
+            data["warnings"] = self.warnings
+        data["ms"] = round(self.time_ms, 3)
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Reply:
+        return cls(
+            seat=int(data["seat"]),
+            status=Status(data["status"]),
+            payload=data.get("payload"),
+            reason=data.get("reason"),
+            time_ms=float(data.get("ms", 0.0)),
+            warnings=list(data.get("warnings", [])),
+        )
+
+
+@dataclass(slots=True)
+class Verdict:
+    """The engine's final judgement of one reply: status, reason code and warnings."""
+
+    seat: int
+    status: Status
+    reason: str | None = None
+    warnings: list[Warning] = field(default_factory=list)
+    detail: str | None = None

@@ -1,0 +1,112 @@
+"""The replay format: the truth about a match (DESIGN principle 2).
+
+A replay is gzip-compressed JSON (orjson), versioned by `format` and `format_version`:
+
+    game, rules (rules-version id), preset, config (every key), seed,
+    players   [{seat, name, kind, meta?}],
+    start     {replies: [...], verdicts: [...]},
+    steps     [{replies: [...], verdicts: [...], record: {...}}]   one per batch of requests,
+    end       {replies: [...], verdicts: [...]},
+    result    {ranks, scores, details},
+    keyframes [{step, state}]                                       every N steps, and the last,
+    logs      [{seat, text, dropped_bytes}]                         capped bot logs,
+    time_used_ms [per seat], statuses [{OK: n, ...} per seat], created_by.
+
+A reply is `{seat, status, payload, reason?, warnings?, ms}`: what the transport saw. A verdict is
+`[status, reason]` (plus detail and warnings when present): the engine's final judgement.
+"""
+
+from __future__ import annotations
+
+import gzip
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from botarena.core.protocol import Verdict
+
+REPLAY_FORMAT = "botarena.replay"
+REPLAY_FORMAT_VERSION = 1
+
+
+class ReplayError(ValueError):
+    """A file that is not a readable botarena replay."""
+
+
+def verdict_json(verdict: Verdict) -> list[Any]:
+    """Compact form of a verdict: [status, reason] or [status, reason, detail, warnings]."""
+    if verdict.detail is None and not verdict.warnings:
+        return [verdict.status.value, verdict.reason]
+    return [verdict.status.value, verdict.reason, verdict.detail, verdict.warnings]
+
+
+@dataclass
+class Replay:
+    """A match, completely. See the module docstring for the meaning of each field."""
+
+    game: str
+    rules: str
+    preset: str
+    config: dict[str, Any]
+    seed: int
+    players: list[dict[str, Any]]
+    start: dict[str, Any] = field(default_factory=dict)
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    end: dict[str, Any] = field(default_factory=dict)
+    result: dict[str, Any] = field(default_factory=dict)
+    keyframes: list[dict[str, Any]] = field(default_factory=list)
+    logs: list[dict[str, Any]] = field(default_factory=list)
+    time_used_ms: list[float] = field(default_factory=list)
+    statuses: list[dict[str, int]] = field(default_factory=list)
+    match_id: str = ""
+    created_by: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"format": REPLAY_FORMAT, "format_version": REPLAY_FORMAT_VERSION, **asdict(self)}
+
+    def dumps(self) -> bytes:
+        """Uncompressed JSON bytes."""
+        return orjson.dumps(self.to_json())
+
+    @classmethod
+    def from_json(cls, data: Any) -> Replay:
+        if not isinstance(data, dict) or data.get("format") != REPLAY_FORMAT:
+            raise ReplayError("not a botarena replay (missing format marker)")
+        version = data.get("format_version")
+        if version != REPLAY_FORMAT_VERSION:
+            raise ReplayError(f"unsupported replay format version {version!r} (this botarena reads 1)")
+        names = {f for f in cls.__dataclass_fields__}
+        try:
+            return cls(**{k: v for k, v in data.items() if k in names})
+        except TypeError as exc:
+            raise ReplayError(f"malformed replay: {exc}") from None
+
+
+def write_replay(replay: Replay, path: str | Path) -> Path:
+    """Write `replay` as gzip JSON (atomically: a temporary file, then a rename)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(target.name + ".tmp")
+    tmp.write_bytes(gzip.compress(replay.dumps(), compresslevel=6, mtime=0))
+    tmp.replace(target)
+    return target
+
+
+def read_replay(path: str | Path) -> Replay:
+    """Read a replay file (gzip or plain JSON). Raises ReplayError with a one-line reason."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
+    if raw[:2] == b"\x1f\x8b":
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError) as exc:
+            raise ReplayError(f"{path}: corrupt gzip data ({exc})") from None
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise ReplayError(f"{path}: not valid JSON ({exc})") from None
+    return Replay.from_json(data)

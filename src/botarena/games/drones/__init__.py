@@ -1,0 +1,23 @@
+"""GameOfDrones (`drones`): the Bravo LT Code Challenge 2018 game. Rules: docs in spec drones.md."""
+
+from __future__ import annotations
+
+from botarena.core.game import GameInfo
+from botarena.games.drones.bots import STARTERS
+from botarena.games.drones.bots.testing import RandomLegal
+from botarena.games.drones.config import GAME_ID, PRESETS, RULES_VERSION, DronesConfig
+from botarena.games.drones.rules import DronesEngine
+
+GAME = GameInfo(
+    id=GAME_ID,
+    rules_version=RULES_VERSION,
+    title="GameOfDrones",
+    min_players=2,
+    max_players=2,
+    config_class=DronesConfig,
+    presets=PRESETS,
+    new_engine=DronesEngine,
+    starter_bots=STARTERS,
+    random_bot=RandomLegal,
+    keyframe_every=100,
+)
