@@ -1,0 +1,43 @@
+# botarena: two commands on a fresh machine.
+#   make run    set up .venv, play a GameOfDrones demo match, write its replay, serve the viewer
+#   make test   set up .venv, then ruff, mypy, and every pytest test (browser tests included)
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+DEMO   := var/replays/demo.json.gz
+PORT   ?= 8765
+
+.PHONY: setup run test lint typecheck pytest bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+run: setup
+	$(BIN)/botarena play drones tactician adaptive --seed 7 --replay $(DEMO)
+	$(BIN)/botarena replay $(DEMO) --verify
+	$(BIN)/botarena view $(DEMO) --port $(PORT)
+
+lint: setup
+	$(BIN)/ruff check src tests benchmarks examples
+	$(BIN)/ruff format --check src tests benchmarks examples
+
+typecheck: setup
+	$(BIN)/mypy
+
+pytest: setup
+	$(BIN)/pytest -q
+
+test: lint typecheck pytest
+
+bench: setup
+	@for script in benchmarks/*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
