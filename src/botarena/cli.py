@@ -48,7 +48,11 @@ def games_command() -> None:
     for column in ("id", "title", "players", "presets", "starter bots"):
         table.add_column(column)
     for game in all_games():
-        players = str(game.min_players) if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
+        players = (
+            str(game.min_players)
+            if game.min_players == game.max_players
+            else f"{game.min_players}-{game.max_players}"
+        )
         table.add_row(game.id, game.title, players, ", ".join(game.presets), ", ".join(game.starter_bots))
     _console().print(table)
 
@@ -63,11 +67,13 @@ def play_command(
     seed: Annotated[int | None, typer.Option(help="Match seed (0..2^64-1); random if omitted.")] = None,
     preset: Annotated[str, typer.Option(help="Config preset.")] = "default",
     set_: Annotated[
-        list[str] | None, typer.Option("--set", metavar="KEY=VALUE", help="Override a config key (repeatable).")
+        list[str] | None,
+        typer.Option("--set", metavar="KEY=VALUE", help="Override a config key (repeatable)."),
     ] = None,
     replay: Annotated[Path | None, typer.Option(help="Write the replay here (.json.gz).")] = None,
     original_json: Annotated[
-        Path | None, typer.Option(help="drones/bravolt2018: also write the 2018 engine's MatchResult JSON here.")
+        Path | None,
+        typer.Option(help="drones, bravolt2018: also write the 2018 MatchResult JSON here."),
     ] = None,
 ) -> None:
     """Play one match and print its result."""
@@ -122,7 +128,7 @@ def _print_result(game_id: str, seed: int, replay: Any) -> None:
 @app.command("replay")
 def replay_command(
     file: Annotated[Path, typer.Argument(help="A replay file (.json.gz or .json).")],
-    verify: Annotated[bool, typer.Option("--verify", help="Re-run the match from the replay and compare.")] = False,
+    verify: Annotated[bool, typer.Option("--verify", help="Re-run the match and compare.")] = False,
 ) -> None:
     """Summarise a replay, or re-run it with --verify and prove it identical."""
     from botarena.core.replay import read_replay
@@ -181,8 +187,10 @@ def main(argv: list[str] | None = None) -> int:
             return 2
         if os.environ.get("BOTARENA_DEBUG"):
             raise
-        print(f"botarena: internal error: {type(exc).__name__}: {exc} (BOTARENA_DEBUG=1 shows the traceback)",
-              file=sys.stderr)
+        print(
+            f"botarena: internal error: {type(exc).__name__}: {exc} (BOTARENA_DEBUG=1 shows the traceback)",
+            file=sys.stderr,
+        )
         return 1
     return code if isinstance(code, int) else 0
 

@@ -51,7 +51,11 @@ def python_file_factory(path: Path) -> Callable[[], Any]:
         if callable(factory):
             return factory  # type: ignore[no-any-return]
     if callable(getattr(module, "act", None)):
-        hooks = {hook: getattr(module, hook) for hook in ("setup", "act", "end") if callable(getattr(module, hook, None))}
+        hooks = {
+            hook: getattr(module, hook)
+            for hook in ("setup", "act", "end")
+            if callable(getattr(module, hook, None))
+        }
         return lambda: SimpleNamespace(**hooks)
     raise BotSpecError(f"{path} defines no create_bot(), Bot class or act() function")
 
@@ -75,7 +79,8 @@ def resolve_bot(spec: str, game: GameInfo) -> Bot:
             js_bot = game.extras.get("js_bot")
             if js_bot is None:
                 raise BotSpecError(f"{game.id} has no JavaScript adapter; run {spec} as a command instead")
-            return js_bot(path)  # type: ignore[no-any-return]
+            bot: Bot = js_bot(path)
+            return bot
         if os.access(path, os.X_OK):
             return _command_bot(shlex.quote(str(path)))
         raise BotSpecError(f"{spec} is not a .py or .js bot and not executable")

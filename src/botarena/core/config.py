@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from functools import lru_cache
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -26,9 +25,14 @@ class ConfigError(ValueError):
     """An organiser's configuration mistake: unknown key, wrong type, out of range, unknown preset."""
 
 
-@lru_cache(maxsize=64)
+_ADAPTERS: dict[type[Any], TypeAdapter[Any]] = {}
+
+
 def _adapter(cls: type[Any]) -> TypeAdapter[Any]:
-    return TypeAdapter(cls)
+    adapter = _ADAPTERS.get(cls)
+    if adapter is None:
+        adapter = _ADAPTERS[cls] = TypeAdapter(cls)
+    return adapter
 
 
 def _describe(error: Mapping[str, Any]) -> str:
