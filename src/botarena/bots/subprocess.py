@@ -1,0 +1,432 @@
+"""Bots in any language: a child process speaking the generic JSON-lines protocol (docs/protocol.md).
+
+One `SubprocessBot` runs one process per match. The hot path (one request, one reply) is three
+system calls on the runner's thread: `write` of the envelope, `poll` with the time left, `read` of
+the reply; replies are parsed with orjson. Nothing the bot does can block or grow the runner:
+
+- stdout is read non-blocking against an absolute deadline; a line over `max_line_bytes` is
+  answered `INVALID line_too_long` and the rest of it is thrown away as it arrives, never buffered;
+- stdin is written non-blocking too, so a bot that never reads cannot stall the runner once the
+  pipe is full (what is left is written while waiting for the reply, and later);
+- stderr is drained by a daemon thread into a capped buffer (head kept, the rest counted);
+- the process runs in its own session (so its own process group), under an address-space limit,
+  and is killed as a group on `close`, always reaped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import resource
+import select
+import shlex
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import orjson
+
+from botarena.bots.base import Bot, BotLog
+from botarena.core.protocol import MessageType, Reply, Request
+from botarena.core.status import Reason, Status, Warning
+
+_READ_CHUNK = 1 << 16
+_POLL_IN = select.POLLIN | select.POLLPRI | select.POLLHUP | select.POLLERR
+_POLL_OUT = select.POLLOUT | select.POLLHUP | select.POLLERR
+EOF_GRACE_S = 0.25
+"""How long a bot may take to exit by itself once its stdin is closed, before SIGTERM."""
+TERM_GRACE_S = 0.1
+"""How long between SIGTERM and SIGKILL to the bot's process group."""
+LATE_REPLY = "LATE_REPLY_DISCARDED"
+"""Warning code on a reply that was preceded by replies to earlier requests (discarded)."""
+
+
+def _limits(memory_limit_mb: int) -> Callable[[], None]:
+    """The child-side setup run between fork and exec: address-space cap and no core dumps.
+
+    It only calls setrlimit (no imports, no allocation to speak of), which keeps preexec_fn safe
+    enough with the runner's other threads.
+    """
+    address_space = memory_limit_mb * (1 << 20)
+    setrlimit = resource.setrlimit
+    rlimit_as, rlimit_core = resource.RLIMIT_AS, resource.RLIMIT_CORE
+
+    def apply() -> None:
+        setrlimit(rlimit_as, (address_space, address_space))
+        setrlimit(rlimit_core, (0, 0))
+
+    return apply
+
+
+class _StderrDrain(threading.Thread):
+    """Reads a bot's stderr until EOF, keeping the first `cap` bytes and counting the rest.
+
+    It polls with a short timeout so that `stop()` ends it even if some escaped grandchild keeps
+    the pipe open.
+    """
+
+    def __init__(self, fd: int, cap: int) -> None:
+        super().__init__(name=f"bot-stderr-{fd}", daemon=True)
+        self.fd = fd
+        self.cap = cap
+        self.head = bytearray()
+        self.dropped = 0
+        self._stop_flag = False
+
+    def run(self) -> None:
+        poller = select.poll()
+        poller.register(self.fd, _POLL_IN)
+        fd, cap, head = self.fd, self.cap, self.head
+        try:
+            while not self._stop_flag:
+                if not poller.poll(100):
+                    continue
+                chunk = os.read(fd, _READ_CHUNK)
+                if not chunk:
+                    return
+                room = cap - len(head)
+                if room >= len(chunk):
+                    head += chunk
+                else:
+                    if room > 0:
+                        head += chunk[:room]
+                    self.dropped += len(chunk) - max(room, 0)
+        except OSError:
+            return
+
+    def stop(self) -> None:
+        self._stop_flag = True
+
+
+class SubprocessBot(Bot):
+    """A bot process started from `argv`, one per match, spoken to in JSON lines on stdin/stdout.
+
+    `memory_limit_mb` caps the address space (RLIMIT_AS) of the process; `None` disables it (Node
+    and the JVM reserve far more address space than they use). The deadline of the `start`
+    request counts from process spawn, so it covers interpreter start and module loading
+    (`setup_timeout_ms`); its `time_ms` is measured from spawn as well.
+    """
+
+    kind = "subprocess"
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        name: str | None = None,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+        memory_limit_mb: int | None = 1024,
+        stderr_cap_bytes: int = 64 * 1024,
+        max_line_bytes: int = 1 << 20,
+        kind: str = "subprocess",
+    ) -> None:
+        if not argv:
+            raise ValueError("SubprocessBot needs a command (argv is empty)")
+        self.argv = [str(arg) for arg in argv]
+        self.name = name or os.path.basename(self.argv[-1]) or self.argv[0]
+        self.cwd = cwd
+        self.env = dict(env) if env is not None else None
+        self.memory_limit_mb = memory_limit_mb
+        self.stderr_cap_bytes = stderr_cap_bytes
+        self.max_line_bytes = max_line_bytes
+        self.kind = kind
+        self._reset()
+
+    def _reset(self) -> None:
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._drain: _StderrDrain | None = None
+        self._in_fd = -1
+        self._out_fd = -1
+        self._poll_in: Any = None
+        self._poll_out: Any = None
+        self._spawned_at = 0.0
+        self._dead = True
+        self._eof = False
+        self._stdin_open = False
+        self._outbox = bytearray()
+        self._buf = bytearray()
+        self._scanned = 0  # bytes of _buf already searched for a newline
+        self._discarding = False  # inside an over-long line: drop input up to the next newline
+        self._notes: list[str] = []
+        self._pending: Request | None = None
+        self._pending_id = 0
+        self._sent_at = 0.0
+        self._deadline = 0.0
+        self._unsent = False
+
+    # -- lifecycle -------------------------------------------------------------------------------
+    def open(self, match_id: str, seat: int) -> None:
+        super().open(match_id, seat)
+        if self._proc is not None:
+            self.close()
+        self._reset()
+        self._spawned_at = time.perf_counter()
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.cwd,
+                env=self.env,
+                start_new_session=True,  # own session and process group: killed as a group
+                # None lets subprocess use vfork/posix_spawn: much cheaper for a big runner.
+                preexec_fn=None if self.memory_limit_mb is None else _limits(self.memory_limit_mb),
+                bufsize=0,
+                close_fds=True,
+            )
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            self._notes.append(f"[botarena] could not start {shlex.join(self.argv)}: {exc}\n")
+            return
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self._proc = proc
+        self._dead = False
+        self._stdin_open = True
+        self._in_fd = proc.stdin.fileno()
+        self._out_fd = proc.stdout.fileno()
+        os.set_blocking(self._in_fd, False)
+        os.set_blocking(self._out_fd, False)
+        self._poll_in = select.poll()
+        self._poll_in.register(self._out_fd, _POLL_IN)
+        self._poll_out = select.poll()
+        self._poll_out.register(self._out_fd, _POLL_IN)
+        self._poll_out.register(self._in_fd, _POLL_OUT)
+        self._drain = _StderrDrain(proc.stderr.fileno(), self.stderr_cap_bytes)
+        self._drain.start()
+
+    @property
+    def alive(self) -> bool:
+        if self._dead:
+            return False
+        proc = self._proc
+        if proc is None or proc.poll() is not None:
+            self._dead = True
+            return False
+        return True
+
+    @property
+    def pid(self) -> int | None:
+        """The bot's process id (also its process group id), while it has one."""
+        return None if self._proc is None else self._proc.pid
+
+    def close(self) -> BotLog:
+        proc = self._proc
+        drain = self._drain
+        if proc is not None:
+            self._close_stdin()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(EOF_GRACE_S)
+            if proc.returncode is None:
+                self._signal_group(proc.pid, signal.SIGTERM)
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    proc.wait(TERM_GRACE_S)
+            # Always, even if the leader is gone: its children may still hold the group.
+            self._signal_group(proc.pid, signal.SIGKILL)
+            proc.wait()
+            stderr = proc.stderr
+            if drain is not None:
+                drain.join(0.5)  # EOF follows the kill at once, unless an escaped process holds it
+                drain.stop()
+                drain.join(1.0)
+                if drain.is_alive():
+                    stderr = None  # never close an fd a thread may still read: it could be reused
+            for stream in (proc.stdout, stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        self._proc = None
+        self._dead = True
+        head = b"" if drain is None else bytes(drain.head)
+        dropped = 0 if drain is None else drain.dropped
+        text = head.decode("utf-8", "replace") + "".join(self._notes)
+        self._notes = []
+        self._drain = None
+        return BotLog(text, dropped)
+
+    @staticmethod
+    def _signal_group(pgid: int, sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pgid, sig)
+
+    def _close_stdin(self) -> None:
+        proc = self._proc
+        if proc is None or not self._stdin_open:
+            return
+        self._stdin_open = False
+        self._outbox.clear()
+        if proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                proc.stdin.close()
+
+    def describe(self) -> dict[str, str]:
+        return {"name": self.name, "kind": self.kind, "command": shlex.join(self.argv)}
+
+    # -- one exchange ----------------------------------------------------------------------------
+    def send(self, request: Request, request_id: int, timeout_s: float) -> None:
+        now = time.perf_counter()
+        start = request.type is MessageType.START
+        self._pending = request
+        self._pending_id = request_id
+        # The start request's clock started when the process was spawned (setup_timeout_ms).
+        self._sent_at = self._spawned_at if start else now
+        self._deadline = self._sent_at + timeout_s
+        self._unsent = self._dead
+        if self._dead or not self._stdin_open:
+            return
+        envelope = {
+            "type": request.type.value,
+            "id": request_id,
+            "match": self.match_id,
+            "seat": self.seat,
+            "turn": request.turn,
+            "deadline_ms": max(0, int(timeout_s * 1000.0)),
+            "payload": request.payload,
+        }
+        self._outbox += orjson.dumps(envelope)
+        self._outbox += b"\n"
+        self._flush()
+
+    def _flush(self) -> None:
+        """Write as much of the outbox as the pipe takes now, never blocking."""
+        outbox = self._outbox
+        while outbox:
+            try:
+                written = os.write(self._in_fd, outbox)
+            except BlockingIOError:
+                return
+            except OSError as exc:
+                # EPIPE: the bot closed its stdin or exited; it can never read a request again.
+                if exc.errno not in (errno.EPIPE, errno.EBADF, errno.EINVAL):
+                    self._notes.append(f"[botarena] write to bot failed: {exc}\n")
+                self._close_stdin()
+                return
+            del outbox[:written]
+
+    def receive(self) -> Reply:
+        request = self._pending
+        assert request is not None, "receive() without send()"
+        self._pending = None
+        seat = request.seat
+        if self._unsent:  # the process was already gone when the request was due
+            return Reply(seat, Status.CRASHED, None, Reason.PROCESS_EXITED, self._elapsed_ms())
+        late = 0
+        while True:
+            verdict = self._next_line()
+            while verdict is not None:
+                line_status, reply_id, payload, reason = verdict
+                if reply_id is not None and reply_id != self._pending_id:
+                    late += 1  # a reply to an earlier request that came too late: discarded
+                    verdict = self._next_line()
+                    continue
+                warnings: list[Warning] = []
+                if late:
+                    warnings.append({"code": LATE_REPLY, "detail": f"{late} late reply line(s) discarded"})
+                return Reply(seat, line_status, payload, reason, self._elapsed_ms(), warnings)
+            if self._eof:
+                self._dead = True
+                return Reply(seat, Status.CRASHED, None, Reason.PROCESS_EXITED, self._elapsed_ms())
+            remaining_ms = (self._deadline - time.perf_counter()) * 1000.0
+            if remaining_ms <= 0.0:
+                return Reply(seat, Status.TIMEOUT, None, Reason.DEADLINE, self._elapsed_ms())
+            self._wait_and_read(remaining_ms)
+
+    def _elapsed_ms(self) -> float:
+        return (time.perf_counter() - self._sent_at) * 1000.0
+
+    def _wait_and_read(self, timeout_ms: float) -> None:
+        """Wait up to `timeout_ms` for output (flushing the outbox meanwhile), then read what's there."""
+        if self._outbox and self._stdin_open:
+            events = self._poll_out.poll(timeout_ms)
+            readable = False
+            for fd, _mask in events:
+                if fd == self._in_fd:
+                    self._flush()
+                else:
+                    readable = True
+            if not readable:
+                return
+        elif not self._poll_in.poll(timeout_ms):
+            return
+        self._read_available()
+
+    def _read_available(self) -> None:
+        """Read what stdout holds now into the line buffer, dropping the tail of an over-long line."""
+        fd = self._out_fd
+        buf = self._buf
+        limit = self.max_line_bytes
+        while True:
+            try:
+                chunk = os.read(fd, _READ_CHUNK)
+            except BlockingIOError:
+                return
+            except OSError:
+                self._eof = True
+                return
+            if not chunk:
+                self._eof = True
+                return
+            if self._discarding:
+                newline = chunk.find(b"\n")
+                if newline < 0:
+                    return  # dropped; back to the caller, which watches the deadline
+                self._discarding = False
+                chunk = chunk[newline + 1 :]
+            buf += chunk
+            if len(buf) > limit or len(chunk) < _READ_CHUNK:
+                # Enough to judge an over-long line; or the pipe is (very likely) empty now, and
+                # skipping the read that would say EAGAIN saves a system call per reply.
+                return
+
+    def _next_line(self) -> tuple[Status, Any, Any, str | None] | None:
+        """Take the next complete line from the buffer and judge it; None if there is none yet.
+
+        Returns (status, reply id or None, payload, reason), see `_judge_line`. Blank lines are skipped.
+        """
+        buf = self._buf
+        limit = self.max_line_bytes
+        while True:
+            newline = buf.find(b"\n", self._scanned)
+            if newline < 0:
+                if len(buf) > limit:
+                    # Too long and not finished: answer now, drop what we hold and the rest later.
+                    buf.clear()
+                    self._scanned = 0
+                    self._discarding = True
+                    return (Status.INVALID, None, None, Reason.LINE_TOO_LONG)
+                self._scanned = len(buf)
+                return None
+            line = buf[:newline]
+            del buf[: newline + 1]
+            self._scanned = 0
+            if len(line) > limit:
+                return (Status.INVALID, None, None, Reason.LINE_TOO_LONG)
+            if not line.strip():
+                continue
+            return _judge_line(line)
+
+
+def _judge_line(line: bytearray) -> tuple[Status, Any, Any, str | None]:
+    """Judge one line: (OK, id, payload, None), or INVALID with the reason (and the id if readable).
+
+    A line with a readable id that is not the pending request's is discarded by the caller as late,
+    whatever else is wrong with it.
+    """
+    try:
+        message = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return (Status.INVALID, None, None, Reason.BAD_JSON)
+    if type(message) is not dict:
+        return (Status.INVALID, None, None, Reason.BAD_JSON)
+    reply_id = message.get("id")
+    if type(reply_id) is float and reply_id.is_integer():
+        reply_id = int(reply_id)  # the platform's integer rule: 3.0 is 3
+    if type(reply_id) is not int:
+        return (Status.INVALID, None, None, Reason.BAD_ENVELOPE)
+    if "payload" not in message:
+        return (Status.INVALID, reply_id, None, Reason.BAD_ENVELOPE)
+    return (Status.OK, reply_id, message["payload"], None)
