@@ -1,0 +1,295 @@
+// GameOfDrones: run a bot written for the Bravo LT Code Challenge 2018 unchanged (spec drones.md 7.3).
+//
+//   node adapter.mjs <path/to/bot.js>
+//
+// The bot is an ES module whose default export is a zero-argument factory returning the player
+// (spec 7.1). This program speaks the platform's generic JSON-lines protocol on stdin/stdout: one
+// request line in, exactly one reply line `{"id": <request id>, "payload": ...}` out. Everything
+// the bot prints goes to stderr, which the platform keeps as the bot's log.
+//
+// Needs Node.js 20.19 or newer: there a typeless `.js` file with `export` syntax (no package.json,
+// or one without "type") loads as an ES module through module-syntax detection, without any flag.
+
+import { Console } from "node:console";
+import { resolve } from "node:path";
+import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
+
+// -- output hygiene ------------------------------------------------------------------------------
+// Keep a private handle to the real stdout for protocol lines, then send every other way of
+// printing to stderr before any bot code runs. (Writes to pipes are synchronous on Linux.)
+const stdout = process.stdout;
+const stderr = process.stderr;
+const writeProtocol = stdout.write.bind(stdout);
+const writeLog = stderr.write.bind(stderr);
+globalThis.console = new Console({ stdout: stderr, stderr });
+stdout.write = writeLog;
+
+const ANONYMOUS = { name: "Anonymous Player" };
+
+// -- seeded Math.random (spec 7.4) -----------------------------------------------------------------
+function mulberry32(seed) {
+  let a = seed >>> 0;
+  return function random() {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+// -- helpers ---------------------------------------------------------------------------------------
+function describe(error) {
+  // A bot may throw anything, including objects whose message or toString throws.
+  try {
+    if (error instanceof Error) return String(error.message);
+    return String(error);
+  } catch {
+    return "unprintable exception";
+  }
+}
+
+function logError(where, error) {
+  let text;
+  try {
+    text = (error && error.stack) || String(error);
+  } catch {
+    text = "unprintable exception";
+  }
+  writeLog(`[drones adapter] ${where} threw: ${text}\n`);
+}
+
+function send(id, payload) {
+  writeProtocol(JSON.stringify({ id, payload }) + "\n");
+}
+
+function isObject(value) {
+  const kind = typeof value;
+  return (kind === "object" && value !== null) || kind === "function";
+}
+
+// -- the bot ---------------------------------------------------------------------------------------
+const botPath = process.argv[2];
+let factory = null; // the module's default export, once loaded
+let player = null; // the current match's player object
+let failure = botPath ? null : "usage: node adapter.mjs <path/to/bot.js>"; // permanent error
+let bravolt = false; // the rule set named by the start request
+
+function fail(id, text) {
+  failure = text;
+  player = null;
+  send(id, { error: text });
+}
+
+// Calls hook `name` as a method of the player (`this` = player); a missing hook is a silent no-op.
+// An exception is logged with its stack and noted in `errors`.
+function callHook(name, argument, errors) {
+  try {
+    const hook = player[name];
+    if (typeof hook === "function") hook.call(player, argument);
+  } catch (error) {
+    logError(name, error);
+    errors.push(`${name}: ${describe(error)}`);
+  }
+}
+
+// `n = (v > 0) ? Number(v) : 0` with JavaScript's own `>` and `Number`; Infinity is sent as the
+// largest double, which JSON can carry and which clamps exactly as Infinity does (GD-13).
+function bravoltCount(value) {
+  if (!(value > 0)) return 0;
+  const n = Number(value);
+  if (n === Infinity) return Number.MAX_VALUE;
+  return n > 0 ? n : 0;
+}
+
+// bravolt2018: the original's coercions. A falsy or primitive return is no action (null).
+function normaliseBravolt(value) {
+  if (!value || !isObject(value)) return null;
+  return {
+    newProducers: bravoltCount(value.newProducers),
+    newSoldiers: bravoltCount(value.newSoldiers),
+    launchAttack: value.launchAttack == true, // loose equality on purpose: 1, "1" and [1] attack
+  };
+}
+
+// seed: no coercion. The three keys are read from an object and written as JSON.stringify writes
+// them (undefined dropped, non-finite numbers as null); a non-object is null, which is INVALID.
+function normaliseSeed(value) {
+  if (!isObject(value)) return null;
+  return {
+    newProducers: value.newProducers,
+    newSoldiers: value.newSoldiers,
+    launchAttack: value.launchAttack,
+  };
+}
+
+function startMatch(id, payload) {
+  let made;
+  try {
+    made = factory();
+  } catch (error) {
+    logError("factory", error);
+    fail(id, `factory: ${describe(error)}`);
+    return;
+  }
+  if (!isObject(made)) {
+    fail(id, "factory did not return an object");
+    return;
+  }
+  player = made;
+  const errors = [];
+  callHook("onMatchStart", { rounds: payload.rounds, drawAllowed: payload.drawAllowed }, errors);
+  // meta is read after onMatchStart: the original printed it as it stood at the match's end, and a
+  // bot that sets it in onMatchStart keeps that value (the parity harness's baseline, spec 11.5).
+  let meta;
+  try {
+    meta = player.meta;
+  } catch (error) {
+    logError("meta", error);
+    errors.push(`meta: ${describe(error)}`);
+  }
+  const reply = { meta: typeof meta === "object" ? meta : ANONYMOUS };
+  if (errors.length) reply.error = errors.join("; ");
+  let line;
+  try {
+    line = JSON.stringify({ id, payload: reply });
+  } catch (error) {
+    logError("meta", error);
+    line = JSON.stringify({ id, payload: { meta: ANONYMOUS, error: `meta: ${describe(error)}` } });
+  }
+  writeProtocol(line + "\n");
+}
+
+function onStart(id, payload) {
+  const seed = payload.playerSeed ?? payload.bot_seed ?? 0;
+  Math.random = mulberry32(Number(seed)); // a new generator for every match, before any bot code
+  bravolt = payload.rules === "bravolt2018";
+  if (failure !== null) {
+    send(id, { error: failure });
+    return;
+  }
+  if (factory !== null) {
+    startMatch(id, payload);
+    return;
+  }
+  // The first start loads the module. Requests that arrive meanwhile wait in `pending`.
+  pending = [];
+  import(pathToFileURL(resolve(botPath)).href).then(
+    (module) => {
+      if (typeof module.default !== "function") {
+        fail(id, "default export is not a function");
+      } else {
+        factory = module.default;
+        startMatch(id, payload);
+      }
+      drain();
+    },
+    (error) => {
+      logError("import", error);
+      fail(id, `cannot load ${botPath}: ${describe(error)}`);
+      drain();
+    },
+  );
+}
+
+function onTurn(id, payload) {
+  if (failure !== null) return send(id, { error: failure });
+  if (player === null) return send(id, { error: "turn request before any start request" });
+  const errors = [];
+  if (payload.turn === 1) {
+    if (payload.previousRound != null) callHook("onRoundEnd", payload.previousRound, errors);
+    callHook("onRoundStart", { turns: payload.turnLimit, defenderBonus: payload.defenderBonus }, errors);
+  }
+  let line;
+  try {
+    const playTurn = player.playTurn;
+    const value =
+      typeof playTurn === "function"
+        ? playTurn.call(player, { producers: payload.producers, soldiers: payload.soldiers })
+        : undefined;
+    const action = bravolt ? normaliseBravolt(value) : normaliseSeed(value);
+    // A null action cannot carry the hook's error: it stays null (its status is the rule set's),
+    // and the error is in the log.
+    if (errors.length && action !== null) action.error = errors.join("; ");
+    line = JSON.stringify({ id, payload: action }); // seed: may throw on a BigInt or a cycle
+  } catch (error) {
+    logError("playTurn", error);
+    line = JSON.stringify({ id, payload: { error: `playTurn: ${describe(error)}` } });
+  }
+  writeProtocol(line + "\n");
+}
+
+function onEnd(id, payload) {
+  if (failure !== null) return send(id, { error: failure });
+  if (player === null) return send(id, {});
+  const errors = [];
+  if (payload.lastRound != null) callHook("onRoundEnd", payload.lastRound, errors);
+  send(id, errors.length ? { error: errors.join("; ") } : {});
+}
+
+// -- the request loop ------------------------------------------------------------------------------
+let pending = null; // lines received while the module loads
+let closed = false;
+
+function handle(line) {
+  let request;
+  try {
+    request = JSON.parse(line);
+  } catch {
+    writeLog(`[drones adapter] ignoring a line that is not JSON: ${line.slice(0, 200)}\n`);
+    return;
+  }
+  if (request === null || typeof request !== "object") {
+    writeLog(`[drones adapter] ignoring a line that is not a request: ${line.slice(0, 200)}\n`);
+    return;
+  }
+  const id = request.id;
+  const payload = isObject(request.payload) ? request.payload : {};
+  try {
+    switch (request.type) {
+      case "turn":
+        onTurn(id, payload);
+        break;
+      case "start":
+        onStart(id, payload);
+        break;
+      case "end":
+        onEnd(id, payload);
+        break;
+      default:
+        send(id, { error: `unknown request type ${JSON.stringify(request.type)}` });
+    }
+  } catch (error) {
+    logError("adapter", error);
+    send(id, { error: `adapter: ${describe(error)}` });
+  }
+}
+
+function drain() {
+  const lines = pending;
+  pending = null;
+  for (let i = 0; i < lines.length; i++) {
+    if (pending !== null) {
+      // Cannot happen (only the first start loads), but never reorder requests.
+      pending.push(...lines.slice(i));
+      return;
+    }
+    handle(lines[i]);
+  }
+  if (closed && pending === null) process.exit(0);
+}
+
+// A bot's stray asynchronous error (a rejected promise from an async playTurn, a throwing timer)
+// is logged, never fatal: the player object stays usable.
+process.on("unhandledRejection", (reason) => logError("a promise", reason));
+process.on("uncaughtException", (error) => logError("an asynchronous callback", error));
+
+const input = createInterface({ input: process.stdin, crlfDelay: Infinity });
+input.on("line", (line) => {
+  if (pending !== null) pending.push(line);
+  else handle(line);
+});
+input.on("close", () => {
+  closed = true;
+  if (pending === null) process.exit(0);
+});
