@@ -278,16 +278,7 @@ class SubprocessBot(Bot):
         self._unsent = self._dead
         if self._dead or not self._stdin_open:
             return
-        envelope = {
-            "type": request.type.value,
-            "id": request_id,
-            "match": self.match_id,
-            "seat": self.seat,
-            "turn": request.turn,
-            "deadline_ms": max(0, int(timeout_s * 1000.0)),
-            "payload": request.payload,
-        }
-        self._outbox += orjson.dumps(envelope)
+        self._outbox += encode_request(request, request_id, self.match_id, self.seat, timeout_s)
         self._outbox += b"\n"
         self._flush()
 
@@ -407,10 +398,25 @@ class SubprocessBot(Bot):
                 return (Status.INVALID, None, None, Reason.LINE_TOO_LONG)
             if not line.strip():
                 continue
-            return _judge_line(line)
+            return judge_reply_line(line)
 
 
-def _judge_line(line: bytearray) -> tuple[Status, Any, Any, str | None]:
+def encode_request(request: Request, request_id: int, match_id: str, seat: int, timeout_s: float) -> bytes:
+    """The request envelope of docs/protocol.md, as JSON (without the newline)."""
+    return orjson.dumps(
+        {
+            "type": request.type.value,
+            "id": request_id,
+            "match": match_id,
+            "seat": seat,
+            "turn": request.turn,
+            "deadline_ms": max(0, int(timeout_s * 1000.0)),
+            "payload": request.payload,
+        }
+    )
+
+
+def judge_reply_line(line: bytes | bytearray) -> tuple[Status, Any, Any, str | None]:
     """Judge one line: (OK, id, payload, None), or INVALID with the reason (and the id if readable).
 
     A line with a readable id that is not the pending request's is discarded by the caller as late,

@@ -1,0 +1,175 @@
+"""HTTP bots: the generic protocol's HTTP binding (docs/protocol.md, *HTTP binding*).
+
+Every request envelope is POSTed as the JSON body to the bot's URL; the response body is the reply
+object `{"id", "payload"}`. All HTTP bots share one asyncio loop on one background thread, and each
+bot keeps its connection alive across requests. Every request runs inside a hard total deadline
+(connect, send and read included); a request cut off by its deadline drops its connection, so a
+late response can never be taken for the next request.
+
+Statuses: no complete response in time is TIMEOUT `deadline`; a refused or broken connection, or an
+HTTP error status (4xx, 5xx), is CRASHED `http_error` (the bot stays alive: the next request is
+tried again); a body that is not a JSON object is INVALID `bad_json`; an object without an integer
+`id` equal to the request's, or without `payload`, is INVALID `bad_envelope`; a body over the size
+cap is INVALID `line_too_long`.
+
+aiohttp is an optional dependency: `pip install 'botarena[http]'`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import threading
+import time
+from collections.abc import Mapping
+from typing import Any
+
+try:
+    import aiohttp
+except ImportError as exc:  # pragma: no cover - depends on the installation
+    raise ImportError("HTTP bots need aiohttp: pip install 'botarena[http]'") from exc
+
+from botarena.bots.base import Bot, BotLog
+from botarena.bots.subprocess import encode_request, judge_reply_line
+from botarena.core.protocol import Reply, Request
+from botarena.core.status import Reason, Status, Warning
+
+HTTP_ERROR = "http_error"
+"""Reason code: the HTTP exchange failed (connection refused or reset, or a 4xx/5xx status)."""
+
+_Outcome = tuple[Status, Any, str | None, list[Warning], float]
+"""status, payload, reason, warnings, and when it was settled (perf_counter, on the loop)."""
+
+_loop: asyncio.AbstractEventLoop | None = None
+_loop_lock = threading.Lock()
+
+
+def shared_loop() -> asyncio.AbstractEventLoop:
+    """The one background event loop every HTTP bot runs on (started on first use)."""
+    global _loop
+    with _loop_lock:
+        if _loop is None:
+            loop = asyncio.new_event_loop()
+            thread = threading.Thread(target=loop.run_forever, name="botarena-http", daemon=True)
+            thread.start()
+            _loop = loop
+        return _loop
+
+
+class HttpBot(Bot):
+    """A bot behind an HTTP endpoint: each request envelope is POSTed to `url`."""
+
+    kind = "http"
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        name: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        max_body_bytes: int = 1 << 20,
+    ) -> None:
+        self.url = url
+        self.name = name or url
+        self.headers = {"Content-Type": "application/json", **(headers or {})}
+        self.max_body_bytes = max_body_bytes
+        self._session: aiohttp.ClientSession | None = None
+        self._future: concurrent.futures.Future[_Outcome] | None = None
+        self._pending: Request | None = None
+        self._sent_at = 0.0
+        self._timeout_s = 0.0
+        self._notes: list[str] = []
+
+    def open(self, match_id: str, seat: int) -> None:
+        super().open(match_id, seat)
+        self._notes = []
+        loop = shared_loop()
+        if self._session is None:
+            self._session = asyncio.run_coroutine_threadsafe(self._new_session(), loop).result(10.0)
+
+    async def _new_session(self) -> aiohttp.ClientSession:
+        connector = aiohttp.TCPConnector(limit=4, keepalive_timeout=60.0)
+        return aiohttp.ClientSession(connector=connector, headers=self.headers)
+
+    def send(self, request: Request, request_id: int, timeout_s: float) -> None:
+        body = encode_request(request, request_id, self.match_id, self.seat, timeout_s)
+        self._pending = request
+        self._timeout_s = timeout_s
+        self._sent_at = time.perf_counter()
+        session = self._session
+        assert session is not None, "send() before open()"
+        self._future = asyncio.run_coroutine_threadsafe(
+            self._post(session, body, request_id, timeout_s), shared_loop()
+        )
+
+    async def _post(
+        self, session: aiohttp.ClientSession, body: bytes, request_id: int, timeout_s: float
+    ) -> _Outcome:
+        status, payload, reason, warnings = await self._exchange(session, body, request_id, timeout_s)
+        return (status, payload, reason, warnings, time.perf_counter())
+
+    async def _exchange(
+        self, session: aiohttp.ClientSession, body: bytes, request_id: int, timeout_s: float
+    ) -> tuple[Status, Any, str | None, list[Warning]]:
+        cap = self.max_body_bytes
+        try:
+            async with asyncio.timeout(timeout_s):
+                async with session.post(self.url, data=body) as response:
+                    if response.status >= 400:
+                        detail = f"HTTP {response.status} {response.reason or ''}".strip()
+                        return (Status.CRASHED, None, HTTP_ERROR, [{"code": "HTTP_STATUS", "detail": detail}])
+                    data = bytearray()
+                    async for chunk in response.content.iter_any():
+                        data += chunk
+                        if len(data) > cap:
+                            return (Status.INVALID, None, Reason.LINE_TOO_LONG, [])
+        except TimeoutError:
+            return (Status.TIMEOUT, None, Reason.DEADLINE, [])
+        except (aiohttp.ClientError, OSError) as exc:
+            detail = f"{type(exc).__name__}: {exc}"[:500]
+            return (Status.CRASHED, None, HTTP_ERROR, [{"code": "HTTP_ERROR", "detail": detail}])
+        status, reply_id, payload, reason = judge_reply_line(data)
+        if status is Status.OK and reply_id != request_id:
+            # One response answers one request: a wrong id is a broken envelope, not a late reply.
+            return (Status.INVALID, None, Reason.BAD_ENVELOPE, [])
+        return (status, payload, reason, [])
+
+    def receive(self) -> Reply:
+        request, future = self._pending, self._future
+        assert request is not None and future is not None, "receive() without send()"
+        self._pending = None
+        self._future = None
+        # The coroutine enforces the deadline itself; the margin only guards against a stalled loop.
+        remaining = self._sent_at + self._timeout_s - time.perf_counter()
+        try:
+            status, payload, reason, warnings, settled_at = future.result(max(remaining, 0.0) + 1.0)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            status, payload, reason, warnings = Status.TIMEOUT, None, Reason.DEADLINE, []
+            settled_at = time.perf_counter()
+        except Exception as exc:  # a bug in the transport must not take the match down
+            future.cancel()
+            self._notes.append(f"[botarena] HTTP transport error: {type(exc).__name__}: {exc}\n")
+            status, payload, reason, warnings = Status.CRASHED, None, HTTP_ERROR, []
+            settled_at = time.perf_counter()
+        elapsed_ms = (settled_at - self._sent_at) * 1000.0
+        return Reply(request.seat, status, payload, reason, elapsed_ms, warnings)
+
+    def close(self) -> BotLog:
+        future, session = self._future, self._session
+        if future is not None:
+            future.cancel()
+        self._future = None
+        self._session = None
+        if session is not None:
+            done = asyncio.run_coroutine_threadsafe(session.close(), shared_loop())
+            try:
+                done.result(5.0)
+            except Exception as exc:
+                self._notes.append(f"[botarena] closing the HTTP session: {exc}\n")
+        text = "".join(self._notes)
+        self._notes = []
+        return BotLog(text, 0)
+
+    def describe(self) -> dict[str, str]:
+        return {"name": self.name, "kind": self.kind, "url": self.url}
