@@ -19,6 +19,7 @@ A reply is `{seat, status, payload, reason?, warnings?, ms}`: what the transport
 from __future__ import annotations
 
 import gzip
+import zlib
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -103,7 +104,7 @@ def read_replay(path: str | Path) -> Replay:
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
-        except (OSError, EOFError) as exc:
+        except (OSError, EOFError, zlib.error) as exc:
             raise ReplayError(f"{path}: corrupt gzip data ({exc})") from None
     try:
         data = orjson.loads(raw)
