@@ -1,0 +1,168 @@
+"""Serve the static replay viewer (`botarena/web`) and one replay file over HTTP.
+
+The pieces are separate so the organizer's server can reuse them:
+
+- `web_root()`: the folder of the static viewer;
+- `mount_web(app)`: serve that folder at `/` (call it *after* adding your routes: a mount at `/`
+  matches every path, so routes added after it are never reached);
+- `replay_response(path)`: one replay file as an HTTP response (gzip files go out with
+  `Content-Encoding: gzip`, so the browser inflates them and `fetch().json()` just works);
+- `create_viewer_app(path)`: the three together, plus `/api/health`;
+- `serve_viewer(path)`: run that app with uvicorn and print the URL to open.
+"""
+
+from __future__ import annotations
+
+import socket
+import sys
+from importlib.resources import files
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from botarena import __version__
+from botarena.core.replay import ReplayError, read_replay
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+    from starlette.responses import Response
+
+GZIP_MAGIC = b"\x1f\x8b"
+REPLAY_ROUTE = "/api/replay"
+PIP_HINT = "pip install 'botarena[server]'"
+
+
+class ServerDependencyError(ImportError):
+    """FastAPI or uvicorn is missing: the `server` extra is not installed."""
+
+
+def _require(module: str) -> Any:
+    try:
+        return __import__(module)
+    except ImportError:
+        raise ServerDependencyError(
+            f"the viewer needs {module}, which is not installed; run: {PIP_HINT}"
+        ) from None
+
+
+def web_root() -> Path:
+    """The folder holding the static viewer (index.html, player.js, renderers/)."""
+    return Path(str(files("botarena") / "web"))
+
+
+def mount_web(app: FastAPI, path: str = "/", name: str = "web") -> None:
+    """Serve the static viewer at `path` of `app`. Add it last: it shadows every route after it."""
+    _require("fastapi")
+    from starlette.staticfiles import StaticFiles
+
+    app.mount(path, StaticFiles(directory=web_root(), html=True), name=name)
+
+
+def is_gzip(path: Path) -> bool:
+    with path.open("rb") as handle:
+        return handle.read(2) == GZIP_MAGIC
+
+
+def replay_response(path: Path) -> Response:
+    """The replay file at `path` as JSON; 404 if it is not there (it may be deleted under us)."""
+    _require("fastapi")
+    from fastapi import HTTPException
+    from starlette.responses import FileResponse
+
+    try:
+        gzipped = is_gzip(path)
+    except OSError:
+        raise HTTPException(status_code=404, detail=f"replay not found: {path.name}") from None
+    headers = {"Cache-Control": "no-store"}
+    if gzipped:
+        headers["Content-Encoding"] = "gzip"
+    return FileResponse(path, media_type="application/json", headers=headers)
+
+
+def create_viewer_app(replay_path: Path) -> FastAPI:
+    """An app that shows one replay: `/` the viewer, `/api/replay` the file, `/api/health`."""
+    fastapi = _require("fastapi")
+    replay_path = Path(replay_path)
+    app: FastAPI = fastapi.FastAPI(
+        title="botarena viewer", version=__version__, docs_url=None, redoc_url=None
+    )
+
+    @app.get("/api/health")
+    def health() -> dict[str, Any]:
+        return {"status": "ok", "version": __version__, "replay": replay_path.name}
+
+    @app.get(REPLAY_ROUTE)
+    def replay() -> Response:
+        return replay_response(replay_path)
+
+    mount_web(app)
+    return app
+
+
+def _display_host(host: str) -> str:
+    if host in ("", "0.0.0.0"):
+        return "127.0.0.1"
+    if host == "::":
+        return "[::1]"
+    return f"[{host}]" if ":" in host else host
+
+
+def bind_socket(host: str = "127.0.0.1", port: int = 0) -> socket.socket:
+    """A listening-ready TCP socket on (host, port); port 0 picks a free one, with no race."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as exc:
+        sock.close()
+        raise OSError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+    return sock
+
+
+def viewer_url(host: str, port: int) -> str:
+    return f"http://{_display_host(host)}:{port}/?replay={REPLAY_ROUTE}"
+
+
+def serve_viewer(
+    replay_path: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    *,
+    log_level: str = "warning",
+) -> None:
+    """Serve the viewer for `replay_path` until interrupted, after printing the URL to open.
+
+    Raises ReplayError (one line) if the file is not a readable replay, ServerDependencyError if the
+    `server` extra is missing, and OSError if the port cannot be bound.
+    """
+    uvicorn = _require("uvicorn")
+    path = Path(replay_path)
+    replay = read_replay(path)  # fail here, in the terminal, rather than in the page
+    if not web_root().joinpath("index.html").is_file():
+        raise ReplayError(f"the viewer's web files are missing from {web_root()}")
+    app = create_viewer_app(path)
+    sock = bind_socket(host, port)
+    bound_port = sock.getsockname()[1]
+    print(f"botarena viewer: {replay.game} seed {replay.seed} from {path}", flush=True)
+    print(viewer_url(host, bound_port), flush=True)
+    config = uvicorn.Config(app, log_level=log_level)
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command-line entry (`REPLAY [PORT]`) for a CLI command to call; returns the exit code."""
+    args = sys.argv[1:] if argv is None else argv
+    if not args or args[0] in ("-h", "--help"):
+        print("usage: python -m botarena.server.viewer REPLAY.json.gz [PORT]")
+        return 0 if args else 2
+    try:
+        serve_viewer(args[0], port=int(args[1]) if len(args) > 1 else 0)
+    except (ReplayError, ServerDependencyError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0

@@ -1,0 +1,611 @@
+// The viewer shell: loads a replay, drives playback, and shows what every game has in common
+// (players, statuses, time, the record). Everything game-specific is in renderers/<game>.js.
+//
+// Test hooks: window.__botarena = {ready, error, stepCount, currentStep, playing, speed,
+// setStep(i), play(), pause(), probe(), load(replay), append(steps), finish(fields)}.
+// `load`, `append` and `finish` are also how a live game will feed the page.
+
+import { DEFAULT_COLORS, genericRenderer, getRenderer } from "./registry.js";
+
+const BASE_STEPS_PER_SECOND = 2;
+const SPEEDS = [0.5, 1, 2, 4, 8, 16];
+const STATUS_ORDER = ["OK", "INVALID", "TIMEOUT", "CRASHED"];
+const GAME_ID = /^[a-z][a-z0-9_]*$/;
+
+const $ = (id) => document.getElementById(id);
+
+const state = {
+  replay: null,
+  renderer: genericRenderer,
+  step: 0,
+  playing: false,
+  speed: 1,
+  ready: false,
+  error: null,
+  follow: true, // live: stay on the newest step while the user has not scrubbed away
+  lastTick: 0,
+  carry: 0,
+  totals: null, // per-step prefix sums of time and status counts
+};
+
+// ---------------------------------------------------------------------------------------- loading
+
+async function inflate(buffer) {
+  const bytes = new Uint8Array(buffer);
+  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
+    if (typeof DecompressionStream === "undefined") throw new Error("this browser cannot read .gz files");
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Uint8Array(await new Response(stream).arrayBuffer());
+  }
+  return bytes;
+}
+
+// A replay from raw bytes: gzip (the file as written) or plain JSON (also what a server sends
+// with Content-Encoding: gzip, since the browser has already inflated it).
+export async function parseReplay(buffer) {
+  const text = new TextDecoder().decode(await inflate(buffer));
+  let data;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new Error(`not valid JSON (${err.message})`);
+  }
+  return checkReplay(data);
+}
+
+function checkReplay(data) {
+  if (!data || data.format !== "botarena.replay") throw new Error("not a botarena replay (no format marker)");
+  if (data.format_version !== 1) throw new Error(`unsupported replay format version ${data.format_version}`);
+  return data;
+}
+
+async function loadFromUrl(url) {
+  showMessage(`Loading ${url} …`);
+  let response;
+  try {
+    response = await fetch(url, { cache: "no-store" });
+  } catch (err) {
+    throw new Error(`cannot fetch ${url}: ${err.message}`);
+  }
+  if (!response.ok) {
+    let detail = "";
+    try {
+      detail = (await response.json()).detail || "";
+    } catch {
+      /* not JSON: the status line is enough */
+    }
+    throw new Error(`cannot load ${url}: HTTP ${response.status}${detail ? ` (${detail})` : ""}`);
+  }
+  return parseReplay(await response.arrayBuffer());
+}
+
+async function loadFromFile(file) {
+  return parseReplay(await file.arrayBuffer());
+}
+
+async function rendererFor(game) {
+  if (typeof game === "string" && GAME_ID.test(game)) {
+    if (!getRenderer(game)) {
+      try {
+        await import(`./renderers/${game}.js`);
+      } catch (err) {
+        console.warn(`no renderer for ${game}:`, err);
+      }
+    }
+    const found = getRenderer(game);
+    if (found) return found;
+  }
+  return genericRenderer;
+}
+
+async function openReplay(loader) {
+  pause();
+  state.ready = false;
+  try {
+    const replay = await loader();
+    state.renderer = await rendererFor(replay.game);
+    setReplay(replay);
+  } catch (err) {
+    fail(err.message || String(err));
+  }
+}
+
+function setReplay(replay) {
+  replay.steps = replay.steps || [];
+  replay.players = replay.players || [];
+  state.replay = replay;
+  state.step = 0;
+  state.follow = true;
+  state.error = null;
+  $("error").hidden = true;
+  $("welcome").hidden = true;
+  $("viewer").hidden = false;
+  setupCanvas();
+  state.renderer.init?.($("canvas"), replay);
+  computeTotals();
+  renderHeader();
+  buildPlayerPanels();
+  renderLogs();
+  updateSlider();
+  render();
+  state.ready = true;
+  document.title = `${gameTitle()} · ${playerNames().join(" vs ")} · botarena`;
+}
+
+// Live games: more steps arrive after the page has loaded.
+function appendSteps(steps) {
+  const replay = state.replay;
+  if (!replay) throw new Error("append before load");
+  const wasAtEnd = state.step >= replay.steps.length - 1;
+  replay.steps.push(...steps);
+  state.renderer.init?.($("canvas"), replay);
+  computeTotals();
+  updateSlider();
+  if (state.follow && wasAtEnd && !state.playing) state.step = Math.max(0, replay.steps.length - 1);
+  render();
+}
+
+function finishReplay(fields) {
+  Object.assign(state.replay, fields);
+  state.renderer.init?.($("canvas"), state.replay);
+  computeTotals();
+  renderHeader();
+  renderLogs();
+  render();
+}
+
+function fail(message) {
+  state.error = message;
+  state.ready = false;
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = false;
+  $("welcome").hidden = true;
+}
+
+function showMessage(text) {
+  $("welcome-text").textContent = text;
+}
+
+// ---------------------------------------------------------------------------------------- helpers
+
+const stepCount = () => (state.replay ? state.replay.steps.length : 0);
+const colorOf = (seat) => (state.renderer.colors || DEFAULT_COLORS)[seat % DEFAULT_COLORS.length];
+const playerNames = () => state.replay.players.map((p) => p.name || `seat ${p.seat}`);
+
+function gameTitle() {
+  return state.renderer.title ? state.renderer.title(state.replay) : state.replay.game;
+}
+
+function seatLabel(seat) {
+  return state.renderer.seatLabel ? state.renderer.seatLabel(state.replay, seat) : `seat ${seat}`;
+}
+
+function formatMs(ms) {
+  if (ms == null || Number.isNaN(ms)) return "–";
+  if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
+  if (ms >= 10) return `${ms.toFixed(0)} ms`;
+  return `${ms.toFixed(2)} ms`;
+}
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === "class") node.className = value;
+    else if (key === "text") node.textContent = value;
+    else if (key === "style") node.setAttribute("style", value);
+    else node.setAttribute(key, value);
+  }
+  for (const child of children) node.append(child);
+  return node;
+}
+
+// The verdict of `seat` in an exchange {replies, verdicts}: verdicts are in request order, and the
+// replies say which seat each request went to.
+function verdictOf(exchange, seat) {
+  if (!exchange) return null;
+  const replies = exchange.replies || [];
+  const verdicts = exchange.verdicts || [];
+  for (let i = 0; i < replies.length; i += 1) {
+    if (replies[i] && replies[i].seat === seat) {
+      const v = verdicts[i] || [replies[i].status, replies[i].reason ?? null];
+      return { status: v[0], reason: v[1] ?? null, detail: v[2] ?? null, warnings: v[3] || [], ms: replies[i].ms };
+    }
+  }
+  return null;
+}
+
+// Prefix sums per seat: time used and status counts up to and including each step (the start
+// exchange included, as in the replay's own `statuses` and `time_used_ms`).
+function computeTotals() {
+  const replay = state.replay;
+  const seats = replay.players.length;
+  const ms = [];
+  const counts = [];
+  let runMs = new Array(seats).fill(0);
+  let runCounts = Array.from({ length: seats }, () => ({}));
+  const add = (exchange) => {
+    runMs = runMs.slice();
+    runCounts = runCounts.map((c) => ({ ...c }));
+    for (let seat = 0; seat < seats; seat += 1) {
+      const v = verdictOf(exchange, seat);
+      if (!v) continue;
+      runMs[seat] += v.ms || 0;
+      runCounts[seat][v.status] = (runCounts[seat][v.status] || 0) + 1;
+    }
+  };
+  add(replay.start);
+  for (const step of replay.steps) {
+    add(step);
+    ms.push(runMs);
+    counts.push(runCounts);
+  }
+  state.totals = { ms, counts };
+}
+
+function formatCounts(counts) {
+  const keys = [...STATUS_ORDER, ...Object.keys(counts).filter((k) => !STATUS_ORDER.includes(k))];
+  return keys.filter((k) => counts[k]).map((k) => `${k} ${counts[k]}`).join(" · ") || "–";
+}
+
+// ---------------------------------------------------------------------------------------- header
+
+function defaultResultText(replay) {
+  const result = replay.result || {};
+  if (!result.ranks || !result.ranks.length) return "in progress";
+  const names = replay.players.map((p) => p.name);
+  const best = Math.min(...result.ranks);
+  const winners = result.ranks.map((r, i) => (r === best ? names[i] : null)).filter(Boolean);
+  const scores = (result.scores || []).join("–");
+  const head = winners.length === names.length ? "draw" : `${winners.join(", ")} wins`;
+  return scores ? `${head} (${scores})` : head;
+}
+
+function renderHeader() {
+  const replay = state.replay;
+  $("game").textContent = gameTitle();
+  $("game").title = `${replay.game} · rules ${replay.rules} · preset ${replay.preset}`;
+  const players = $("players");
+  players.replaceChildren();
+  replay.players.forEach((p, seat) => {
+    if (seat > 0) players.append(el("span", { class: "vs", text: " vs " }));
+    players.append(el("span", { class: "pname", style: `color:${colorOf(seat)}`, text: p.name }));
+  });
+  $("seed").textContent = String(replay.seed);
+  const renderer = state.renderer;
+  $("result").textContent = renderer.resultText ? renderer.resultText(replay) : defaultResultText(replay);
+  $("rules").textContent = `${replay.rules} · ${replay.preset}`;
+}
+
+// ---------------------------------------------------------------------------------------- players
+
+function buildPlayerPanels() {
+  const box = $("player-panels");
+  box.replaceChildren();
+  state.replay.players.forEach((p, seat) => {
+    const id = (key) => `player-${seat}-${key}`;
+    const card = el(
+      "section",
+      { class: "pcard", "data-testid": id("card"), style: `--seat:${colorOf(seat)}` },
+      el(
+        "div",
+        { class: "pcard-head" },
+        el("span", { class: "swatch" }),
+        el("span", { class: "pcard-name", id: id("name"), "data-testid": id("name"), text: p.name }),
+        el("span", { class: "pcard-seat", text: `${seatLabel(seat)} · ${p.kind || "bot"}` }),
+      ),
+      el(
+        "div",
+        { class: "pcard-status" },
+        el("span", { class: "badge", id: id("status"), "data-testid": id("status") }),
+        el("span", { class: "reason", id: id("reason"), "data-testid": id("reason") }),
+      ),
+      el("dl", { class: "fields", id: id("fields") }),
+      el(
+        "div",
+        { class: "times" },
+        el("span", { text: "step " }),
+        el("b", { id: id("time-step"), "data-testid": id("time-step") }),
+        el("span", { text: " · so far " }),
+        el("b", { id: id("time-total"), "data-testid": id("time-total") }),
+        el("span", { text: " · match " }),
+        el("b", { id: id("time-match"), "data-testid": id("time-match") }),
+      ),
+      el("div", { class: "counts", id: id("counts"), "data-testid": id("counts") }),
+      el("div", { class: "warnings", id: id("warnings"), "data-testid": id("warnings") }),
+    );
+    box.append(card);
+  });
+}
+
+function renderPlayers() {
+  const replay = state.replay;
+  const index = state.step;
+  const step = replay.steps[index];
+  replay.players.forEach((p, seat) => {
+    const id = (key) => $(`player-${seat}-${key}`);
+    const v = verdictOf(step, seat);
+    const badge = id("status");
+    const status = v ? v.status : "–";
+    badge.textContent = status;
+    badge.className = `badge status-${String(status).toLowerCase()}`;
+    id("reason").textContent = v && v.reason ? v.reason : "";
+    id("reason").title = v && v.detail ? v.detail : "";
+    id("warnings").textContent = v && v.warnings.length
+      ? v.warnings.map((w) => `${w.code}: ${w.detail}`).join("\n")
+      : "";
+    id("time-step").textContent = v ? formatMs(v.ms) : "–";
+    const soFar = state.totals.ms[index];
+    id("time-total").textContent = soFar ? formatMs(soFar[seat]) : formatMs(0);
+    const matchMs = (replay.time_used_ms || [])[seat];
+    id("time-match").textContent = matchMs == null ? "–" : formatMs(matchMs);
+    const counts = state.totals.counts[index];
+    id("counts").textContent = counts ? formatCounts(counts[seat]) : "–";
+    const whole = (replay.statuses || [])[seat];
+    id("counts").title = whole ? `whole match: ${formatCounts(whole)}` : "";
+    const fields = state.renderer.playerFields && step ? state.renderer.playerFields(replay, index, seat) : [];
+    const list = id("fields");
+    list.replaceChildren();
+    for (const f of fields) {
+      list.append(el("dt", { text: f.label }));
+      list.append(el("dd", { id: `player-${seat}-${f.key}`, "data-testid": `player-${seat}-${f.key}`, text: String(f.value) }));
+    }
+  });
+}
+
+// ---------------------------------------------------------------------------------------- logs
+
+function renderLogs() {
+  const box = $("logs");
+  box.replaceChildren();
+  const logs = state.replay.logs || [];
+  let any = false;
+  for (const log of logs) {
+    const name = (state.replay.players[log.seat] || {}).name || `seat ${log.seat}`;
+    const text = log.text || "";
+    if (!text && !log.dropped_bytes) continue;
+    any = true;
+    box.append(el("h3", { style: `color:${colorOf(log.seat)}`, text: name }));
+    box.append(el("pre", { text: text + (log.dropped_bytes ? `\n… ${log.dropped_bytes} bytes dropped` : "") }));
+  }
+  if (!any) box.append(el("p", { class: "muted", text: "No bot output." }));
+}
+
+// ---------------------------------------------------------------------------------------- canvas
+
+function canvasSize() {
+  return state.renderer.size || { width: 960, height: 540 };
+}
+
+function setupCanvas() {
+  const canvas = $("canvas");
+  const { width, height } = canvasSize();
+  const dpr = Math.max(1, Math.round(window.devicePixelRatio || 1));
+  canvas.width = width * dpr;
+  canvas.height = height * dpr;
+  canvas.style.aspectRatio = `${width} / ${height}`;
+  canvas.dataset.dpr = String(dpr);
+}
+
+function drawCanvas() {
+  const canvas = $("canvas");
+  const ctx = canvas.getContext("2d");
+  const dpr = Number(canvas.dataset.dpr || 1);
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  const { width, height } = canvasSize();
+  ctx.clearRect(0, 0, width, height);
+  if (stepCount() === 0) {
+    ctx.fillStyle = "#0b1220";
+    ctx.fillRect(0, 0, width, height);
+    ctx.fillStyle = "#94a3b8";
+    ctx.font = "600 20px system-ui, sans-serif";
+    ctx.textAlign = "center";
+    ctx.fillText("Waiting for the first turn…", width / 2, height / 2);
+    ctx.textAlign = "start";
+    return;
+  }
+  ctx.save();
+  state.renderer.draw(ctx, state.replay, state.step);
+  ctx.restore();
+}
+
+// ---------------------------------------------------------------------------------------- render
+
+function stepLabel(index) {
+  if (!stepCount()) return "No turns yet";
+  const r = state.renderer;
+  return r.stepLabel ? r.stepLabel(state.replay, index) : `Step ${index + 1}`;
+}
+
+function render() {
+  if (!state.replay) return;
+  const n = stepCount();
+  const index = state.step;
+  $("step-label").textContent = stepLabel(index);
+  $("step-counter").textContent = n ? `${index + 1} / ${n}` : "0 / 0";
+  const slider = $("scrub");
+  if (Number(slider.value) !== index) slider.value = String(index);
+  $("play").textContent = state.playing ? "❚❚" : "▶";
+  $("play").title = state.playing ? "Pause (space)" : "Play (space)";
+  const step = state.replay.steps[index];
+  const r = state.renderer;
+  $("record").textContent = step
+    ? (r.describe ? r.describe(state.replay, index) : JSON.stringify(step.record, null, 2))
+    : "No turns yet.";
+  $("record-json").textContent = step ? JSON.stringify(step, null, 1) : "";
+  renderPlayers();
+  drawCanvas();
+}
+
+function updateSlider() {
+  const slider = $("scrub");
+  slider.max = String(Math.max(0, stepCount() - 1));
+  slider.disabled = stepCount() <= 1;
+}
+
+// ---------------------------------------------------------------------------------------- playback
+
+function setStep(index) {
+  const n = stepCount();
+  if (!n) return;
+  const clamped = Math.min(n - 1, Math.max(0, Math.trunc(Number(index) || 0)));
+  state.follow = clamped === n - 1;
+  if (clamped === state.step) {
+    render();
+    return;
+  }
+  state.step = clamped;
+  render();
+}
+
+function play() {
+  if (!state.replay || stepCount() <= 1) return;
+  if (state.step >= stepCount() - 1) state.step = 0; // play again from the start
+  state.playing = true;
+  state.lastTick = performance.now();
+  state.carry = 0;
+  render();
+  requestAnimationFrame(tick);
+}
+
+function pause() {
+  if (!state.playing) return;
+  state.playing = false;
+  render();
+}
+
+function toggle() {
+  if (state.playing) pause();
+  else play();
+}
+
+function tick(now) {
+  if (!state.playing) return;
+  const interval = 1000 / (BASE_STEPS_PER_SECOND * state.speed);
+  state.carry += now - state.lastTick;
+  state.lastTick = now;
+  if (state.carry >= interval) {
+    const advance = Math.floor(state.carry / interval);
+    state.carry -= advance * interval;
+    const last = stepCount() - 1;
+    state.step = Math.min(last, state.step + advance);
+    state.follow = state.step === last;
+    if (state.step >= last) state.playing = false;
+    render();
+  }
+  if (state.playing) requestAnimationFrame(tick);
+}
+
+function setSpeed(value) {
+  const speed = Number(value);
+  if (!SPEEDS.includes(speed)) return;
+  state.speed = speed;
+  $("speed").value = String(speed);
+}
+
+// ---------------------------------------------------------------------------------------- wiring
+
+function bindControls() {
+  $("play").addEventListener("click", toggle);
+  $("first").addEventListener("click", () => { pause(); setStep(0); });
+  $("back").addEventListener("click", () => { pause(); setStep(state.step - 1); });
+  $("forward").addEventListener("click", () => { pause(); setStep(state.step + 1); });
+  $("last").addEventListener("click", () => { pause(); setStep(stepCount() - 1); });
+  const slider = $("scrub");
+  const onSlide = () => { pause(); setStep(slider.value); };
+  slider.addEventListener("input", onSlide);
+  slider.addEventListener("change", onSlide);
+  const speed = $("speed");
+  speed.replaceChildren(...SPEEDS.map((s) => el("option", { value: String(s), text: `${s}×` })));
+  speed.value = String(state.speed);
+  speed.addEventListener("change", () => setSpeed(speed.value));
+  $("file").addEventListener("change", (event) => {
+    const file = event.target.files && event.target.files[0];
+    if (file) openReplay(() => loadFromFile(file));
+    event.target.value = "";
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const target = event.target;
+    const tag = target && target.tagName;
+    if (tag === "SELECT" || (tag === "INPUT" && target.type !== "range")) return;
+    const onSlider = target === slider; // the slider moves itself with the arrow keys
+    switch (event.key) {
+      case " ":
+        event.preventDefault();
+        toggle();
+        break;
+      case "ArrowLeft":
+        if (onSlider) return;
+        event.preventDefault();
+        pause();
+        setStep(state.step - (event.shiftKey ? 10 : 1));
+        break;
+      case "ArrowRight":
+        if (onSlider) return;
+        event.preventDefault();
+        pause();
+        setStep(state.step + (event.shiftKey ? 10 : 1));
+        break;
+      case "Home":
+        event.preventDefault();
+        pause();
+        setStep(0);
+        break;
+      case "End":
+        event.preventDefault();
+        pause();
+        setStep(stepCount() - 1);
+        break;
+      default:
+    }
+  });
+  // A focused button would also "click" on the space key's keyup: the keydown already toggled.
+  document.addEventListener("keyup", (event) => {
+    if (event.key === " " && event.target && event.target.tagName === "BUTTON") event.preventDefault();
+  });
+
+  window.addEventListener("dragover", (event) => {
+    event.preventDefault();
+    document.body.classList.add("dragging");
+  });
+  window.addEventListener("dragleave", () => document.body.classList.remove("dragging"));
+  window.addEventListener("drop", (event) => {
+    event.preventDefault();
+    document.body.classList.remove("dragging");
+    const file = event.dataTransfer && event.dataTransfer.files[0];
+    if (file) openReplay(() => loadFromFile(file));
+  });
+}
+
+function probe() {
+  if (!state.replay || !state.renderer.probe || !stepCount()) return null;
+  const dpr = Number($("canvas").dataset.dpr || 1);
+  return { dpr, ...state.renderer.probe(state.replay, state.step) };
+}
+
+window.__botarena = {
+  get ready() { return state.ready; },
+  get error() { return state.error; },
+  get stepCount() { return stepCount(); },
+  get currentStep() { return state.step; },
+  get playing() { return state.playing; },
+  get speed() { return state.speed; },
+  setStep,
+  play,
+  pause,
+  setSpeed,
+  probe,
+  load: (replay) => openReplay(async () => checkReplay(replay)),
+  append: (steps) => appendSteps(Array.isArray(steps) ? steps : [steps]),
+  finish: finishReplay,
+};
+
+bindControls();
+const source = new URLSearchParams(window.location.search).get("replay");
+if (source) {
+  openReplay(() => loadFromUrl(new URL(source, window.location.href).href));
+} else {
+  showMessage("Open a replay file (.json.gz or .json), drop one on the page, or pass ?replay=<url>.");
+}

@@ -1,0 +1,51 @@
+// The renderer registry: one renderer per game id, in renderers/<game>.js.
+//
+// A renderer is a plain object. Only `draw` is required; the shell falls back to generic
+// behaviour for anything missing.
+//
+//   size: {width, height}                    logical canvas size (CSS pixels), default 960x540
+//   colors: ["#3b82f6", "#ef4444", ...]       one colour per seat
+//   init(canvas, replay)                      called after a replay is loaded and after live steps arrive
+//   draw(ctx, replay, stepIndex)              paint step `stepIndex` (ctx is scaled to logical pixels)
+//   describe(replay, stepIndex) -> string     the step's record as readable text
+//   stepLabel(replay, stepIndex) -> string    e.g. "Round 3 · Turn 2"
+//   title(replay) -> string                   the game's display name
+//   resultText(replay) -> string              the match result in words
+//   seatLabel(replay, seat) -> string         the game's own name for a seat, e.g. "PLAYER 1"
+//   playerFields(replay, stepIndex, seat) -> [{key, label, value}]   shown in the player panels,
+//                                             each value in an element data-testid="player-<seat>-<key>"
+//   probe(replay, stepIndex) -> object        geometry for browser tests (logical pixels)
+
+const renderers = new Map();
+
+export const DEFAULT_COLORS = ["#3b82f6", "#ef4444", "#22c55e", "#eab308", "#a855f7", "#14b8a6"];
+
+export function registerRenderer(gameId, renderer) {
+  if (typeof gameId !== "string" || !gameId) throw new Error("registerRenderer: game id must be a string");
+  if (!renderer || typeof renderer.draw !== "function") {
+    throw new Error(`registerRenderer(${gameId}): a renderer needs a draw(ctx, replay, stepIndex) function`);
+  }
+  renderers.set(gameId, renderer);
+}
+
+export function getRenderer(gameId) {
+  return renderers.get(gameId) || null;
+}
+
+// Used when a game has no renderer file: the canvas shows the step's record as text.
+export const genericRenderer = {
+  size: { width: 960, height: 540 },
+  colors: DEFAULT_COLORS,
+  draw(ctx, replay, stepIndex) {
+    const { width, height } = this.size;
+    ctx.fillStyle = "#0b1220";
+    ctx.fillRect(0, 0, width, height);
+    ctx.fillStyle = "#94a3b8";
+    ctx.font = "600 18px system-ui, sans-serif";
+    ctx.fillText(`No renderer for game "${replay.game}": showing the raw record`, 24, 40);
+    const step = replay.steps[stepIndex];
+    const text = step ? JSON.stringify(step.record ?? null, null, 1) : "(no steps)";
+    ctx.font = "13px ui-monospace, monospace";
+    text.split("\n").slice(0, 30).forEach((line, i) => ctx.fillText(line.slice(0, 120), 24, 72 + i * 15));
+  },
+};

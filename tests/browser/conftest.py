@@ -1,0 +1,207 @@
+"""Fixtures for the viewer tests: real replays, a viewer server in a thread, headless chromium.
+
+Browser tests need Debian's chromium (`/usr/bin/chromium`, or `$BOTARENA_CHROMIUM`) and the
+playwright Python package; without them they are skipped with the reason. No browser is ever
+downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botarena.bots.inprocess import PythonBot
+from botarena.core.registry import get_game
+from botarena.core.replay import Replay, write_replay
+from botarena.runner import run_match
+
+CHROMIUM = Path(os.environ.get("BOTARENA_CHROMIUM", "/usr/bin/chromium"))
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+# ------------------------------------------------------------------------------------- replays
+
+
+class Erratic:
+    """A drones bot that misbehaves on schedule: garbage, a crash, a timeout, an over-request."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def act(self, payload: dict[str, Any]) -> Any:
+        self.calls += 1
+        if self.calls == 2:
+            return "hello"  # INVALID: not an object
+        if self.calls == 4:
+            raise RuntimeError("boom")  # CRASHED: bot_error
+        if self.calls == 6:
+            time.sleep(2)  # TIMEOUT: preempted at the 100 ms deadline
+        if self.calls == 8:
+            return {"newProducers": 1000, "newSoldiers": 0, "launchAttack": False}  # CLAMPED
+        return {"newProducers": 1, "newSoldiers": 0, "launchAttack": False}
+
+
+def doubler(payload: dict[str, Any]) -> dict[str, Any]:
+    """Spends all capacity on producers and never attacks: producers double every turn."""
+    return {"newProducers": payload["producers"], "newSoldiers": 0, "launchAttack": False}
+
+
+def _play(a: Any, b: Any, names: tuple[str, str], *, seed: int, **overrides: Any) -> Replay:
+    game = get_game("drones")
+    config = game.config("default", overrides) if overrides else None
+    run = run_match(game, [PythonBot(a, names[0]), PythonBot(b, names[1])], config=config, seed=seed)
+    return run.replay
+
+
+@pytest.fixture(scope="session")
+def replay_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("replays")
+
+
+@pytest.fixture(scope="session")
+def zergy_replay(replay_dir: Path) -> tuple[Replay, Path]:
+    """Zergy vs Adaptive Defender, seed 7: ten rounds with ATTACK clashes."""
+    starters = get_game("drones").starter_bots
+    replay = _play(starters["zergy"], starters["adaptive"], ("zergy", "adaptive"), seed=7)
+    return replay, write_replay(replay, replay_dir / "zergy-adaptive.json.gz")
+
+
+@pytest.fixture(scope="session")
+def erratic_replay(replay_dir: Path) -> tuple[Replay, Path]:
+    """An erratic bot vs Pacifist, with INVALID, CRASHED and TIMEOUT steps and a CLAMPED warning."""
+    starters = get_game("drones").starter_bots
+    replay = _play(
+        Erratic,
+        starters["pacifist"],
+        ("erratic", "pacifist"),
+        seed=3,
+        rounds=3,
+        turn_limit=5,
+        turn_timeout_ms=100,
+    )
+    return replay, write_replay(replay, replay_dir / "erratic.json.gz")
+
+
+@pytest.fixture(scope="session")
+def huge_replay(replay_dir: Path) -> tuple[Replay, Path]:
+    """Two doublers over one 50-turn round: counts reach 2^50, the spec's largest."""
+    replay = _play(doubler, doubler, ("doubler-a", "doubler-b"), seed=11, rounds=1, turn_limit=50)
+    return replay, write_replay(replay, replay_dir / "huge.json.gz")
+
+
+# ------------------------------------------------------------------------------------- server
+
+
+class ViewerServer:
+    """A uvicorn server for one app in a daemon thread, on a free port of 127.0.0.1."""
+
+    def __init__(self, app: Any) -> None:
+        import uvicorn
+
+        from botarena.server.viewer import bind_socket
+
+        self.sock = bind_socket("127.0.0.1", 0)
+        self.port = self.sock.getsockname()[1]
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> ViewerServer:
+        self.thread.start()
+        deadline = time.monotonic() + 10
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the viewer server did not start")
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=5)
+        self.sock.close()
+
+
+@pytest.fixture(scope="session")
+def serve() -> Iterator[Callable[[Any], ViewerServer]]:
+    """serve(app_or_replay_path) -> a started ViewerServer; all are stopped at the session's end."""
+    pytest.importorskip("fastapi", reason="the server extra (fastapi) is not installed")
+    pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
+    from botarena.server.viewer import create_viewer_app
+
+    servers: list[ViewerServer] = []
+
+    def start(target: Any) -> ViewerServer:
+        app = create_viewer_app(target) if isinstance(target, Path) else target
+        server = ViewerServer(app).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+# ------------------------------------------------------------------------------------- browser
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    if not CHROMIUM.exists():
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip("browser tests need the playwright package (pip install playwright)")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page; any uncaught JavaScript error or console error fails the test."""
+    context = browser.new_context(viewport={"width": 1440, "height": 960}, device_scale_factor=1)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
+    page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
+    page.js_errors = errors  # tests that expect an error (a 404) clear this list
+    yield page
+    context.close()
+    assert not errors, f"JavaScript errors in the page: {errors}"
+
+
+@pytest.fixture
+def open_viewer(page: Any) -> Callable[..., Any]:
+    """open_viewer(base_url, query=...) -> the page, once the replay is loaded and drawn."""
+
+    def open_(base_url: str, query: str = "?replay=/api/replay", *, expect_error: bool = False) -> Any:
+        page.goto(base_url + "/" + query)
+        page.wait_for_function("window.__botarena && (window.__botarena.ready || window.__botarena.error)")
+        error = page.evaluate("window.__botarena.error")
+        if not expect_error:
+            assert error is None, f"the viewer reported: {error}"
+        return page
+
+    return open_
