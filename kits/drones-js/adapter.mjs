@@ -239,7 +239,7 @@ function handle(line) {
     writeLog(`[drones adapter] ignoring a line that is not JSON: ${line.slice(0, 200)}\n`);
     return;
   }
-  if (request === null || typeof request !== "object") {
+  if (request === null || typeof request !== "object" || Array.isArray(request)) {
     writeLog(`[drones adapter] ignoring a line that is not a request: ${line.slice(0, 200)}\n`);
     return;
   }
