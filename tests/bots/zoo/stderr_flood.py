@@ -1,4 +1,4 @@
-"""Zoo: floods stderr (20 MiB at start, 1 MiB per turn) but otherwise plays properly."""
+"""Zoo: floods stderr (30 MiB at start, 1 MiB per turn) but otherwise plays properly."""
 
 import sys
 
@@ -8,7 +8,7 @@ BLOCK = ("flood " * 170 + "\n").encode() * 1024  # about 1 MiB
 
 
 def answer(envelope):
-    blocks = 20 if envelope["type"] == "start" else 1
+    blocks = 30 if envelope["type"] == "start" else 1
     for _ in range(blocks):
         sys.stderr.buffer.write(BLOCK)
     sys.stderr.flush()
