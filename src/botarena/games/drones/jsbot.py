@@ -76,9 +76,11 @@ def check_node(node: str | None = None) -> str:
     node = node or find_node()
     wanted = ".".join(map(str, MIN_NODE))
     if node is None:
+        configured = os.environ.get(NODE_ENV)
+        where = f"{NODE_ENV}={configured} is not an executable" if configured else "`node` is not on PATH"
         raise NodeUnavailableError(
-            f"Node.js {wanted} or newer is needed to run JavaScript bots, and `node` is not on PATH "
-            f"(install it, or set {NODE_ENV} to the node executable)"
+            f"Node.js {wanted} or newer is needed to run JavaScript bots, and {where} "
+            f"(install Node.js, or set {NODE_ENV} to the node executable)"
         )
     version = _version_of(node)
     if version is None:
