@@ -187,7 +187,13 @@ def test_exit_is_crashed_process_exited_and_dead(scripted: Make) -> None:
     assert not bot.alive
     again = ask(bot, 3)  # asked anyway (the runner would not): still CRASHED, at once
     assert (again.status, again.reason) == (Status.CRASHED, Reason.PROCESS_EXITED)
+    pid = bot.pid
+    assert pid is not None
+    # Not reaped before close: its pid (the group id) stays reserved until the group is killed.
+    assert os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
     bot.close()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pid, os.WNOHANG)
 
 
 def test_reply_then_exit_still_counts(scripted: Make) -> None:

@@ -62,6 +62,27 @@ def _limits(memory_limit_mb: int) -> Callable[[], None]:
     return apply
 
 
+def _exited(pid: int) -> bool:
+    """Whether child `pid` has exited, without reaping it (WNOWAIT)."""
+    try:
+        return os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except ChildProcessError:
+        return True  # already reaped
+
+
+def _wait_exit(pid: int, timeout_s: float) -> bool:
+    """Wait up to `timeout_s` for child `pid` to exit, without reaping it; whether it did."""
+    deadline = time.monotonic() + timeout_s
+    pause = 0.0005
+    while not _exited(pid):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return False
+        time.sleep(min(pause, left))
+        pause = min(pause * 2, 0.01)
+    return True
+
+
 class _StderrDrain(threading.Thread):
     """Reads a bot's stderr until EOF, keeping the first `cap` bytes and counting the rest.
 
@@ -204,7 +225,7 @@ class SubprocessBot(Bot):
         if self._dead:
             return False
         proc = self._proc
-        if proc is None or proc.poll() is not None:
+        if proc is None or _exited(proc.pid):
             self._dead = True
             return False
         return True
@@ -219,13 +240,12 @@ class SubprocessBot(Bot):
         drain = self._drain
         if proc is not None:
             self._close_stdin()
-            with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(EOF_GRACE_S)
-            if proc.returncode is None:
+            # The leader is never reaped before the group is killed: while it is an unreaped zombie
+            # its pid, which is the group id, cannot be reused by some other process group.
+            if not _wait_exit(proc.pid, EOF_GRACE_S):
                 self._signal_group(proc.pid, signal.SIGTERM)
-                with contextlib.suppress(subprocess.TimeoutExpired):
-                    proc.wait(TERM_GRACE_S)
-            # Always, even if the leader is gone: its children may still hold the group.
+                _wait_exit(proc.pid, TERM_GRACE_S)
+            # Always, even if the leader is gone: its children may still be in the group.
             self._signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
             stderr = proc.stderr
