@@ -432,7 +432,8 @@ def encode_request(request: Request, request_id: int, match_id: str, seat: int, 
             "turn": request.turn,
             "deadline_ms": max(0, int(timeout_s * 1000.0)),
             "payload": request.payload,
-        }
+        },
+        option=orjson.OPT_SERIALIZE_NUMPY,
     )
 
 
