@@ -11,6 +11,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -49,7 +50,8 @@ class Erratic:
         if self.calls == 4:
             raise RuntimeError("boom")  # CRASHED: bot_error
         if self.calls == 6:
-            time.sleep(2)  # TIMEOUT: preempted at the 100 ms deadline
+            for _ in range(200):  # TIMEOUT: preempted at the 100 ms deadline (short sleeps, so
+                time.sleep(0.01)  # the thread watchdog can interrupt it between them)
         if self.calls == 8:
             return {"newProducers": 1000, "newSoldiers": 0, "launchAttack": False}  # CLAMPED
         return {"newProducers": 1, "newSoldiers": 0, "launchAttack": False}
@@ -61,10 +63,13 @@ def doubler(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _play(a: Any, b: Any, names: tuple[str, str], *, seed: int, **overrides: Any) -> Replay:
+    """Play a match in a worker thread: in the main thread the bots' SIGALRM timer would fight
+    pytest-timeout's own SIGALRM handler and timer."""
     game = get_game("drones")
     config = game.config("default", overrides) if overrides else None
-    run = run_match(game, [PythonBot(a, names[0]), PythonBot(b, names[1])], config=config, seed=seed)
-    return run.replay
+    bots = [PythonBot(a, names[0]), PythonBot(b, names[1])]
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run_match, game, bots, config=config, seed=seed).result().replay
 
 
 @pytest.fixture(scope="session")
@@ -99,7 +104,9 @@ def erratic_replay(replay_dir: Path) -> tuple[Replay, Path]:
 @pytest.fixture(scope="session")
 def huge_replay(replay_dir: Path) -> tuple[Replay, Path]:
     """Two doublers over one 50-turn round: counts reach 2^50, the spec's largest."""
-    replay = _play(doubler, doubler, ("doubler-a", "doubler-b"), seed=11, rounds=1, turn_limit=50)
+    replay = _play(
+        lambda: doubler, lambda: doubler, ("doubler-a", "doubler-b"), seed=11, rounds=1, turn_limit=50
+    )
     return replay, write_replay(replay, replay_dir / "huge.json.gz")
 
 
@@ -145,16 +152,19 @@ def serve() -> Iterator[Callable[[Any], ViewerServer]]:
     pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
     from botarena.server.viewer import create_viewer_app
 
-    servers: list[ViewerServer] = []
+    servers: dict[Any, ViewerServer] = {}  # one server per replay path, shared by the tests
 
     def start(target: Any) -> ViewerServer:
-        app = create_viewer_app(target) if isinstance(target, Path) else target
-        server = ViewerServer(app).start()
-        servers.append(server)
-        return server
+        key = target if isinstance(target, Path) else id(target)
+        if key not in servers:
+            app = create_viewer_app(target) if isinstance(target, Path) else target
+            servers[key] = ViewerServer(app).start()
+        return servers[key]
 
     yield start
-    for server in servers:
+    for server in servers.values():  # ask all to exit first, then wait: they stop in parallel
+        server.server.should_exit = True
+    for server in servers.values():
         server.stop()
 
 
@@ -177,18 +187,24 @@ def browser() -> Iterator[Any]:
             browser.close()
 
 
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    """A fresh page; any uncaught JavaScript error or console error fails the test."""
+@pytest.fixture(scope="session")
+def browser_context(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1440, "height": 960}, device_scale_factor=1)
-    page = context.new_page()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def page(browser_context: Any) -> Iterator[Any]:
+    """A fresh page; any uncaught JavaScript error or console error fails the test."""
+    page = browser_context.new_page()
     page.set_default_timeout(10_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(f"pageerror: {exc}"))
     page.on("console", lambda msg: errors.append(f"console: {msg.text}") if msg.type == "error" else None)
     page.js_errors = errors  # tests that expect an error (a 404) clear this list
     yield page
-    context.close()
+    page.close()
     assert not errors, f"JavaScript errors in the page: {errors}"
 
 

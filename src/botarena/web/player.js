@@ -185,7 +185,8 @@ function formatMs(ms) {
   if (ms == null || Number.isNaN(ms)) return "–";
   if (ms >= 1000) return `${(ms / 1000).toFixed(2)} s`;
   if (ms >= 10) return `${ms.toFixed(0)} ms`;
-  return `${ms.toFixed(2)} ms`;
+  if (ms >= 1) return `${ms.toFixed(2)} ms`;
+  return `${ms.toFixed(3)} ms`;
 }
 
 function el(tag, attrs = {}, ...children) {

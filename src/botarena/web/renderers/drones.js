@@ -30,7 +30,7 @@ const BAR_H = 22;
 const ROWS = { producers: 72, soldiers: 156 }; // bar top, relative to the panel's top
 const ICON = 10;
 const ICON_GAP = 3;
-const MAX_ICONS = 30;
+const MAX_ICONS = 24;
 const BANNER = { x: 20, y: 372, w: 920, h: 56 };
 const STRIP = { x: 20, y: 458, w: 920, h: 32 };
 const MIN_LOG = Math.log2(1 + 16); // a match of small numbers does not fill the bars at once
@@ -178,9 +178,19 @@ function roundRect(ctx, x, y, w, h, r) {
   ctx.roundRect(x, y, w, h, r);
 }
 
+// Counts on the canvas: grouped digits up to ten million, then 4 significant digits (1.126e15);
+// the player panels and the record text show the exact value.
 function formatCount(v) {
   if (typeof v !== "number") return String(v);
-  return Number.isInteger(v) ? v.toLocaleString("en-US") : String(v);
+  if (Math.abs(v) >= 1e7) return v.toExponential(3).replace("e+", "e");
+  return Number.isInteger(v) ? v.toLocaleString("en-US") : String(Number(v.toPrecision(6)));
+}
+
+function canvasAction(applied) {
+  if (!applied) return "no action";
+  const parts = [`+${formatCount(applied.newProducers)} producers`, `+${formatCount(applied.newSoldiers)} soldiers`];
+  if (applied.launchAttack) parts.push("ATTACK");
+  return parts.join(", ");
 }
 
 function barLength(v, maxLog) {
@@ -270,8 +280,16 @@ function drawSide(ctx, replay, m, seat, p) {
     ctx.fillText("no action", panel.x + 24 + width, y);
   } else {
     ctx.fillStyle = p.applied && p.applied.launchAttack ? TEXT : MUTED;
-    ctx.fillText(actionText(p.applied), panel.x + 16, y);
+    ctx.fillText(canvasAction(p.applied), panel.x + 16, y);
   }
+}
+
+// The seats whose applied action launched an attack this turn.
+function attackers(record) {
+  return (record.players || [])
+    .slice(0, 2)
+    .map((p, seat) => (p.applied && p.applied.launchAttack ? seat : -1))
+    .filter((seat) => seat >= 0);
 }
 
 // An arrow from one side's panel into the other's, below the bars.
@@ -432,8 +450,8 @@ function draw(ctx, replay, i) {
   drawTopBar(ctx, replay, m, record, i);
   const players = record.players || [];
   players.slice(0, 2).forEach((p, seat) => drawSide(ctx, replay, m, seat, p));
-  const attackers = players.map((p, seat) => (p.applied && p.applied.launchAttack ? seat : -1)).filter((s) => s >= 0);
-  for (const seat of attackers) drawArrow(ctx, seat, attackers.length > 1);
+  const seats = attackers(record);
+  for (const seat of seats) drawArrow(ctx, seat, seats.length > 1);
   drawBanner(ctx, replay, m, record);
   drawStrip(ctx, replay, m, record, i);
   drawFooter(ctx, m);
@@ -464,11 +482,17 @@ function probe(replay, i) {
     colors: COLORS,
     bars,
     banner: { ...BANNER, clash: Boolean(rr), sample: { x: BANNER.x + 8, y: BANNER.y + BANNER.h / 2 } },
-    attacks: (record.players || []).map((p) => Boolean(p.applied && p.applied.launchAttack)),
+    arrows: attackers(record).map((seat, _k, all) => {
+      const a = arrowGeometry(seat, all.length > 1);
+      return { seat, ...a, sample: { x: Math.round((3 * a.x1 + a.x2) / 4), y: a.y } };
+    }),
     strip: {
       ...STRIP,
       rounds: m.rounds,
-      cells: Array.from({ length: m.rounds }, (_, k) => ({ round: k + 1, ...stripCell(m, k + 1) })),
+      cells: Array.from({ length: m.rounds }, (_, k) => {
+        const cell = stripCell(m, k + 1);
+        return { round: k + 1, ...cell, sample: { x: Math.floor(cell.x + cell.w / 2), y: cell.y + 6 } };
+      }),
     },
   };
 }
