@@ -6,7 +6,7 @@ that is envelope encoding, the write to the bot's stdin, the bot reading, parsin
 the poll/read of its stdout and the parse of the reply. Two bots:
 
 1. a trivial Python bot: a minimal loop reading stdin lines and echoing `{"id": .., "payload": {}}`
-   (stdlib json; nothing else in the process);
+   (stdlib json, unbuffered `os.write`; nothing else in the process);
 2. the same trivial bot through the kit: `python -m botarena.kit` serving `act(payload) -> {}`.
 
 Target (DESIGN principle 7): p99 <= 200 us with the trivial Python bot.
@@ -28,11 +28,10 @@ from botarena.core.protocol import MessageType, Request
 from botarena.core.status import Status
 
 TRIVIAL_BOT = """\
-import json, sys
-write, flush = sys.stdout.write, sys.stdout.flush
-for line in sys.stdin:
-    write('{"id": %d, "payload": {}}\\n' % json.loads(line)["id"])
-    flush()
+import json, os, sys
+readline = sys.stdin.buffer.readline
+while line := readline():
+    os.write(1, b'{"id":%d,"payload":{}}\\n' % json.loads(line)["id"])
 """
 
 KIT_BOT = """\
@@ -101,7 +100,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--turns", type=int, default=20_000)
     args = parser.parse_args()
-    print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, {args.turns} turns per bot")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(
+        f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {load} "
+        f"(p99 is scheduling-bound: read it against the load), {args.turns} turns per bot"
+    )
     with tempfile.TemporaryDirectory() as folder:
         trivial = os.path.join(folder, "trivial_bot.py")
         with open(trivial, "w") as handle:
