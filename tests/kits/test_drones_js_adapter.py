@@ -602,3 +602,22 @@ def test_module_syntax_detection_loads_typeless_esm(tmp_path: Path) -> None:
     (tmp_path / "pkg" / "package.json").write_text('{"name": "no-type"}')
     typeless = write_bot(tmp_path / "pkg", "bot.js", "export default () => ({ meta: { ok: 2 } });\n")
     assert pipe(typeless, [start(1)]).payloads == [{"meta": {"ok": 2}}]
+
+
+def test_other_printing_paths_go_to_stderr(tmp_path: Path) -> None:
+    source = """import nodeConsole from "node:console";
+import { stdout } from "node:process";
+export default () => ({
+  playTurn() {
+    nodeConsole.log("via node:console");
+    stdout.write("via node:process stdout\\n");
+    console.log("%s and %d", "format", 42);
+    return { newProducers: 1 };
+  },
+});
+"""
+    bot = write_bot(tmp_path, "printer.js", source)
+    out = pipe(bot, [start(1), turn(2)])
+    assert out.payloads == [{"meta": {"name": "Anonymous Player"}}, {"newProducers": 1}]
+    for text in ("via node:console", "via node:process stdout", "format and 42"):
+        assert text in out.stderr
