@@ -16,7 +16,7 @@ from botarena.core.replay import ReplayError
 pytest.importorskip("fastapi", reason="the server extra (fastapi) is not installed")
 pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
 
-from botarena.server.viewer import main, mount_web, serve_viewer, web_root
+from botarena.server.viewer import bind_socket, main, mount_web, serve_viewer, viewer_url, web_root
 
 # No proxy, even if the environment names one: these requests go to 127.0.0.1.
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -124,3 +124,17 @@ def test_main_reports_errors_without_a_traceback(tmp_path: Path, capsys: pytest.
     assert err.startswith("error: ") and "not valid JSON" in err
     assert "Traceback" not in err
     assert err.count("\n") == 1
+
+
+def test_viewer_url_and_free_port() -> None:
+    assert viewer_url("127.0.0.1", 8000) == "http://127.0.0.1:8000/?replay=/api/replay"
+    assert viewer_url("0.0.0.0", 8000) == "http://127.0.0.1:8000/?replay=/api/replay"
+    sock = bind_socket("127.0.0.1", 0)
+    try:
+        port = sock.getsockname()[1]
+        assert port > 0
+        sock.listen()
+        with pytest.raises(OSError, match=f"cannot listen on 127.0.0.1:{port}"):
+            bind_socket("127.0.0.1", port)
+    finally:
+        sock.close()

@@ -225,7 +225,7 @@ function drawIcons(ctx, x, y, count, kind, color) {
     }
   }
   ctx.globalAlpha = 1;
-  if (Number(count) > n) {
+  if (Number(count) > MAX_ICONS) {
     ctx.fillStyle = MUTED;
     ctx.font = font(11, 500);
     ctx.fillText(`+${formatCount(Number(count) - n)}`, x + n * (ICON + ICON_GAP) + 4, y + ICON);
