@@ -190,7 +190,11 @@ def test_exit_is_crashed_process_exited_and_dead(scripted: Make) -> None:
     pid = bot.pid
     assert pid is not None
     # Not reaped before close: its pid (the group id) stays reserved until the group is killed.
-    assert os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    # (EOF on stdout can come a moment before the exit itself: wait for the zombie.)
+    deadline = time.monotonic() + 5
+    while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+        assert time.monotonic() < deadline
+        time.sleep(0.005)
     bot.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
