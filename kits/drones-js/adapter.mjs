@@ -176,18 +176,24 @@ function onStart(id, payload) {
   pending = [];
   import(pathToFileURL(resolve(botPath)).href).then(
     (module) => {
-      if (typeof module.default !== "function") {
-        fail(id, "default export is not a function");
-      } else {
-        factory = module.default;
-        startMatch(id, payload);
+      try {
+        if (typeof module.default !== "function") {
+          fail(id, "default export is not a function");
+        } else {
+          factory = module.default;
+          startMatch(id, payload);
+        }
+      } finally {
+        drain();
       }
-      drain();
     },
     (error) => {
-      logError("import", error);
-      fail(id, `cannot load ${botPath}: ${describe(error)}`);
-      drain();
+      try {
+        logError("import", error);
+        fail(id, `cannot load ${botPath}: ${describe(error)}`);
+      } finally {
+        drain();
+      }
     },
   );
 }

@@ -90,7 +90,8 @@ def test_e16_seeded_randomonium_through_the_adapter(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(
         drones_rules, "bot_seed", lambda seed, game, seat: 1 if seat == 0 else derived(seed, game, seat)
     )
-    run = play([js("randomonium.js"), PythonBot(Pacifist)], rules=rules, rounds=3, turn_limit=10)
+    pacifist = js("pacifist.js") if rules == "bravolt2018" else PythonBot(Pacifist)
+    run = play([js("randomonium.js"), pacifist], rules=rules, rounds=3, turn_limit=10)
     first_round = [r["players"][0] for r in turn_records(run)[:7]]
     assert [(p["applied"]["newProducers"], p["applied"]["newSoldiers"], p["applied"]["launchAttack"])
             for p in first_round] == [
