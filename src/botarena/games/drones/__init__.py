@@ -6,6 +6,7 @@ from botarena.core.game import GameInfo
 from botarena.games.drones.bots import STARTERS
 from botarena.games.drones.bots.testing import RandomLegal
 from botarena.games.drones.config import GAME_ID, PRESETS, RULES_VERSION, DronesConfig
+from botarena.games.drones.protocol import original_result_json
 from botarena.games.drones.rules import DronesEngine
 
 GAME = GameInfo(
@@ -20,4 +21,5 @@ GAME = GameInfo(
     starter_bots=STARTERS,
     random_bot=RandomLegal,
     keyframe_every=100,
+    extras={"original_result_json": original_result_json},
 )

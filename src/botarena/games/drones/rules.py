@@ -10,7 +10,15 @@ from botarena.core.game import Engine, MatchResult, Step
 from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed, stream
 from botarena.core.status import Reason, Status, Warning
-from botarena.games.drones.actions import CLAMPED, HOOK_ERROR, Action, Count, as_payload, judge_bravolt, judge_seed
+from botarena.games.drones.actions import (
+    CLAMPED,
+    HOOK_ERROR,
+    Action,
+    Count,
+    as_payload,
+    judge_bravolt,
+    judge_seed,
+)
 from botarena.games.drones.config import GAME_ID, DronesConfig
 from botarena.games.drones.observe import end_payload, round_view, start_payload, turn_observation
 from botarena.games.drones.state import DRAW, PLAYER_NAMES, MatchState, Side
@@ -89,8 +97,12 @@ class DronesEngine(Engine):
     def start_requests(self) -> list[Request]:
         timeout = self.config.setup_timeout_ms
         return [
-            Request(seat, start_payload(self.config, bot_seed(self.seed, GAME_ID, seat)), timeout,
-                    MessageType.START)
+            Request(
+                seat,
+                start_payload(self.config, bot_seed(self.seed, GAME_ID, seat)),
+                timeout,
+                MessageType.START,
+            )
             for seat in (0, 1)
         ]
 
@@ -106,7 +118,9 @@ class DronesEngine(Engine):
             return Verdict(reply.seat, reply.status, reply.reason, list(reply.warnings))
         payload = reply.payload
         if type(payload) is not dict:
-            return Verdict(reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="start reply must be an object")
+            return Verdict(
+                reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="start reply must be an object"
+            )
         warnings: list[Warning] = []
         if "error" in payload:
             if "meta" not in payload:
@@ -269,8 +283,13 @@ class DronesEngine(Engine):
             "turnLimit": state.turn_limit,
             "finished": state.finished,
             "players": [
-                {"producers": s.producers, "soldiers": s.soldiers, "wins": s.wins, "losses": s.losses,
-                 "draws": s.draws}
+                {
+                    "producers": s.producers,
+                    "soldiers": s.soldiers,
+                    "wins": s.wins,
+                    "losses": s.losses,
+                    "draws": s.draws,
+                }
                 for s in state.sides
             ],
         }

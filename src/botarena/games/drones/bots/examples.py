@@ -7,7 +7,7 @@ three keys, as the JavaScript twins in kits/drones-js do, so both produce identi
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 from botarena.games.drones.bots.mulberry import Mulberry32
 
@@ -22,7 +22,7 @@ def action(producers: Any, soldiers: Any, attack: bool = False) -> Payload:
 class ExampleBot:
     """Shared plumbing: the bot's meta and its seeded mulberry32."""
 
-    meta: Payload = {"name": "Anonymous Player"}
+    meta: ClassVar[Payload] = {"name": "Anonymous Player"}
 
     def __init__(self) -> None:
         self.random = Mulberry32(0)
@@ -41,7 +41,7 @@ class ExampleBot:
 class Randomonium(ExampleBot):
     """Random attack turn in 1..L+1 (L+1: never), random soldiers in 0..c each turn."""
 
-    meta = {"name": "Randomonium (Example Bot)", "author": "Bravo LT"}
+    meta: ClassVar[Payload] = {"name": "Randomonium (Example Bot)", "author": "Bravo LT"}
 
     def __init__(self) -> None:
         super().__init__()
@@ -58,7 +58,7 @@ class Randomonium(ExampleBot):
 class Zergy(ExampleBot):
     """Zerg rush: everything into soldiers; attack once they reach defenderBonus + 1."""
 
-    meta = {"name": "Zergy McZergface (Example Bot)", "author": "Bravo LT"}
+    meta: ClassVar[Payload] = {"name": "Zergy McZergface (Example Bot)", "author": "Bravo LT"}
 
     def act(self, obs: Payload) -> Payload:
         capacity = obs["producers"]
@@ -68,7 +68,7 @@ class Zergy(ExampleBot):
 class Pacifist(ExampleBot):
     """Hard Hitting Pacifist: producers until turn L, then everything into soldiers; never attacks."""
 
-    meta = {"name": "Hard Hitting Pacifist (Example Bot)", "author": "Bravo LT"}
+    meta: ClassVar[Payload] = {"name": "Hard Hitting Pacifist (Example Bot)", "author": "Bravo LT"}
 
     def act(self, obs: Payload) -> Payload:
         capacity = obs["producers"]
@@ -80,7 +80,7 @@ class Pacifist(ExampleBot):
 class AdaptiveDefender(ExampleBot):
     """Switches to soldiers on the turn the opponent attacked last round (or on L); never attacks."""
 
-    meta = {"name": "Adaptive Defender (Example Bot)", "author": "Bravo LT"}
+    meta: ClassVar[Payload] = {"name": "Adaptive Defender (Example Bot)", "author": "Bravo LT"}
 
     def act(self, obs: Payload) -> Payload:
         previous = obs["previousRound"]

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from typing import Any
+from typing import Any, ClassVar
 
 from botarena.games.drones.bots.mulberry import Mulberry32
 
@@ -123,7 +123,7 @@ def _hit(predicted: Plan, previous: Payload) -> bool:
 class Tactician:
     """The plan-choosing starter bot. In-process: `setup`, `act`, `end`."""
 
-    meta: Payload = {"name": "Tactician", "author": "botarena"}
+    meta: ClassVar[Payload] = {"name": "Tactician", "author": "botarena"}
 
     def __init__(self) -> None:
         self.random = Mulberry32(0)

@@ -1,0 +1,1 @@
+"""Tournaments: schedules, standings and ratings, run through an executor seam (DESIGN, *Layers*)."""
