@@ -171,14 +171,21 @@ def serve() -> Iterator[Callable[[Any], ViewerServer]]:
 # ------------------------------------------------------------------------------------- browser
 
 
+def _missing(reason: str) -> None:
+    """Skip locally; fail in CI, where .ci/run installs chromium and sets BOTARENA_REQUIRE_BROWSER."""
+    if os.environ.get("BOTARENA_REQUIRE_BROWSER"):
+        pytest.fail(reason)
+    pytest.skip(reason)
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
-        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)")
+        _missing(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)")
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        pytest.skip("browser tests need the playwright package (pip install playwright)")
+        _missing("browser tests need the playwright package (pip install playwright)")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
         try:
