@@ -3,10 +3,16 @@
 `judge_seed` implements 5.2 and `judge_bravolt` 5.3. Both return the effective action (or None for
 no action) and the verdict. Counts stay Python ints where the wire gave integers, so `seed` play is
 exact integer arithmetic; in `bravolt2018` fractions are binary64 floats, as in the original.
+
+In-process Python bots hand over Python objects, not JSON text, so two cases are mapped onto what the
+same reply would be on the wire (and in the replay, which stores it as JSON): a numpy scalar is its
+plain Python value, and a non-finite float (which JSON cannot carry; the replay writes it as `null`)
+is not a number.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,6 +37,13 @@ class Action:
     attack: bool
 
 
+def _plain(value: Any) -> Any:
+    """A numpy scalar as its Python value (the wire's number or boolean); anything else unchanged."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        return value.item()
+    return value
+
+
 def _has_action_key(payload: dict[str, Any]) -> bool:
     return "newProducers" in payload or "newSoldiers" in payload or "launchAttack" in payload
 
@@ -53,18 +66,23 @@ def judge_seed(reply: Reply) -> tuple[Action | None, Verdict]:
     if reply.status is not Status.OK:
         return None, _passthrough(reply)
     payload = reply.payload
-    if type(payload) is not dict:
+    if type(payload) is not dict and not isinstance(payload, dict):
         return None, Verdict(reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="action must be an object")
     if "error" in payload and not _has_action_key(payload):
         return None, _bot_error(reply.seat, payload)
     counts: list[int] = []
     for key in ("newProducers", "newSoldiers"):
-        value = as_wire_int(payload.get(key, 0))
+        raw = payload.get(key, 0)
+        value = as_wire_int(raw)
+        if value is None:
+            value = as_wire_int(_plain(raw))
         if value is None or value < 0:
             detail = f"{key} must be a non-negative integer"
             return None, Verdict(reply.seat, Status.INVALID, Reason.BAD_FIELD, detail=detail)
         counts.append(value)
     attack = payload.get("launchAttack", False)
+    if type(attack) is not bool:
+        attack = _plain(attack)
     if type(attack) is not bool:
         detail = "launchAttack must be a boolean"
         return None, Verdict(reply.seat, Status.INVALID, Reason.BAD_FIELD, detail=detail)
@@ -78,9 +96,11 @@ def _bravolt_count(payload: dict[str, Any], key: str, warnings: list[Warning]) -
         return 0
     value = payload[key]
     if not is_wire_number(value):
+        value = _plain(value)
+    if not is_wire_number(value) or (type(value) is float and not math.isfinite(value)):
         warnings.append({"code": COERCED, "detail": f"{key} is not a number; taken as 0"})
         return 0
-    if not value > 0:  # negatives, zero and NaN are silently 0, as in the original
+    if not value > 0:  # negatives and zero are silently 0, as in the original
         return 0
     integral = as_wire_int(value)
     return integral if integral is not None else value
@@ -94,7 +114,7 @@ def judge_bravolt(reply: Reply) -> tuple[Action | None, Verdict]:
     if payload is None:
         warning: Warning = {"code": NO_ACTION, "detail": "null action: no production, no attack"}
         return None, Verdict(reply.seat, Status.OK, None, [warning])
-    if type(payload) is not dict:
+    if type(payload) is not dict and not isinstance(payload, dict):
         return None, Verdict(reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="action must be an object")
     if "error" in payload and not _has_action_key(payload):
         return None, _bot_error(reply.seat, payload)
@@ -104,6 +124,8 @@ def judge_bravolt(reply: Reply) -> tuple[Action | None, Verdict]:
     attack = False
     if "launchAttack" in payload:
         flag = payload["launchAttack"]
+        if type(flag) is not bool:
+            flag = _plain(flag)
         if flag is True or (is_wire_number(flag) and flag == 1):
             attack = True
         elif type(flag) is not bool:

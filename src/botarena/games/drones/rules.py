@@ -66,9 +66,16 @@ def produce_bravolt(side: Side, action: Action, warnings: list[Warning]) -> None
     action.producers, action.soldiers = _integral(producers), _integral(soldiers)
 
 
+def _show(value: Count) -> str:
+    """A count for a warning's text; a huge integer (str() refuses beyond 4300 digits) as a power of 2."""
+    if type(value) is int and value.bit_length() > 64:
+        return f"~2^{value.bit_length() - 1}"
+    return str(_integral(value))
+
+
 def _clamp_warning(action: Action, producers: Count, soldiers: Count) -> Warning:
-    detail = f"requested {action.producers}+{action.soldiers}, applied {producers}+{soldiers}"
-    return {"code": CLAMPED, "detail": detail}
+    requested = f"{_show(action.producers)}+{_show(action.soldiers)}"
+    return {"code": CLAMPED, "detail": f"requested {requested}, applied {_show(producers)}+{_show(soldiers)}"}
 
 
 class DronesEngine(Engine):
@@ -117,7 +124,7 @@ class DronesEngine(Engine):
         if reply.status is not Status.OK:
             return Verdict(reply.seat, reply.status, reply.reason, list(reply.warnings))
         payload = reply.payload
-        if type(payload) is not dict:
+        if type(payload) is not dict and not isinstance(payload, dict):
             return Verdict(
                 reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="start reply must be an object"
             )
@@ -258,6 +265,28 @@ class DronesEngine(Engine):
             Request(seat, end_payload(side), timeout, MessageType.END, self.state.turn)
             for seat, side in enumerate(self.state.sides)
         ]
+
+    def apply_end(self, replies: list[Reply]) -> list[Verdict]:
+        """Spec 4.4 and 5.4: the end exchange gets a status like the start's; the result is final.
+
+        A non-object is INVALID (`not_object`); an `error` (a hook that threw) is a HOOK_ERROR
+        warning, since the reply itself arrived; any other content is ignored.
+        """
+        verdicts: list[Verdict] = []
+        for reply in replies:
+            if reply.status is not Status.OK:
+                verdicts.append(Verdict(reply.seat, reply.status, reply.reason, list(reply.warnings)))
+                continue
+            payload = reply.payload
+            if not isinstance(payload, dict):
+                detail = "end reply must be an object"
+                verdicts.append(Verdict(reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail=detail))
+                continue
+            warnings: list[Warning] = list(reply.warnings)
+            if "error" in payload:
+                warnings.append({"code": HOOK_ERROR, "detail": str(payload["error"])})
+            verdicts.append(Verdict(reply.seat, Status.OK, None, warnings))
+        return verdicts
 
     def result(self) -> MatchResult:
         one, two = self.state.sides
