@@ -8,6 +8,13 @@ match gets a fresh instance. The instance may be:
 
 `setup` and `end` default to replying `{}`. An exception in the bot's code is `CRASHED` with reason
 `bot_error` for that exchange; the bot is still asked again next time.
+
+What a bot returns is taken as a wire bot's reply would be: it is copied through JSON at once
+(orjson; numpy scalars and arrays become numbers and lists), so a bot that later changes the object
+it returned cannot change the replay, and a value that is not JSON (a set, a non-string key, an
+integer beyond 64 bits) is `INVALID` with reason `bad_json`. Request payloads are handed over as the
+engine built them, without a copy: an engine builds fresh payloads and never reads them back (the
+conformance suite checks it), and in-process bots are trusted code.
 """
 
 from __future__ import annotations
@@ -17,12 +24,26 @@ import traceback
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
+from botarena.bots import preempt
 from botarena.bots.base import Bot, BotLog
-from botarena.bots.preempt import BotTimeout, call_with_timeout
+from botarena.bots.preempt import BotTimeout
 from botarena.core.protocol import MessageType, Reply, Request
-from botarena.core.status import Reason, Status
+from botarena.core.status import Reason, Status, Warning
 
 LOG_CAP_BYTES = 64 * 1024
+
+_perf_counter = time.perf_counter
+_dumps = orjson.dumps
+_loads = orjson.loads
+_DUMPS_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
+_OK = Status.OK
+_TIMEOUT = Status.TIMEOUT
+_CRASHED = Status.CRASHED
+_INVALID = Status.INVALID
+_DEADLINE = Reason.DEADLINE
+_BOT_ERROR = Reason.BOT_ERROR
 
 
 def _empty_reply(payload: Any) -> dict[str, Any]:
@@ -36,7 +57,7 @@ class PythonBot(Bot):
 
     def __init__(self, factory: Callable[[], Any], name: str | None = None) -> None:
         self.factory = factory
-        self.name = name or getattr(factory, "__name__", "python-bot")
+        self.name = str(name or getattr(factory, "__name__", "python-bot"))
         self._handlers: dict[MessageType, Callable[[Any], Any]] = {}
         self._pending: Request | None = None
         self._timeout_s = 0.0
@@ -79,24 +100,37 @@ class PythonBot(Bot):
         request = self._pending
         assert request is not None, "receive() without send()"
         self._pending = None
+        return self.ask(request, self._timeout_s)
+
+    def ask(self, request: Request, timeout_s: float) -> Reply:
+        """`send` and `receive` in one call: the runner's path for in-process bots."""
+        seat = request.seat
         handler = self._handlers.get(request.type)
         if handler is None:
-            return Reply(request.seat, Status.CRASHED, None, Reason.BOT_ERROR)
-        started = time.perf_counter()
+            return Reply(seat, _CRASHED, None, _BOT_ERROR)
+        started = _perf_counter()
         try:
-            payload = call_with_timeout(handler, request.payload, self._timeout_s)
+            if preempt.in_main_thread():
+                payload = preempt.signal_call(handler, request.payload, timeout_s, True)
+            else:
+                payload = preempt.watchdog_call(handler, request.payload, timeout_s)
         except BotTimeout:
-            elapsed = (time.perf_counter() - started) * 1000.0
-            return Reply(request.seat, Status.TIMEOUT, None, Reason.DEADLINE, elapsed)
+            return Reply(seat, _TIMEOUT, None, _DEADLINE, (_perf_counter() - started) * 1000.0)
         except Exception as exc:
-            elapsed = (time.perf_counter() - started) * 1000.0
+            elapsed = (_perf_counter() - started) * 1000.0
             self._note(traceback.format_exc())
-            warning = {"code": "EXCEPTION", "detail": f"{type(exc).__name__}: {exc}"[:500]}
-            return Reply(request.seat, Status.CRASHED, None, Reason.BOT_ERROR, elapsed, [warning])
-        elapsed = (time.perf_counter() - started) * 1000.0
-        if elapsed > self._timeout_s * 1000.0:  # a C call that ignored the alarm until it returned
-            return Reply(request.seat, Status.TIMEOUT, None, Reason.DEADLINE, elapsed)
-        return Reply(request.seat, Status.OK, payload, None, elapsed)
+            warning: Warning = {"code": "EXCEPTION", "detail": f"{type(exc).__name__}: {exc}"[:500]}
+            return Reply(seat, _CRASHED, None, _BOT_ERROR, elapsed, [warning])
+        elapsed = (_perf_counter() - started) * 1000.0
+        if elapsed > timeout_s * 1000.0:  # a C call that ignored the alarm until it returned
+            return Reply(seat, _TIMEOUT, None, _DEADLINE, elapsed)
+        try:
+            payload = _loads(_dumps(payload, option=_DUMPS_OPTIONS))
+        except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
+            detail: Warning = {"code": "NOT_JSON", "detail": str(exc)[:500]}
+            return Reply(seat, _INVALID, None, Reason.BAD_JSON, elapsed, [detail])
+        return Reply(seat, _OK, payload, None, elapsed)
 
     def close(self) -> BotLog:
+        preempt.disarm()
         return BotLog("".join(self._log), self._dropped)

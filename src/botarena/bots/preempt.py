@@ -1,16 +1,34 @@
 """Preemptive time limits for Python code running in this process (DESIGN principle 4).
 
-In the main thread an interval timer (`setitimer(ITIMER_REAL)`) raises `BotTimeout` inside the bot's
-call when its time is up: two system calls per call, measured in benchmarks/overhead.py. In other
-threads (a server's worker, a thread pool) signals cannot be used, so a watchdog thread injects
-`BotTimeout` into the calling thread with `PyThreadState_SetAsyncExc`. Both interrupt pure-Python
-code and sleeps; neither can interrupt a long call inside C code that never returns to the
-interpreter, which is then reported as a timeout when it returns.
+Two mechanisms, chosen by the calling thread (costs measured in benchmarks/overhead.py):
+
+- In the main thread an interval timer (`setitimer(ITIMER_REAL)`) raises `BotTimeout` inside the
+  bot's call when its time is up. It interrupts pure-Python code and sleeps (`time.sleep`, blocking
+  reads: the signal handler runs when the system call returns EINTR). A *lazy* call (what the runner's
+  in-process bots use) leaves the timer running after the call returns instead of disarming it: the
+  next call re-arms it, so a call costs one system call instead of two, and `disarm()` (called when a
+  bot closes) stops it. An alarm that lands while no call is armed, or before the armed call's
+  deadline, is stale and ignored.
+- In any other thread (a server's worker, a thread pool) signals cannot be used, so a watchdog thread
+  injects `BotTimeout` into the calling thread with `PyThreadState_SetAsyncExc`. That interrupts
+  pure-Python code only: a sleep or any other blocking C call runs to its end first, and the call is
+  then a timeout.
+
+Neither can interrupt a long call inside C code that never returns to the interpreter; the caller
+reports such a call as a timeout when it returns. Both keep firing (every `REFIRE_S`) until the call
+returns, so a bot that swallows one `BotTimeout` (a bare `except:`) is hit again.
+
+Another SIGALRM user in the main thread (pytest-timeout's `signal` method, for one) keeps working: its
+handler is replaced only while this module's timer is in use, alarms that are not ours are passed on
+to it, and a timer of its that was pending when a bot call started is re-armed when the call ends
+(it is postponed by at most that call's limit).
 """
 
 from __future__ import annotations
 
 import ctypes
+import importlib
+import os
 import signal
 import threading
 import time
@@ -18,6 +36,18 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+REFIRE_S = 0.05
+MIN_TIMEOUT_S = 1e-6
+_NEVER = float("inf")
+
+# signal.getsignal wraps the C function to map ints to enums, which costs more than the whole timer;
+# the raw function returns the same handler object.
+_raw_getsignal: Callable[[int], Any] = importlib.import_module("_signal").getsignal
+_setitimer = signal.setitimer
+_ITIMER_REAL = signal.ITIMER_REAL
+_SIGALRM = signal.SIGALRM
+_perf_counter = time.perf_counter
 
 
 class BotTimeout(BaseException):
@@ -29,76 +59,195 @@ class _SignalTimer:
     """SIGALRM-based preemption; only usable from the main thread."""
 
     def __init__(self) -> None:
-        self.armed = False
-        self.installed = False
+        self.armed = False  # a call is running and may be interrupted
+        self.deadline = 0.0  # perf_counter time of the armed call's deadline
+        self.pending = False  # a lazily left timer of ours may still be running
+        self.foreign: Any = None  # the SIGALRM handler we replaced; alarms not ours go to it
+        self.foreign_due = 0.0  # perf_counter time a foreign timer was due, 0.0 if none
+        self.foreign_interval = 0.0
+        self.handler = self._on_alarm  # one bound method, so `is` finds it installed
 
     def _on_alarm(self, signum: int, frame: Any) -> None:
         if self.armed:
-            self.armed = False
-            raise BotTimeout()
+            if _perf_counter() >= self.deadline:
+                raise BotTimeout()
+            return  # a stale alarm of the lazy timer, delivered just after the re-arm
+        if self.pending:  # our lazily left timer ran out between calls: stop it, nothing else
+            self.pending = False
+            _setitimer(_ITIMER_REAL, 0)
+            return
+        foreign = self.foreign
+        if callable(foreign):
+            foreign(signum, frame)
 
-    def call(self, fn: Callable[[Any], T], arg: Any, timeout_s: float) -> T:
-        if not self.installed:
-            signal.signal(signal.SIGALRM, self._on_alarm)
-            self.installed = True
+    def _install(self) -> None:
+        self.foreign = signal.signal(_SIGALRM, self.handler)
+        self.pending = False
+
+    def call(self, fn: Callable[[Any], T], arg: Any, timeout_s: float, lazy: bool = False) -> T:
+        if _raw_getsignal(_SIGALRM) is not self.handler:
+            self._install()
+        if timeout_s < MIN_TIMEOUT_S:
+            timeout_s = MIN_TIMEOUT_S
+        self.deadline = _perf_counter() + timeout_s
+        old_delay, old_interval = _setitimer(_ITIMER_REAL, timeout_s, REFIRE_S)
+        if old_delay > 0.0 and not self.pending:  # someone else's timer: re-armed after the call
+            self.foreign_due = self.deadline - timeout_s + old_delay
+            self.foreign_interval = old_interval
         self.armed = True
-        signal.setitimer(signal.ITIMER_REAL, max(timeout_s, 1e-6))
         try:
-            return fn(arg)
-        finally:
-            # Clear the flag first: an alarm that lands after this line is ignored by the handler.
+            result = fn(arg)
+        except BaseException:
             self.armed = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._stop()
+            raise
+        # Nothing between the return above and this store lets a signal handler run, so an alarm
+        # handled from here on is ignored as stale instead of escaping the call.
+        self.armed = False
+        if self.foreign_due:
+            self._restore_foreign()
+        elif lazy:
+            self.pending = True
+        else:
+            self.pending = False
+            _setitimer(_ITIMER_REAL, 0)
+        return result
+
+    def _stop(self) -> None:
+        if self.foreign_due:
+            self._restore_foreign()
+        else:
+            self.pending = False
+            _setitimer(_ITIMER_REAL, 0)
+
+    def _restore_foreign(self) -> None:
+        delay = max(self.foreign_due - _perf_counter(), MIN_TIMEOUT_S)
+        self.foreign_due = 0.0
+        self.pending = False
+        _setitimer(_ITIMER_REAL, delay, self.foreign_interval)
+
+    def disarm(self) -> None:
+        if self.pending:
+            self.pending = False
+            _setitimer(_ITIMER_REAL, 0)
 
 
 class _Watchdog:
-    """One daemon thread that injects BotTimeout into threads that overstay their deadline."""
+    """One daemon thread that injects BotTimeout into threads that overstay their deadline.
+
+    Registering a call takes the lock and only wakes the watchdog when the new deadline is earlier
+    than the one it sleeps towards, so back-to-back calls cost two short lock holds, not a thread
+    switch each.
+    """
 
     def __init__(self) -> None:
-        self._cond = threading.Condition()
-        self._deadlines: dict[int, tuple[float, int]] = {}  # thread id -> (deadline, token)
-        self._token = 0
+        self._cond = threading.Condition(threading.Lock())
+        self._deadlines: dict[int, float] = {}  # thread id -> monotonic deadline
+        self._fired: set[int] = set()
+        self._wake_at = float("inf")
         self._thread: threading.Thread | None = None
 
+    def _start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="botarena-watchdog", daemon=True)
+        self._thread.start()
+
     def _run(self) -> None:
-        with self._cond:
+        cond, deadlines = self._cond, self._deadlines
+        with cond:
             while True:
                 now = time.monotonic()
-                expired = [tid for tid, (deadline, _) in self._deadlines.items() if deadline <= now]
-                for tid in expired:
-                    del self._deadlines[tid]
-                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), ctypes.py_object(BotTimeout))
-                wait = min((d for d, _ in self._deadlines.values()), default=now + 3600) - now
-                self._cond.wait(timeout=max(wait, 0.0005))
+                for tid, deadline in list(deadlines.items()):
+                    if deadline <= now:  # (a finished call's deadline is _NEVER)
+                        ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                            ctypes.c_ulong(tid), ctypes.py_object(BotTimeout)
+                        )
+                        self._fired.add(tid)
+                        deadlines[tid] = now + REFIRE_S  # again, until the call returns
+                self._wake_at = min(deadlines.values(), default=float("inf"))
+                cond.wait(min(self._wake_at - now, 3600.0))
 
     def call(self, fn: Callable[[Any], T], arg: Any, timeout_s: float) -> T:
         tid = threading.get_ident()
+        deadline = time.monotonic() + timeout_s
+        deadlines = self._deadlines
         with self._cond:
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="botarena-watchdog", daemon=True)
-                self._thread.start()
-            self._token += 1
-            token = self._token
-            self._deadlines[tid] = (time.monotonic() + timeout_s, token)
-            self._cond.notify()
+                self._start()
+            deadlines[tid] = deadline
+            if deadline < self._wake_at:
+                self._wake_at = deadline
+                self._cond.notify()
         try:
-            return fn(arg)
-        finally:
-            with self._cond:
-                entry = self._deadlines.get(tid)
-                if entry is not None and entry[1] == token:
-                    del self._deadlines[tid]
-                else:
-                    # The watchdog already fired; if the exception is still pending, cancel it.
-                    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
+            result = fn(arg)
+        except BaseException:
+            deadlines[tid] = _NEVER
+            self._leave(tid)
+            raise
+        # A plain store right after the return (no point where an async exception can land):
+        # from here on the watchdog leaves this thread alone.
+        deadlines[tid] = _NEVER
+        self._leave(tid)
+        return result
+
+    def _leave(self, tid: int) -> None:
+        with self._cond:
+            self._deadlines.pop(tid, None)
+            if tid in self._fired:
+                self._fired.discard(tid)
+                # The watchdog fired; if the exception is still pending, cancel it.
+                ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(tid), None)
+
+    def after_fork(self) -> None:
+        """In a forked child the watchdog thread is gone: start afresh on first use."""
+        self._cond = threading.Condition(threading.Lock())
+        self._deadlines = {}
+        self._fired = set()
+        self._wake_at = float("inf")
+        self._thread = None
 
 
 _signal_timer = _SignalTimer()
 _watchdog = _Watchdog()
+_main_ident = threading.main_thread().ident
 
 
-def call_with_timeout(fn: Callable[[Any], T], arg: Any, timeout_s: float) -> T:
-    """Call `fn(arg)`, raising BotTimeout in it if it runs longer than `timeout_s` seconds."""
-    if threading.current_thread() is threading.main_thread():
-        return _signal_timer.call(fn, arg, timeout_s)
+def _after_fork_in_child() -> None:
+    global _main_ident
+    _main_ident = threading.main_thread().ident
+    _signal_timer.pending = False
+    _watchdog.after_fork()
+
+
+os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def in_main_thread() -> bool:
+    """True when the calling thread can use the interval timer."""
+    return threading.get_ident() == _main_ident
+
+
+def call_with_timeout(fn: Callable[[Any], T], arg: Any, timeout_s: float, lazy: bool = False) -> T:
+    """Call `fn(arg)`, raising BotTimeout in it if it runs longer than `timeout_s` seconds.
+
+    `lazy` (main thread only) leaves the interval timer running after the call, for a caller that
+    makes another call soon and calls `disarm()` when done.
+    """
+    if threading.get_ident() == _main_ident:
+        return _signal_timer.call(fn, arg, timeout_s, lazy)
+    return _watchdog.call(fn, arg, timeout_s)
+
+
+def disarm() -> None:
+    """Stop a timer left running by lazy calls (a no-op if there is none, or off the main thread)."""
+    if threading.get_ident() == _main_ident:
+        _signal_timer.disarm()
+
+
+def signal_call(fn: Callable[[Any], T], arg: Any, timeout_s: float, lazy: bool = False) -> T:
+    """The interval-timer mechanism itself (main thread only); see `call_with_timeout`."""
+    return _signal_timer.call(fn, arg, timeout_s, lazy)
+
+
+def watchdog_call(fn: Callable[[Any], T], arg: Any, timeout_s: float) -> T:
+    """The watchdog mechanism itself (any thread); see `call_with_timeout`."""
     return _watchdog.call(fn, arg, timeout_s)

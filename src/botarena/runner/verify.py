@@ -73,8 +73,8 @@ def _short(value: Any) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def _check(where: str, expected: Any, actual: Any) -> None:
-    found = first_difference(_canon(expected), _canon(actual))
+def _check(where: str, expected: Any, actual: Any, what: str = "") -> None:
+    found = first_difference(_canon(expected), _canon(actual), what)
     if found:
         raise _Mismatch(where, found)
 
@@ -106,11 +106,12 @@ def _rerun_steps(engine: Engine, replay: Replay) -> int:
             raise _Mismatch(where, "the re-run game is over, but the replay has more steps")
         replies = _replies(recorded.get("replies", []), where)
         if [r.seat for r in requests] != [r.seat for r in replies]:
-            seats = [r.seat for r in requests]
-            raise _Mismatch(where, f"the engine asks seats {seats}, the replay answers {[r.seat for r in replies]}")
+            asked, answered = [r.seat for r in requests], [r.seat for r in replies]
+            raise _Mismatch(where, f"the engine asks seats {asked}, the replay answers {answered}")
         step = engine.apply(replies)
-        _check(where, recorded.get("verdicts"), [verdict_json(v) for v in step.verdicts])
-        _check(where, recorded.get("record"), step.record)
+        # The record first: it shows the effect of a difference (`requested`, `applied`, counts).
+        _check(where, recorded.get("record"), step.record, "record")
+        _check(where, recorded.get("verdicts"), [verdict_json(v) for v in step.verdicts], "verdicts")
         if index in keyframes:
             _check(f"keyframe at step {index}", keyframes[index], engine.keyframe())
     if engine.next_requests():
@@ -122,7 +123,8 @@ def verify_replay(replay: Replay) -> VerifyReport:
     """Re-run `replay` through its game's engine and compare everything it recorded."""
     game = get_game(replay.game)
     if replay.rules != game.rules_version:
-        return VerifyReport(False, 0, "header", f"rules {replay.rules!r}, this botarena has {game.rules_version!r}")
+        detail = f"rules {replay.rules!r}, this botarena has {game.rules_version!r}"
+        return VerifyReport(False, 0, "header", detail)
     config = game.config("default", replay.config)
     engine = game.new_engine(config, replay.seed, len(replay.players))
     steps = 0
@@ -130,9 +132,9 @@ def verify_replay(replay: Replay) -> VerifyReport:
         engine.start_requests()
         start = replay.start or {}
         verdicts = engine.apply_start(_replies(start.get("replies", []), "start"))
-        _check("start", start.get("verdicts"), [verdict_json(v) for v in verdicts])
+        _check("start", start.get("verdicts"), [verdict_json(v) for v in verdicts], "verdicts")
         steps = _rerun_steps(engine, replay)
-        _check("result", replay.result, engine.result().to_json())
+        _check("result", replay.result, engine.result().to_json(), "result")
     except _Mismatch as mismatch:
         return VerifyReport(False, steps, mismatch.where, mismatch.detail)
     return VerifyReport(True, steps)

@@ -1,0 +1,114 @@
+"""In-process bots: what they may return, what becomes of their errors, and their logs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from botarena.bots.inprocess import LOG_CAP_BYTES, PythonBot
+from botarena.core.game import GameInfo
+from botarena.core.protocol import MessageType, Request
+from botarena.core.status import Status
+from botarena.runner import MatchRun, run_match
+
+from .zoo import build
+
+
+def play(game: GameInfo, factory: Any, turns: int = 3) -> MatchRun:
+    config = game.config(overrides={"rounds": 1, "turn_limit": turns})
+    return run_match(
+        game, [PythonBot(factory, "subject"), PythonBot(game.starter_bots["pacifist"])], config=config, seed=2
+    )
+
+
+class Reuser:
+    """Returns the same dict every turn and changes it afterwards."""
+
+    def __init__(self) -> None:
+        self.action: dict[str, Any] = {"newProducers": 0, "newSoldiers": 0, "launchAttack": False}
+
+    def act(self, obs: dict[str, Any]) -> dict[str, Any]:
+        self.action["newProducers"] = obs["producers"]
+        self.action["newSoldiers"] = obs["turn"]  # over capacity: clamped, so the record shows it
+        return self.action
+
+
+def test_a_reused_reply_object_cannot_rewrite_the_replay(drones: GameInfo) -> None:
+    replay = play(drones, Reuser, turns=4).replay
+    requested = [step["replies"][0]["payload"]["newSoldiers"] for step in replay.steps]
+    assert requested == [1, 2, 3, 4]
+    assert [step["record"]["players"][0]["requested"]["newSoldiers"] for step in replay.steps] == requested
+
+
+@pytest.mark.parametrize(
+    "value",
+    [{1, 2}, {"newSoldiers": {1}}, {3: 1}, {"newSoldiers": 2**70}, object()],
+    ids=["set", "nested-set", "int-key", "huge-int", "object"],
+)
+def test_a_reply_that_is_not_json_is_invalid(drones: GameInfo, value: Any) -> None:
+    run = play(drones, lambda: lambda obs: value)
+    for step in run.replay.steps:
+        assert step["verdicts"][0][:2] == ["INVALID", "bad_json"]
+        assert step["replies"][0]["payload"] is None
+        assert step["replies"][0]["warnings"][0]["code"] == "NOT_JSON"
+    run.replay.dumps()  # and the replay is still writable
+
+
+def test_json_like_values_are_taken_as_the_wire_would(drones: GameInfo) -> None:
+    def act(obs: dict[str, Any]) -> Any:
+        return {"newProducers": np.int64(obs["producers"]), "newSoldiers": 0, "launchAttack": np.bool_(False)}
+
+    run = play(drones, lambda: act)
+    for step in run.replay.steps:
+        assert step["verdicts"][0] == ["OK", None]
+        payload = step["replies"][0]["payload"]
+        assert type(payload["newProducers"]) is int and payload["launchAttack"] is False
+
+
+def test_a_plain_function_is_act_and_setup_end_default(drones: GameInfo) -> None:
+    run = play(drones, lambda: build)
+    assert run.replay.start["replies"][0]["payload"] == {}
+    assert run.replay.end["replies"][0]["payload"] == {}
+    assert all(step["verdicts"][0] == ["OK", None] for step in run.replay.steps)
+    assert run.replay.players[0] == {"seat": 0, "name": "subject", "kind": "python"}
+
+
+def test_a_failing_factory_crashes_every_exchange(drones: GameInfo) -> None:
+    def factory() -> Any:
+        raise ImportError("no such module: brains")
+
+    run = play(drones, factory)
+    assert run.replay.start["verdicts"][0][:2] == ["CRASHED", "bot_error"]
+    assert [step["verdicts"][0][:2] for step in run.replay.steps] == [["CRASHED", "bot_error"]] * 3
+    assert "no such module: brains" in run.replay.logs[0]["text"]
+
+
+def test_logs_are_capped(drones: GameInfo) -> None:
+    def act(obs: dict[str, Any]) -> Any:
+        raise ValueError("x" * 10_000)
+
+    config = drones.config(overrides={"rounds": 4, "turn_limit": 10})
+    run = run_match(drones, [PythonBot(lambda: act), PythonBot(lambda: act)], config=config, seed=1)
+    log = run.replay.logs[0]
+    assert len(log["text"]) <= LOG_CAP_BYTES
+    assert log["dropped_bytes"] > 0
+    # the warning's detail is capped too
+    assert len(run.replay.steps[0]["verdicts"][0][3][0]["detail"]) <= 500
+
+
+def test_ask_without_a_match_handler() -> None:
+    bot = PythonBot(lambda: None, "nothing")
+    bot.open("m", 0)
+    reply = bot.ask(Request(0, {}, 100, MessageType.TURN), 0.1)
+    assert reply.status is Status.CRASHED and reply.reason == "bot_error"
+
+
+def test_send_and_receive_equal_ask() -> None:
+    bot = PythonBot(lambda: lambda obs: {"echo": obs}, "echo")
+    bot.open("m", 1)
+    bot.send(Request(1, {"x": [1, 2]}, 100), 7, 0.1)
+    reply = bot.receive()
+    assert reply.status is Status.OK and reply.payload == {"echo": {"x": [1, 2]}} and reply.seat == 1
+    assert reply.time_ms >= 0.0

@@ -1,0 +1,62 @@
+"""The match loop itself: arguments, observers, the replay it records."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from botarena.bots.inprocess import PythonBot
+from botarena.core.game import GameInfo
+from botarena.runner import run_match
+
+
+def pair(game: GameInfo, a: str = "randomonium", b: str = "adaptive") -> list[PythonBot]:
+    return [PythonBot(game.starter_bots[a], a), PythonBot(game.starter_bots[b], b)]
+
+
+def test_wrong_number_of_players(drones: GameInfo) -> None:
+    with pytest.raises(ValueError, match="drones needs 2 players, got 1"):
+        run_match(drones, pair(drones)[:1])
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 1.5])
+def test_bad_seed(drones: GameInfo, seed: Any) -> None:
+    with pytest.raises(ValueError, match="match seed"):
+        run_match(drones, pair(drones), seed=seed)
+
+
+def test_on_step_sees_every_step(drones: GameInfo) -> None:
+    seen: list[tuple[int, dict[str, Any]]] = []
+    run = run_match(drones, pair(drones), seed=4, on_step=lambda i, record, engine: seen.append((i, record)))
+    assert [i for i, _ in seen] == list(range(1, len(run.replay.steps) + 1))
+    assert [r for _, r in seen] == [step["record"] for step in run.replay.steps]
+
+
+def test_replay_header_and_tallies(drones: GameInfo) -> None:
+    run = run_match(drones, pair(drones), seed=4, match_id="m-1", preset="bravolt2018")
+    replay = run.replay
+    assert replay.match_id == "m-1" and replay.preset == "bravolt2018"
+    assert replay.config["rules"] == "bravolt2018"
+    assert replay.created_by.startswith("botarena ")
+    for seat in (0, 1):
+        counted = sum(replay.statuses[seat].values())
+        assert counted == 1 + len(replay.steps)  # the start exchange and every turn
+        assert replay.time_used_ms[seat] >= 0.0
+    assert replay.result == run.result.to_json()
+    every = drones.keyframe_every
+    assert [k["step"] for k in replay.keyframes] == sorted(
+        {0, *range(every, len(replay.steps) + 1, every), len(replay.steps)}
+    )
+
+
+def test_match_ids_are_unique_by_default(drones: GameInfo) -> None:
+    ids = {run_match(drones, pair(drones), seed=1).replay.match_id for _ in range(3)}
+    assert len(ids) == 3
+
+
+def test_keyframes_every_n_steps(drones: GameInfo) -> None:
+    config = drones.config(overrides={"rounds": 30, "turn_limit": 10})
+    replay = run_match(drones, pair(drones, "pacifist", "pacifist"), config=config, seed=1).replay
+    assert len(replay.steps) == 300
+    assert [k["step"] for k in replay.keyframes] == [0, 100, 200, 300]
