@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import signal
 import socket
 import threading
 from collections.abc import Iterator
@@ -11,8 +12,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from botarena.bots.http import HTTP_ERROR, HttpBot
+from botarena.bots.http import HTTP_ERROR, HttpBot, shared_loop
 from botarena.bots.inprocess import PythonBot
+from botarena.bots.subprocess import block_thread_signals
 from botarena.core.game import GameInfo
 from botarena.core.protocol import MessageType, Request
 from botarena.core.status import Reason, Status
@@ -27,10 +29,14 @@ class Server:
     def __init__(self) -> None:
         self.peers: dict[str, set[Any]] = {}
         self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
         self.runner = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(10)
         self.port = self.runner.addresses[0][1]
+
+    def _run(self) -> None:
+        block_thread_signals()  # as the platform's own threads do: SIGALRM is the main thread's
+        self.loop.run_forever()
 
     async def _start(self) -> web.AppRunner:
         app = web.Application()
@@ -141,3 +147,12 @@ def test_send_receive_directly(server: Server) -> None:
     assert (reply.status, reply.payload) == (Status.OK, {})
     assert reply.time_ms > 0
     assert bot.close().text == ""
+
+
+def test_the_shared_loop_thread_leaves_timer_signals_to_the_main_thread() -> None:
+    shared_loop()
+    thread = next(t for t in threading.enumerate() if t.name == "botarena-http")
+    with open(f"/proc/self/task/{thread.native_id}/status") as handle:
+        blocked = int(next(line for line in handle if line.startswith("SigBlk:")).split()[1], 16)
+    assert blocked & (1 << (signal.SIGALRM - 1))
+    assert blocked & (1 << (signal.SIGINT - 1))

@@ -30,7 +30,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError("HTTP bots need aiohttp: pip install 'botarena[http]'") from exc
 
 from botarena.bots.base import Bot, BotLog
-from botarena.bots.subprocess import encode_request, judge_reply_line
+from botarena.bots.subprocess import block_thread_signals, encode_request, judge_reply_line
 from botarena.core.protocol import Reply, Request
 from botarena.core.status import Reason, Status, Warning
 
@@ -44,13 +44,18 @@ _loop: asyncio.AbstractEventLoop | None = None
 _loop_lock = threading.Lock()
 
 
+def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
+    block_thread_signals()
+    loop.run_forever()
+
+
 def shared_loop() -> asyncio.AbstractEventLoop:
     """The one background event loop every HTTP bot runs on (started on first use)."""
     global _loop
     with _loop_lock:
         if _loop is None:
             loop = asyncio.new_event_loop()
-            thread = threading.Thread(target=loop.run_forever, name="botarena-http", daemon=True)
+            thread = threading.Thread(target=_run_loop, args=(loop,), name="botarena-http", daemon=True)
             thread.start()
             _loop = loop
         return _loop

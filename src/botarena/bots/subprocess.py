@@ -62,6 +62,20 @@ def _limits(memory_limit_mb: int) -> Callable[[], None]:
     return apply
 
 
+_THREAD_BLOCKED_SIGNALS = {signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF, signal.SIGINT, signal.SIGTERM}
+
+
+def block_thread_signals() -> None:
+    """Block asynchronous signals in the calling helper thread, so the kernel routes them elsewhere.
+
+    Python runs signal handlers in the main thread only, and the in-process bots' preemption relies
+    on SIGALRM interrupting the main thread's blocking system call (botarena.bots.preempt); a timer
+    signal taken by a helper thread would interrupt nothing. Call it first thing in every helper
+    thread the transports start (threads started from it inherit the mask).
+    """
+    signal.pthread_sigmask(signal.SIG_BLOCK, _THREAD_BLOCKED_SIGNALS)
+
+
 def _exited(pid: int) -> bool:
     """Whether child `pid` has exited, without reaping it (WNOWAIT)."""
     try:
@@ -99,6 +113,7 @@ class _StderrDrain(threading.Thread):
         self._stop_flag = False
 
     def run(self) -> None:
+        block_thread_signals()
         poller = select.poll()
         poller.register(self.fd, _POLL_IN)
         fd, cap, head = self.fd, self.cap, self.head
