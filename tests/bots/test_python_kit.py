@@ -27,7 +27,7 @@ def test_a_kit_bot_plays_a_full_match_exactly_like_its_in_process_twin(drones: G
     adaptive = drones.starter_bots["adaptive"]
     run = run_match(drones, [kit_bot(ZOO / "kit_bot.py"), PythonBot(zergy)], seed=5)
     twin = run_match(drones, [PythonBot(adaptive), PythonBot(zergy)], seed=5)
-    assert run.replay.statuses == [{"OK": len(run.replay.steps) + 1}] * 2
+    assert [set(tally) for tally in run.replay.statuses] == [{"OK"}, {"OK"}]
     assert run.replay.end["verdicts"][0][0] == "OK"
     assert run.result.to_json() == twin.result.to_json()
     assert [s["record"] for s in run.replay.steps] == [s["record"] for s in twin.replay.steps]
