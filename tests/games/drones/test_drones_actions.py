@@ -195,11 +195,21 @@ def test_bravolt_5_3_positive_numbers_are_used_as_doubles(value: Any, expected: 
 
 @pytest.mark.parametrize(
     ("value", "attack", "warned"),
-    [(True, True, False), (1, True, False), (1.0, True, False), (False, False, False), (0, False, True),
-     ("true", False, True), ("1", False, True), (None, False, True), ([1], False, True), ({}, False, True),
-     (2, False, True)],
+    [
+        (True, True, False),
+        (1, True, False),
+        (1.0, True, False),
+        (False, False, False),
+        (0, False, True),
+        ("true", False, True),
+        ("1", False, True),
+        (None, False, True),
+        ([1], False, True),
+        ({}, False, True),
+        (2, False, True),
+    ],
     ids=repr,
-)  # fmt: skip
+)
 def test_bravolt_5_3_launch_attack_is_true_or_the_number_one(value: Any, attack: bool, warned: bool) -> None:
     action, verdict = _bravolt({"launchAttack": value})
     assert action.attack is attack

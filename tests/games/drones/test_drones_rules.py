@@ -367,9 +367,16 @@ def _attack(rules: str, attacker: int, defender: int, bonus: int = 1) -> dict:
 
 @pytest.mark.parametrize(
     ("attacker", "defender", "bonus", "winner"),
-    [(4, 2, 1, "PLAYER 1"), (4, 3, 1, "PLAYER 2"), (3, 3, 1, "PLAYER 2"), (4, 3, 0, "PLAYER 1"),
-     (4, 0, 3, "PLAYER 1"), (4, 1, 3, "PLAYER 2"), (3, 3, 0, "PLAYER 2")],
-)  # fmt: skip
+    [
+        (4, 2, 1, "PLAYER 1"),
+        (4, 3, 1, "PLAYER 2"),
+        (3, 3, 1, "PLAYER 2"),
+        (4, 3, 0, "PLAYER 1"),
+        (4, 0, 3, "PLAYER 1"),
+        (4, 1, 3, "PLAYER 2"),
+        (3, 3, 0, "PLAYER 2"),
+    ],
+)
 def test_gd18_seed_lone_attack_needs_more_than_defender_plus_bonus(
     attacker: int, defender: int, bonus: int, winner: str
 ) -> None:

@@ -22,7 +22,9 @@ from botarena.games.drones.state import PLAYER_NAMES
 def _number(value: Any) -> str:
     if type(value) is float and value.is_integer():
         return str(int(value))
-    return str(value)
+    if type(value) in (int, float):
+        return str(value)
+    return repr(value)
 
 
 def render_action(action: Any) -> str:
@@ -81,7 +83,10 @@ def render_step(record: Mapping[str, Any]) -> str:
         else:
             action = "-"
         line = f"  {name}  {status:<19} {action:<13} -> {_counts(entry)}"
-        notes = [w["code"] for w in entry.get("warnings") or []]
+        notes = [
+            f"{w['code']}: {w['detail']}" if w.get("detail") else w["code"]
+            for w in entry.get("warnings") or []
+        ]
         if entry.get("detail"):
             notes.append(str(entry["detail"]))
         if notes:
