@@ -33,9 +33,11 @@ from botarena.core.status import Status
 from botarena.runner import run_match
 
 TARGET_US = 50.0
-NULL_STEPS = 100_000
-DRONES_ROUNDS = 2_000  # x 50 turns: 100,000 turns of `{}` (no attack, so every round is 50 turns)
-CALLS = 100_000
+REPEATS = 3
+NULL_STEPS = 40_000
+LONG_ROUNDS = 800  # x 50 turns: 40,000 turns of `{}` (no attack, so every round is 50 turns)
+SHORT_MATCHES = 400  # x 100 turns (10 rounds x 10 turns)
+CALLS = 50_000
 
 
 def constant_bot() -> Callable[[Any], Any]:
@@ -100,66 +102,91 @@ NULL_GAME = GameInfo(
 )
 
 
-def drive_engine_alone(game: GameInfo, config: Any) -> tuple[int, float]:
+def drive_engine_alone(game: GameInfo, config: Any, matches: int = 1) -> tuple[int, float]:
     """(turns, seconds) of the engine given constant OK `{}` replies: no runner, no bots."""
-    engine = game.new_engine(config, 1, 2)
-    engine.apply_start([Reply(r.seat, Status.OK, {}) for r in engine.start_requests()])
-    replies = [Reply(0, Status.OK, {}), Reply(1, Status.OK, {})]  # engines only read replies
     turns = 0
     started = time.perf_counter()
-    while engine.next_requests():
-        engine.apply(replies)
-        turns += 1
+    for seed in range(matches):
+        engine = game.new_engine(config, seed, 2)
+        engine.apply_start([Reply(r.seat, Status.OK, {}) for r in engine.start_requests()])
+        replies = [Reply(0, Status.OK, {}), Reply(1, Status.OK, {})]  # engines only read replies
+        while engine.next_requests():
+            engine.apply(replies)
+            turns += 1
+        engine.apply_end([Reply(r.seat, Status.OK, {}) for r in engine.end_requests()])
+        engine.result()
     return turns, time.perf_counter() - started
 
 
-def time_match(game: GameInfo, config: Any) -> tuple[int, float]:
-    bots = [PythonBot(constant_bot, "constant"), PythonBot(constant_bot, "constant")]
+def time_matches(game: GameInfo, config: Any, matches: int = 1) -> tuple[int, float]:
+    """(turns, seconds) of `matches` full run_match calls with two constant bots."""
+    turns = 0
     started = time.perf_counter()
-    run = run_match(game, bots, config=config, seed=1)
-    elapsed = time.perf_counter() - started
-    assert all(set(tally) == {"OK"} for tally in run.replay.statuses), run.replay.statuses
-    return len(run.replay.steps), elapsed
+    for seed in range(matches):
+        bots = [PythonBot(constant_bot, "constant"), PythonBot(constant_bot, "constant")]
+        run = run_match(game, bots, config=config, seed=seed)
+        assert all(set(tally) == {"OK"} for tally in run.replay.statuses), run.replay.statuses
+        turns += len(run.replay.steps)
+    return turns, time.perf_counter() - started
+
+
+def _best_us(measure: Callable[[], tuple[int, float]]) -> tuple[float, int]:
+    """Best of REPEATS measurements, in us per turn (the best run has the least noise)."""
+    runs = [measure() for _ in range(REPEATS)]
+    return min(seconds / turns * 1e6 for turns, seconds in runs), runs[0][0]
 
 
 def overhead_per_turn() -> None:
-    print("1. framework overhead per turn (two in-process bots replying {}, run_match, replay recorded)")
-    turns, seconds = time_match(NULL_GAME, NullConfig())
-    null_turns, null_seconds = drive_engine_alone(NULL_GAME, NullConfig())
-    engine_us = null_seconds / null_turns * 1e6
-    total_us = seconds / turns * 1e6
     print(
-        f"   null engine : {total_us:6.2f} us/turn total, engine {engine_us:5.2f} -> "
-        f"framework {total_us - engine_us:6.2f} us/turn  (target <= {TARGET_US:.0f})  [{turns:,} turns]"
+        "1. framework overhead per turn: two in-process bots replying {}, run_match, replay recorded"
+        f" (best of {REPEATS})"
     )
     drones = get_game("drones")
-    config = drones.config(overrides={"rounds": DRONES_ROUNDS, "turn_limit": 50})
-    turns, seconds = time_match(drones, config)
-    alone_turns, alone_seconds = drive_engine_alone(drones, config)
-    engine_us = alone_seconds / alone_turns * 1e6
-    total_us = seconds / turns * 1e6
-    print(
-        f"   drones      : {total_us:6.2f} us/turn total, engine {engine_us:5.2f} -> "
-        f"framework {total_us - engine_us:6.2f} us/turn  (target <= {TARGET_US:.0f})  [{turns:,} turns]"
-    )
+    cases = [
+        ("null engine, one long match", NULL_GAME, NullConfig(), 1),
+        (
+            "drones, one long match",
+            drones,
+            drones.config(overrides={"rounds": LONG_ROUNDS, "turn_limit": 50}),
+            1,
+        ),
+        ("drones, default config matches", drones, drones.config(), SHORT_MATCHES),
+    ]
+    for label, game, config, matches in cases:
+        total_us, turns = _best_us(lambda g=game, c=config, m=matches: time_matches(g, c, m))
+        engine_us, _ = _best_us(lambda g=game, c=config, m=matches: drive_engine_alone(g, c, m))
+        print(
+            f"   {label:<32}: {total_us:6.2f} us/turn, engine alone {engine_us:5.2f} -> framework "
+            f"{total_us - engine_us:6.2f} us/turn (target <= {TARGET_US:.0f}) [{turns:,} turns]"
+        )
 
 
 def _noop(arg: Any) -> Any:
     return arg
 
 
-def _per_call_us(call: Callable[[], Any], calls: int) -> float:
-    started = time.perf_counter()
-    for _ in range(calls):
-        call()
-    return (time.perf_counter() - started) / calls * 1e6
+def _per_call_us(call: Callable[[], Any], calls: int, repeats: int = 3) -> float:
+    """Best of `repeats` runs of `calls` calls, in us per call (the best run has the least noise)."""
+    best = float("inf")
+    for _ in range(repeats):
+        started = time.perf_counter()
+        for _ in range(calls):
+            call()
+        best = min(best, time.perf_counter() - started)
+    return best / calls * 1e6
 
 
-def _bare_and_timed(results: dict[str, float], key: str) -> None:
+def _in_process_costs(results: dict[str, float], key: str) -> None:
     fn = _noop
-    call = preempt.call_with_timeout
     results[key + ".bare"] = _per_call_us(lambda: fn(None), CALLS)
-    results[key + ".timed"] = _per_call_us(lambda: call(fn, None, 1.0), CALLS)
+    if key == "main":
+        timer = preempt.signal_call
+        results["timer.disarm"] = _per_call_us(lambda: timer(fn, None, 1.0, False), CALLS)
+        results["timer.lazy"] = _per_call_us(lambda: timer(fn, None, 1.0, True), CALLS)
+        preempt.disarm()
+    else:
+        watchdog = preempt.watchdog_call
+        results["watchdog"] = _per_call_us(lambda: watchdog(fn, None, 1.0), CALLS)
 
 
 def _worker(conn: Connection) -> None:
@@ -171,16 +198,20 @@ def _worker(conn: Connection) -> None:
 
 
 def preemption_costs() -> None:
-    print(f"2. preemption, cost per call of a trivial function ({CALLS:,} calls each)")
+    print(f"2. preemption, cost per call of a trivial function (best of 3 x {CALLS:,} calls)")
     results: dict[str, float] = {}
-    _bare_and_timed(results, "main")
-    thread = threading.Thread(target=_bare_and_timed, args=(results, "thread"))
+    _in_process_costs(results, "main")
+    thread = threading.Thread(target=_in_process_costs, args=(results, "thread"))
     thread.start()
     thread.join()
-    timer_us = results["main.timed"] - results["main.bare"]
-    watchdog_us = results["thread.timed"] - results["thread.bare"]
-    print(f"   interval timer (setitimer, main thread): {timer_us:7.2f} us/call over a bare call")
-    print(f"   watchdog thread (other threads)        : {watchdog_us:7.2f} us/call over a bare call")
+    bare, thread_bare = results["main.bare"], results["thread.bare"]
+    print(f"   {'bare call (no limit)':<46}: {bare:7.2f} us/call")
+    for label, key, base in [
+        ("interval timer, armed + disarmed (2 syscalls)", "timer.disarm", bare),
+        ("interval timer, lazy disarm (1 syscall) *", "timer.lazy", bare),
+        ("watchdog thread (other threads) *", "watchdog", thread_bare),
+    ]:
+        print(f"   {label:<46}: {results[key] - base:7.2f} us/call over a bare call")
     parent, child = multiprocessing.Pipe()
     process = multiprocessing.get_context("fork").Process(target=_worker, args=(child,), daemon=True)
     process.start()
@@ -188,19 +219,20 @@ def preemption_costs() -> None:
     for _ in range(100):
         parent.send(payload)
         parent.recv()
-    calls = CALLS // 5
 
     def round_trip() -> None:
         parent.send(payload)
         parent.recv()
 
-    pipe_us = _per_call_us(round_trip, calls)
+    pipe_us = _per_call_us(round_trip, CALLS // 5)
     parent.send(None)
     process.join(5)
+    lazy = results["timer.lazy"] - bare
     print(
-        f"   worker process (multiprocessing Pipe)  : {pipe_us:7.2f} us/call round trip "
-        f"({pipe_us / max(timer_us, 1e-9):.0f}x the timer)"
+        f"   {'worker process (multiprocessing Pipe)':<46}: {pipe_us:7.2f} us/call round trip "
+        f"({pipe_us / max(lazy, 1e-9):.0f}x the lazy timer)"
     )
+    print("   * what PythonBot uses: the lazy timer in the main thread, the watchdog elsewhere")
 
 
 def main() -> None:

@@ -103,3 +103,18 @@ def test_dead_bot_is_crashed_without_being_asked(drones: GameInfo, alive_for: in
     )
     assert len(replay.steps) == 5
     assert replay.statuses[1] == {"OK": 6}  # the start exchange and five turns
+
+
+def test_chain_budget_for_in_process_bots() -> None:
+    """The same rule on the in-process fast path, with real time (statuses only: wide margins)."""
+    bot = PythonBot(lambda: SteadySleeper(0.1), "slow")
+    exchange = _Exchange([bot], 0)
+    bot.open("m", 0)
+    payload = {"producers": 1}
+    results = [
+        exchange.run([Request(0, payload, 200, MessageType.TURN, 1, chain="t", chain_budget_ms=250)])[0]
+        for _ in range(4)
+    ]
+    bot.close()
+    assert [r.status for r in results] == ["OK", "OK", "TIMEOUT", "TIMEOUT"]
+    assert results[3].time_ms == 0.0  # never asked: nothing left of the budget

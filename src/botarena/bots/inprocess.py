@@ -19,6 +19,7 @@ conformance suite checks it), and in-process bots are trusted code.
 
 from __future__ import annotations
 
+import threading
 import time
 import traceback
 from collections.abc import Callable
@@ -35,6 +36,7 @@ from botarena.core.status import Reason, Status, Warning
 LOG_CAP_BYTES = 64 * 1024
 
 _perf_counter = time.perf_counter
+_get_ident = threading.get_ident
 _dumps = orjson.dumps
 _loads = orjson.loads
 _DUMPS_OPTIONS = orjson.OPT_SERIALIZE_NUMPY
@@ -64,6 +66,8 @@ class PythonBot(Bot):
         self._log: list[str] = []
         self._log_bytes = 0
         self._dropped = 0
+        self._thread = 0  # the thread `_call` was chosen for
+        self._call: preempt.TimedCall = preempt.call_with_timeout
 
     def open(self, match_id: str, seat: int) -> None:
         super().open(match_id, seat)
@@ -108,12 +112,12 @@ class PythonBot(Bot):
         handler = self._handlers.get(request.type)
         if handler is None:
             return Reply(seat, _CRASHED, None, _BOT_ERROR)
+        if _get_ident() != self._thread:
+            self._thread = _get_ident()
+            self._call = preempt.mechanism_for_this_thread()
         started = _perf_counter()
         try:
-            if preempt.in_main_thread():
-                payload = preempt.signal_call(handler, request.payload, timeout_s, True)
-            else:
-                payload = preempt.watchdog_call(handler, request.payload, timeout_s)
+            payload = self._call(handler, request.payload, timeout_s, True)
         except BotTimeout:
             return Reply(seat, _TIMEOUT, None, _DEADLINE, (_perf_counter() - started) * 1000.0)
         except Exception as exc:

@@ -166,7 +166,8 @@ class _Watchdog:
                 self._wake_at = min(deadlines.values(), default=float("inf"))
                 cond.wait(min(self._wake_at - now, 3600.0))
 
-    def call(self, fn: Callable[[Any], T], arg: Any, timeout_s: float) -> T:
+    def call(self, fn: Callable[[Any], T], arg: Any, timeout_s: float, lazy: bool = False) -> T:
+        """`lazy` is accepted for the same signature as the timer's, and means nothing here."""
         tid = threading.get_ident()
         deadline = time.monotonic() + timeout_s
         deadlines = self._deadlines
@@ -241,6 +242,19 @@ def disarm() -> None:
     """Stop a timer left running by lazy calls (a no-op if there is none, or off the main thread)."""
     if threading.get_ident() == _main_ident:
         _signal_timer.disarm()
+
+
+TimedCall = Callable[[Callable[[Any], Any], Any, float, bool], Any]
+
+
+def mechanism_for_this_thread() -> TimedCall:
+    """The preempting call to use from the calling thread: `(fn, arg, timeout_s, lazy) -> fn(arg)`.
+
+    For callers that make many calls from one thread and want to skip the choice each time (the
+    in-process bot caches it with the thread's id)."""
+    if threading.get_ident() == _main_ident:
+        return _signal_timer.call
+    return _watchdog.call
 
 
 def signal_call(fn: Callable[[Any], T], arg: Any, timeout_s: float, lazy: bool = False) -> T:

@@ -56,12 +56,22 @@ class Reply:
     warnings: list[Warning] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"seat": self.seat, "status": self.status.value, "payload": self.payload}
+        """The replay form: `{seat, status, payload, reason?, warnings?, ms}`, ms to the microsecond."""
+        # The runner calls this twice per turn, so it avoids the enum's `.value` descriptor and
+        # round(): the time is never negative, and half-up rounding is as good for a timing.
+        if self.reason is None and not self.warnings:
+            return {
+                "seat": self.seat,
+                "status": self.status._value_,
+                "payload": self.payload,
+                "ms": int(self.time_ms * 1000.0 + 0.5) / 1000.0,
+            }
+        data: dict[str, Any] = {"seat": self.seat, "status": self.status._value_, "payload": self.payload}
         if self.reason is not None:
             data["reason"] = self.reason
         if self.warnings:
             data["warnings"] = self.warnings
-        data["ms"] = round(self.time_ms, 3)
+        data["ms"] = int(self.time_ms * 1000.0 + 0.5) / 1000.0
         return data
 
     @classmethod

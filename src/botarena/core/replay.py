@@ -38,9 +38,10 @@ class ReplayError(ValueError):
 
 def verdict_json(verdict: Verdict) -> list[Any]:
     """Compact form of a verdict: [status, reason] or [status, reason, detail, warnings]."""
+    # (runner/match.py inlines this in its loop; keep the two in step)
     if verdict.detail is None and not verdict.warnings:
-        return [verdict.status.value, verdict.reason]
-    return [verdict.status.value, verdict.reason, verdict.detail, verdict.warnings]
+        return [verdict.status._value_, verdict.reason]
+    return [verdict.status._value_, verdict.reason, verdict.detail, verdict.warnings]
 
 
 @dataclass

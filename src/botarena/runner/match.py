@@ -4,26 +4,41 @@ It drives an engine through its batches of requests, sends each batch to the bot
 batch go out before any reply is read), enforces each request's limit with the bot's overage bank
 and the chain budget, records everything in a Replay, and always produces a result: whatever a bot
 does becomes a status, never an exception.
+
+The loop is a hot path for tournaments and RL (benchmarks/overhead.py, benchmarks/drones_throughput.py):
+in-process bots are asked directly (`PythonBot.ask`, no envelope), the common case of a batch with no
+bank and no chain skips their bookkeeping, and long matches keep the garbage collector from
+re-scanning the growing replay (`_GcPacer`).
 """
 
 from __future__ import annotations
 
+import gc
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
+
+import orjson
 
 from botarena import __version__
 from botarena.bots.base import Bot
+from botarena.bots.inprocess import PythonBot
 from botarena.core.config import config_to_dict
 from botarena.core.game import Engine, GameInfo, MatchResult
 from botarena.core.protocol import Reply, Request, Verdict
 from botarena.core.replay import Replay, verdict_json
 from botarena.core.rng import check_seed
 from botarena.core.status import Reason, Status
-from botarena.core.timing import OverageBank
 
 StepObserver = Callable[[int, dict[str, Any], Engine], None]
+
+_CRASHED = Status.CRASHED
+_TIMEOUT = Status.TIMEOUT
+_PROCESS_EXITED = Reason.PROCESS_EXITED
+_DEADLINE = Reason.DEADLINE
+_reply_json = Reply.to_json
 
 
 @dataclass
@@ -35,57 +50,154 @@ class MatchRun:
 
 
 class _Exchange:
-    """Sends batches of requests to the seats' bots and collects one Reply per request."""
+    """Sends batches of requests to the seats' bots and collects one Reply per request.
+
+    `banks[seat]` is what is left of the seat's overage bank in ms: a request's hard limit is its own
+    limit plus the bank, and time used over its own limit is taken from the bank.
+    """
 
     def __init__(self, bots: Sequence[Bot], overage_bank_ms: int) -> None:
         self.bots = bots
-        self.banks = [OverageBank(overage_bank_ms) for _ in bots]
+        self.banks = [float(overage_bank_ms) for _ in bots]
         self.time_used_ms = [0.0 for _ in bots]
         self.chain_spent_ms: dict[Any, float] = {}
         self.next_id = 0
+        # In-process bots are asked in one call; others get send() now and receive() below.
+        self.ask: list[Callable[[Request, float], Reply] | None] = [
+            bot.ask if isinstance(bot, PythonBot) else None for bot in bots
+        ]
 
-    def _allowance_ms(self, request: Request) -> float:
-        allowance = self.banks[request.seat].allowance_ms(request.timeout_ms)
-        if request.chain is not None and request.chain_budget_ms > 0:
-            left = request.chain_budget_ms - self.chain_spent_ms.get(request.chain, 0.0)
-            allowance = min(allowance, left)
-        return allowance
+        self.all_direct = all(a is not None for a in self.ask)
 
     def run(self, requests: list[Request]) -> list[Reply]:
-        bots = self.bots
-        sent: list[bool] = []
+        if self.all_direct:
+            return self._run_direct(requests)
+        bots, banks, ask = self.bots, self.banks, self.ask
+        # 1. work out every request's allowance and send what goes to a live bot (None: not sent)
+        allowances: list[float | None] = []
         for request in requests:
-            bot = bots[request.seat]
-            allowance = self._allowance_ms(request)
-            if not bot.alive or allowance <= 0:
-                sent.append(False)
-                continue
-            self.next_id += 1
-            bot.send(request, self.next_id, allowance / 1000.0)
-            sent.append(True)
-        replies: list[Reply] = []
-        for request, was_sent in zip(requests, sent, strict=True):
             seat = request.seat
-            if was_sent:
-                reply = bots[seat].receive()
-                reply.seat = seat
+            allowance = request.timeout_ms + banks[seat]
+            if request.chain is not None and request.chain_budget_ms > 0:
+                left = request.chain_budget_ms - self.chain_spent_ms.get(request.chain, 0.0)
+                if left < allowance:
+                    allowance = left
+            bot = bots[seat]
+            if allowance <= 0 or not bot.alive:
+                allowances.append(None)
+                continue
+            allowances.append(allowance)
+            if ask[seat] is None:
+                self.next_id += 1
+                bot.send(request, self.next_id, allowance / 1000.0)
+        # 2. collect the replies in request order
+        replies: list[Reply] = []
+        time_used = self.time_used_ms
+        for request, granted in zip(requests, allowances, strict=True):
+            seat = request.seat
+            if granted is not None:
+                direct = ask[seat]
+                if direct is not None:
+                    reply = direct(request, granted / 1000.0)
+                else:
+                    reply = bots[seat].receive()
+                    reply.seat = seat
             elif not bots[seat].alive:
-                reply = Reply(seat, Status.CRASHED, None, Reason.PROCESS_EXITED)  # GD-26 and kin
+                reply = Reply(seat, _CRASHED, None, _PROCESS_EXITED)  # GD-26 and kin
             else:
-                reply = Reply(seat, Status.TIMEOUT, None, Reason.DEADLINE)  # chain budget spent
-            self.banks[seat].charge(request.timeout_ms, reply.time_ms)
-            self.time_used_ms[seat] += reply.time_ms
+                reply = Reply(seat, _TIMEOUT, None, _DEADLINE)  # chain budget spent
+            used = reply.time_ms
+            over = used - request.timeout_ms
+            if over > 0.0 and banks[seat] > 0.0:
+                banks[seat] = max(0.0, banks[seat] - over)
+            time_used[seat] += used
             if request.chain is not None:
-                self.chain_spent_ms[request.chain] = self.chain_spent_ms.get(request.chain, 0.0) + reply.time_ms
+                self.chain_spent_ms[request.chain] = self.chain_spent_ms.get(request.chain, 0.0) + used
+            replies.append(reply)
+        return replies
+
+    def _run_direct(self, requests: list[Request]) -> list[Reply]:
+        """`run` when every bot is in-process: each is asked in turn (sending first changes nothing
+        for bots that only start computing when asked), in one pass."""
+        bots, banks, ask, time_used = self.bots, self.banks, self.ask, self.time_used_ms
+        replies: list[Reply] = []
+        for request in requests:
+            seat = request.seat
+            limit = request.timeout_ms
+            allowance = limit + banks[seat]
+            chain = request.chain
+            if chain is not None and request.chain_budget_ms > 0:
+                left = request.chain_budget_ms - self.chain_spent_ms.get(chain, 0.0)
+                if left < allowance:
+                    allowance = left
+            if allowance > 0 and bots[seat].alive:
+                reply = ask[seat](request, allowance / 1000.0)  # type: ignore[misc]
+            elif not bots[seat].alive:
+                reply = Reply(seat, _CRASHED, None, _PROCESS_EXITED)
+            else:
+                reply = Reply(seat, _TIMEOUT, None, _DEADLINE)
+            used = reply.time_ms
+            if used > limit and banks[seat] > 0.0:
+                banks[seat] = max(0.0, banks[seat] - (used - limit))
+            time_used[seat] += used
+            if chain is not None:
+                self.chain_spent_ms[chain] = self.chain_spent_ms.get(chain, 0.0) + used
             replies.append(reply)
         return replies
 
 
-def _count(statuses: list[dict[str, int]], verdicts: list[Verdict]) -> None:
+class _GcPacer:
+    """Keeps the cyclic garbage collector from re-scanning a long match's growing replay.
+
+    CPython runs a full collection whenever the objects that survived since the last one reach a
+    quarter of all tracked objects, so a replay of millions of small containers is scanned again and
+    again (benchmarks/overhead.py measured more time in the collector than in the rest of the loop).
+    Every `every` steps the pacer collects what is new (frozen objects are not scanned, so that costs
+    about one pass over the new objects, and no garbage is kept) and freezes the survivors; the match
+    unfreezes them when it ends. It stays off when the process already uses `gc.freeze` itself, and
+    while the collector is disabled.
+    """
+
+    def __init__(self, every: int = 2000) -> None:
+        self.every = every
+        self.active = gc.isenabled() and gc.get_freeze_count() == 0
+        self.froze = False
+
+    def step(self, index: int) -> None:
+        if self.active and index % self.every == 0:
+            gc.collect()
+            gc.freeze()
+            self.froze = True
+
+    def finish(self) -> None:
+        if self.froze:
+            self.froze = False
+            gc.unfreeze()
+
+
+@lru_cache(maxsize=256)
+def _config_bytes(config: Any) -> bytes:
+    return orjson.dumps(config_to_dict(config))
+
+
+def _config_json(config: Any) -> dict[str, Any]:
+    """A fresh JSON-able dict of every config key (the conversion is cached per config value)."""
+    try:
+        raw = _config_bytes(config)
+    except TypeError:  # an unhashable config class
+        return config_to_dict(config)
+    return orjson.loads(raw)  # type: ignore[no-any-return]
+
+
+def _tally(statuses: list[dict[str, int]], verdicts: list[Verdict]) -> None:
     for verdict in verdicts:
         tally = statuses[verdict.seat]
-        key = verdict.status.value
+        key = verdict.status._value_
         tally[key] = tally.get(key, 0) + 1
+
+
+def _exchange_json(replies: list[Reply], verdicts: list[Verdict]) -> dict[str, Any]:
+    return {"replies": [r.to_json() for r in replies], "verdicts": [verdict_json(v) for v in verdicts]}
 
 
 def run_match(
@@ -114,31 +226,33 @@ def run_match(
         game=game.id,
         rules=game.rules_version,
         preset=preset,
-        config=config_to_dict(config),
+        config=_config_json(config),
         seed=seed,
         players=[{"seat": seat, **bot.describe()} for seat, bot in enumerate(bots)],
         match_id=match_id,
         created_by=f"botarena {__version__}",
     )
+    pacer = _GcPacer()
     try:
         for seat, bot in enumerate(bots):
             bot.open(match_id, seat)
         replies = exchange.run(engine.start_requests())
         verdicts = engine.apply_start(replies)
-        replay.start = {"replies": [r.to_json() for r in replies], "verdicts": [verdict_json(v) for v in verdicts]}
-        _count(statuses, verdicts)
-        _play(engine, exchange, replay, statuses, game.keyframe_every, on_step)
+        replay.start = _exchange_json(replies, verdicts)
+        _tally(statuses, verdicts)
+        _play(engine, exchange, replay, statuses, game.keyframe_every, on_step, pacer)
         replies = exchange.run(engine.end_requests())
         verdicts = engine.apply_end(replies)
-        replay.end = {"replies": [r.to_json() for r in replies], "verdicts": [verdict_json(v) for v in verdicts]}
+        replay.end = _exchange_json(replies, verdicts)
     finally:
+        pacer.finish()
         replay.logs = []
         for seat, bot in enumerate(bots):
             log = bot.close()
             replay.logs.append({"seat": seat, "text": log.text, "dropped_bytes": log.dropped_bytes})
     result = engine.result()
     replay.result = result.to_json()
-    replay.time_used_ms = [round(t, 3) for t in exchange.time_used_ms]
+    replay.time_used_ms = [int(t * 1000.0 + 0.5) / 1000.0 for t in exchange.time_used_ms]
     replay.statuses = statuses
     return MatchRun(result, replay)
 
@@ -150,29 +264,41 @@ def _play(
     statuses: list[dict[str, int]],
     keyframe_every: int,
     on_step: StepObserver | None,
+    pacer: _GcPacer,
 ) -> None:
     steps = replay.steps
     keyframes = replay.keyframes
     keyframes.append({"step": 0, "state": engine.keyframe()})
+    next_requests, apply, run = engine.next_requests, engine.apply, exchange.run
+    reply_json = _reply_json
+    append = steps.append
+    pace_every = pacer.every if pacer.active else 0
+    index = 0
     while True:
-        requests = engine.next_requests()
+        requests = next_requests()
         if not requests:
             break
-        replies = exchange.run(requests)
-        step = engine.apply(replies)
+        replies = run(requests)
+        step = apply(replies)
         verdicts = step.verdicts
-        _count(statuses, verdicts)
-        steps.append(
-            {
-                "replies": [r.to_json() for r in replies],
-                "verdicts": [verdict_json(v) for v in verdicts],
-                "record": step.record,
-            }
+        verdicts_json: list[list[Any]] = []
+        for verdict in verdicts:  # counted, and verdict_json() inlined
+            tally = statuses[verdict.seat]
+            key = verdict.status._value_
+            tally[key] = tally.get(key, 0) + 1
+            if verdict.detail is None and not verdict.warnings:
+                verdicts_json.append([key, verdict.reason])
+            else:
+                verdicts_json.append([key, verdict.reason, verdict.detail, verdict.warnings])
+        append(
+            {"replies": [reply_json(r) for r in replies], "verdicts": verdicts_json, "record": step.record}
         )
-        index = len(steps)
+        index += 1
         if index % keyframe_every == 0:
             keyframes.append({"step": index, "state": engine.keyframe()})
         if on_step is not None:
             on_step(index, step.record, engine)
-    if keyframes[-1]["step"] != len(steps):
-        keyframes.append({"step": len(steps), "state": engine.keyframe()})
+        if pace_every and index % pace_every == 0:
+            pacer.step(index)
+    if keyframes[-1]["step"] != index:
+        keyframes.append({"step": index, "state": engine.keyframe()})
