@@ -372,3 +372,27 @@ def test_5_4_end_request_through_the_runner() -> None:
     assert end.type is MessageType.END
     assert end.payload["outcome"] == "WIN" and end.payload["roundWins"] == 2
     assert end.payload["lastRound"]["outcome"] == "WIN"
+
+
+@pytest.mark.parametrize("rules", ["seed", "bravolt2018"])
+def test_odd_in_process_values_never_crash_the_engine(rules: str) -> None:
+    """Principle 3: whatever an in-process bot hands back, the engine judges it."""
+    engine = new_engine(rules, rounds=1, turn_limit=6)
+    odd = [
+        {"error": 10**5000},
+        {"error": 10**5000, "newProducers": 1},
+        {"newProducers": 10**5000, "newSoldiers": 10**400},
+        {"newSoldiers": math.inf, "launchAttack": math.nan},
+        {"newProducers": np.float64("nan")},
+    ]
+    steps = [turn(engine, payload, {}) for payload in odd]
+    assert [s.record["players"][0]["status"] for s in steps] == (
+        ["CRASHED", "OK", "OK", "INVALID", "INVALID"]
+        if rules == "seed"
+        else ["CRASHED", "OK", "OK", "OK", "OK"]
+    )
+    details = [w["detail"] for s in steps for w in s.record["players"][0]["warnings"]]
+    details += [s.verdicts[0].detail or "" for s in steps]
+    assert details and all(len(text) < 200 for text in details)
+    verdicts = engine.apply_end([reply(0, {"error": 10**5000}), reply(1, {})])
+    assert verdicts[0].warnings == [{"code": "HOOK_ERROR", "detail": "<int>"}]

@@ -117,3 +117,16 @@ def test_schema_lists_every_key() -> None:
         "overage_bank_ms",
     }
     assert schema["properties"]["rounds"]["maximum"] == 100_000
+
+
+def test_2_3_event_2018_config_is_valid() -> None:
+    from botarena.games.drones.config import EVENT_2018_CONFIG
+
+    config = GAME.config("default", EVENT_2018_CONFIG)
+    assert (config.rules, config.rounds, config.turn_limit, config.defender_bonus) == (
+        "bravolt2018",
+        1000,
+        10,
+        1,
+    )
+    assert GAME.config("default", {**EVENT_2018_CONFIG, "rules": "seed"}).rules == "seed"

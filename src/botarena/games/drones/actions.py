@@ -44,6 +44,16 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def error_text(value: Any) -> str:
+    """The text of an `error` field: a string as it is, anything else as str() (never raising)."""
+    if type(value) is str:
+        return value
+    try:
+        return str(value)
+    except Exception:  # e.g. an int beyond str()'s digit limit, or a broken __str__
+        return f"<{type(value).__name__}>"
+
+
 def _has_action_key(payload: dict[str, Any]) -> bool:
     return "newProducers" in payload or "newSoldiers" in payload or "launchAttack" in payload
 
@@ -53,12 +63,12 @@ def _passthrough(reply: Reply) -> Verdict:
 
 
 def _bot_error(seat: int, payload: dict[str, Any]) -> Verdict:
-    return Verdict(seat, Status.CRASHED, Reason.BOT_ERROR, [], detail=str(payload["error"]))
+    return Verdict(seat, Status.CRASHED, Reason.BOT_ERROR, [], detail=error_text(payload["error"]))
 
 
 def _hook_error(payload: dict[str, Any], warnings: list[Warning]) -> None:
     if "error" in payload:
-        warnings.append({"code": HOOK_ERROR, "detail": str(payload["error"])})
+        warnings.append({"code": HOOK_ERROR, "detail": error_text(payload["error"])})
 
 
 def judge_seed(reply: Reply) -> tuple[Action | None, Verdict]:

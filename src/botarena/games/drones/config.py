@@ -51,3 +51,12 @@ PRESETS: dict[str, dict[str, Any]] = {
     "default": {},
     "bravolt2018": {"rules": "bravolt2018"},
 }
+
+EVENT_2018_CONFIG: dict[str, Any] = {
+    "rules": "bravolt2018",
+    "rounds": 1000,
+    "turn_limit": 10,
+    "defender_bonus": 1,
+}
+"""Spec 2.3: the game config of the tournament preset `drones_2018_event` (a round robin on the circle
+schedule, `botarena.tournament.roundrobin`). A runner may override `rules` with `seed`."""

@@ -16,6 +16,7 @@ from botarena.games.drones.actions import (
     Action,
     Count,
     as_payload,
+    error_text,
     judge_bravolt,
     judge_seed,
 )
@@ -131,8 +132,10 @@ class DronesEngine(Engine):
         warnings: list[Warning] = []
         if "error" in payload:
             if "meta" not in payload:
-                return Verdict(reply.seat, Status.CRASHED, Reason.BOT_ERROR, detail=str(payload["error"]))
-            warnings.append({"code": HOOK_ERROR, "detail": str(payload["error"])})
+                return Verdict(
+                    reply.seat, Status.CRASHED, Reason.BOT_ERROR, detail=error_text(payload["error"])
+                )
+            warnings.append({"code": HOOK_ERROR, "detail": error_text(payload["error"])})
         if "meta" in payload:
             side.meta = payload["meta"]
         return Verdict(reply.seat, Status.OK, None, warnings)
@@ -284,7 +287,7 @@ class DronesEngine(Engine):
                 continue
             warnings: list[Warning] = list(reply.warnings)
             if "error" in payload:
-                warnings.append({"code": HOOK_ERROR, "detail": str(payload["error"])})
+                warnings.append({"code": HOOK_ERROR, "detail": error_text(payload["error"])})
             verdicts.append(Verdict(reply.seat, Status.OK, None, warnings))
         return verdicts
 
