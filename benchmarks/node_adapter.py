@@ -22,8 +22,8 @@ import sys
 import time
 from pathlib import Path
 
+from botarena.bots.node import check_node, find_adapter, node_bot, node_version
 from botarena.core.registry import get_game
-from botarena.games.drones.jsbot import check_node, find_adapter, node_bot, node_version
 from botarena.runner import run_match
 
 BOTS = Path(__file__).resolve().parents[1] / "kits" / "drones-js" / "bots"

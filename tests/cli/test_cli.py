@@ -103,3 +103,46 @@ def test_installed_command_runs_as_a_process(tmp_path: Path) -> None:
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("botarena: error: unknown bot")
+
+
+def test_a_2018_javascript_bot_file_plays_through_the_node_adapter(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from botarena.bots.node import MIN_NODE, node_version
+
+    version = node_version()
+    if version is None or version < MIN_NODE:
+        pytest.skip(f"needs Node.js >= {'.'.join(map(str, MIN_NODE))}")
+    bot = tmp_path / "rusher.js"  # the 2018 module style: a default-exported factory, no package.json
+    bot.write_text(
+        "export default function () {\n"
+        "  return {\n"
+        "    meta: {name: 'Rusher', author: 'tests'},\n"
+        "    playTurn(state) { return {newSoldiers: state.producers, launchAttack: state.soldiers >= 1}; },\n"
+        "  };\n"
+        "}\n"
+    )
+    replay = tmp_path / "js.json.gz"
+    assert main(["play", "drones", str(bot), "pacifist", "--seed", "5", "--replay", str(replay)]) == 0
+    assert "OK:" in capsys.readouterr().out
+    from botarena.core.replay import read_replay
+
+    data = read_replay(replay)
+    assert data.players[0]["kind"] == "node"
+    assert data.result["details"]["meta"][0] == {"name": "Rusher", "author": "tests"}
+    assert data.statuses[0].get("OK", 0) == sum(data.statuses[0].values())
+
+
+def test_js_file_for_a_game_without_an_adapter_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import dataclasses
+
+    from botarena.core import registry
+
+    game = registry.get_game("drones")
+    monkeypatch.setitem(registry._loaded, "drones", dataclasses.replace(game, extras={}))
+    bot = tmp_path / "bot.js"
+    bot.write_text("export default () => ({})\n")
+    assert main(["play", "drones", str(bot), "pacifist"]) == 2
+    assert "has no JavaScript adapter" in capsys.readouterr().err

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from botarena.games.drones.jsbot import MIN_NODE, find_adapter, find_node, node_version
+from botarena.bots.node import MIN_NODE, find_adapter, find_node, node_version
 
 KIT_BOTS = Path(__file__).resolve().parents[2] / "kits" / "drones-js" / "bots"
 

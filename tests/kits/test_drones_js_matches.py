@@ -11,10 +11,10 @@ from drones_js_helpers import kit_bot, needs_node, write_bot
 
 from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
+from botarena.bots.node import node_bot
 from botarena.core.registry import get_game
 from botarena.games.drones import rules as drones_rules
 from botarena.games.drones.bots.examples import AdaptiveDefender, Pacifist, Randomonium, Zergy
-from botarena.games.drones.jsbot import node_bot
 from botarena.runner.match import MatchRun, run_match
 
 pytestmark = [pytest.mark.node, needs_node]

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from drones_js_helpers import needs_node
 
-from botarena.games.drones import jsbot
-from botarena.games.drones.jsbot import (
+from botarena.bots import node as jsbot
+from botarena.bots.node import (
     MIN_NODE,
     NodeUnavailableError,
     check_node,

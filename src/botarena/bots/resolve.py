@@ -76,11 +76,12 @@ def resolve_bot(spec: str, game: GameInfo) -> Bot:
         if suffix == ".py":
             return PythonBot(python_file_factory(path), name=path.stem)
         if suffix in (".js", ".mjs"):
-            js_bot = game.extras.get("js_bot")
-            if js_bot is None:
+            kit = game.extras.get("js_kit")
+            if kit is None:
                 raise BotSpecError(f"{game.id} has no JavaScript adapter; run {spec} as a command instead")
-            bot: Bot = js_bot(path)
-            return bot
+            from botarena.bots.node import node_bot
+
+            return node_bot(path, kit=kit)
         if os.access(path, os.X_OK):
             return _command_bot(shlex.quote(str(path)))
         raise BotSpecError(f"{spec} is not a .py or .js bot and not executable")

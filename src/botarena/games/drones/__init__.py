@@ -21,5 +21,8 @@ GAME = GameInfo(
     starter_bots=STARTERS,
     random_bot=RandomLegal,
     keyframe_every=100,
-    extras={"original_result_json": original_result_json},
+    extras={
+        "original_result_json": original_result_json,  # spec 7.5, for `botarena play --original-json`
+        "js_kit": "drones-js",  # kits/drones-js/adapter.mjs runs 2018 bots unmodified (spec 7.3)
+    },
 )

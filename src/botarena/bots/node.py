@@ -1,4 +1,4 @@
-"""GameOfDrones bots written for the 2018 JavaScript challenge, run unchanged through the Node adapter.
+"""JavaScript bots run through a game's Node adapter kit; today GameOfDrones' 2018 bots (`drones-js`).
 
 `node_bot("path/to/bot.js")` is a subprocess bot whose process is
 
@@ -35,7 +35,8 @@ MIN_NODE = (20, 19, 0)
 NODE_ENV = "BOTARENA_NODE"
 """Environment variable naming the node executable to use instead of `node` on PATH."""
 DEFAULT_HEAP_MB = 1024
-ADAPTER_PARTS = ("drones-js", "adapter.mjs")
+DEFAULT_KIT = "drones-js"
+ADAPTER_FILE = "adapter.mjs"
 
 
 class NodeUnavailableError(OSError):
@@ -94,17 +95,18 @@ def check_node(node: str | None = None) -> str:
     return node
 
 
-def find_adapter() -> Path:
-    """adapter.mjs of the installed wheel (`botarena/_kits/drones-js`), or of the source checkout."""
-    installed = importlib.resources.files("botarena").joinpath("_kits", *ADAPTER_PARTS)
+def find_adapter(kit: str = DEFAULT_KIT) -> Path:
+    """adapter.mjs of a kit in the installed wheel (`botarena/_kits/<kit>`), or in the source checkout."""
+    parts = (kit, ADAPTER_FILE)
+    installed = importlib.resources.files("botarena").joinpath("_kits", *parts)
     if installed.is_file():
         return Path(str(installed))
     for folder in Path(__file__).resolve().parents:
-        candidate = folder.joinpath("kits", *ADAPTER_PARTS)
+        candidate = folder.joinpath("kits", *parts)
         if candidate.is_file():
             return candidate
     raise FileNotFoundError(
-        "the drones JavaScript adapter (kits/drones-js/adapter.mjs) is missing from this installation"
+        f"the JavaScript adapter kits/{kit}/{ADAPTER_FILE} is missing from this installation"
     )
 
 
@@ -114,12 +116,13 @@ def node_command(
     node: str | None = None,
     heap_mb: int | None = DEFAULT_HEAP_MB,
     node_flags: Sequence[str] = (),
+    kit: str = DEFAULT_KIT,
 ) -> list[str]:
-    """The argv that runs the 2018 bot at `path` through the adapter (checks node's version)."""
+    """The argv that runs the bot at `path` through the kit's adapter (checks node's version)."""
     flags = list(node_flags)
     if heap_mb is not None:
         flags.append(f"--max-old-space-size={int(heap_mb)}")
-    return [check_node(node), *flags, str(find_adapter()), os.path.abspath(path)]
+    return [check_node(node), *flags, str(find_adapter(kit)), os.path.abspath(path)]
 
 
 def node_bot(
@@ -131,6 +134,7 @@ def node_bot(
     heap_mb: int | None = DEFAULT_HEAP_MB,
     node_flags: Sequence[str] = (),
     stderr_cap_bytes: int = 64 * 1024,
+    kit: str = DEFAULT_KIT,
 ) -> Bot:
     """A bot that runs the 2018 GameOfDrones JavaScript module at `path` through the Node adapter.
 
@@ -140,7 +144,7 @@ def node_bot(
     """
     from botarena.bots.subprocess import SubprocessBot  # the transport layer, only when a bot is made
 
-    argv = node_command(path, node=node, heap_mb=heap_mb, node_flags=node_flags)
+    argv = node_command(path, node=node, heap_mb=heap_mb, node_flags=node_flags, kit=kit)
     return SubprocessBot(
         argv,
         name=name or Path(path).stem,
