@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import pytest
@@ -60,3 +61,37 @@ def test_keyframes_every_n_steps(drones: GameInfo) -> None:
     replay = run_match(drones, pair(drones, "pacifist", "pacifist"), config=config, seed=1).replay
     assert len(replay.steps) == 300
     assert [k["step"] for k in replay.keyframes] == [0, 100, 200, 300]
+
+
+def idle() -> Any:
+    return lambda obs: {}
+
+
+def long_match(game: GameInfo, on_step: Any = None) -> Any:
+    config = game.config(overrides={"rounds": 41, "turn_limit": 50})  # 2,050 steps
+    return run_match(game, [PythonBot(idle), PythonBot(idle)], config=config, seed=1, on_step=on_step)
+
+
+def test_long_matches_freeze_the_replay_for_the_collector_and_unfreeze_it(drones: GameInfo) -> None:
+    counts: dict[int, int] = {}
+
+    def watch(index: int, record: Any, engine: Any) -> None:
+        if index in (1999, 2001):
+            counts[index] = gc.get_freeze_count()
+
+    assert gc.get_freeze_count() == 0
+    run = long_match(drones, watch)
+    assert len(run.replay.steps) == 2050
+    assert counts[1999] == 0 and counts[2001] > 0
+    assert gc.get_freeze_count() == 0  # all unfrozen at the end
+
+
+def test_a_process_that_froze_itself_is_left_alone(drones: GameInfo) -> None:
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        assert before > 0
+        long_match(drones)
+        assert gc.get_freeze_count() <= before  # (frozen objects freed meanwhile count down)
+    finally:
+        gc.unfreeze()

@@ -154,20 +154,25 @@ class _GcPacer:
     again (benchmarks/overhead.py measured more time in the collector than in the rest of the loop).
     Every `every` steps the pacer collects what is new (frozen objects are not scanned, so that costs
     about one pass over the new objects, and no garbage is kept) and freezes the survivors; the match
-    unfreezes them when it ends. It stays off when the process already uses `gc.freeze` itself, and
-    while the collector is disabled.
+    unfreezes them when it ends. It stays off while the collector is disabled, and when the process
+    already uses `gc.freeze` itself (checked at the first freeze: `gc.get_freeze_count()` walks every
+    frozen object, far too slow to call for every match).
     """
 
     def __init__(self, every: int = 2000) -> None:
         self.every = every
-        self.active = gc.isenabled() and gc.get_freeze_count() == 0
+        self.active = gc.isenabled()
         self.froze = False
 
     def step(self, index: int) -> None:
-        if self.active and index % self.every == 0:
-            gc.collect()
-            gc.freeze()
-            self.froze = True
+        if not self.active or index % self.every:
+            return
+        if not self.froze and gc.get_freeze_count():
+            self.active = False  # someone else's freeze: unfreezing at the end would undo it
+            return
+        gc.collect()
+        gc.freeze()
+        self.froze = True
 
     def finish(self) -> None:
         if self.froze:
