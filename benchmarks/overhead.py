@@ -1,15 +1,16 @@
-"""Framework overhead per turn, and the cost of each preemption mechanism (DESIGN principles 4, 7).
+"""Framework overhead per turn, the cost of each preemption mechanism, and replay I/O (DESIGN 4, 7).
 
-1. Overhead per turn with trivial bots: in-process bots that reply a constant `{}`, on one long
-   match, through the real `run_match` (time limits armed, replay recorded). Two engines:
-   - a null engine defined here (constant requests, an empty record): everything measured is
-     framework: the runner, the in-process transport, the timer and the replay;
-   - GameOfDrones with `rounds` large: the engine alone is timed separately (driven with the same
-     replies, no runner) and subtracted.
-   Target: <= 50 us per turn.
-2. Preemption, cost per call of a trivial function: the interval timer (`setitimer`, main thread),
-   the watchdog thread (any other thread), and, for comparison, a round trip to a worker process
-   over a `multiprocessing` Pipe (what a process-isolated in-Python bot would cost).
+1. Overhead per turn with trivial bots (both reply a constant `{}`) through the real `run_match`
+   (time limits armed, replay recorded), best of three runs, for: a null engine defined here
+   (constant requests, empty records: everything measured is framework), one long GameOfDrones match
+   (800 rounds of 50 turns), and many default-config GameOfDrones matches (per-match costs included).
+   Each is also timed with the engine alone (driven with constant replies, no runner), which is
+   subtracted. Target: <= 50 us per turn.
+2. Preemption, cost per call of a trivial function over a bare call: the interval timer
+   (`setitimer`, main thread) disarmed after every call and with the lazy disarm the in-process bots
+   use, the watchdog thread (any other thread), and, for comparison, a round trip to a worker
+   process over a `multiprocessing` Pipe (what a process-isolated Python bot would cost).
+3. The long match's replay: `dumps`, `write_replay` (gzip) and `read_replay`.
 
     .venv/bin/python benchmarks/overhead.py
 """
@@ -17,11 +18,13 @@
 from __future__ import annotations
 
 import multiprocessing
+import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
 from botarena.bots import preempt
@@ -29,6 +32,7 @@ from botarena.bots.inprocess import PythonBot
 from botarena.core.game import Engine, GameInfo, MatchResult, Step
 from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.registry import get_game
+from botarena.core.replay import read_replay, write_replay
 from botarena.core.status import Status
 from botarena.runner import run_match
 
@@ -235,9 +239,40 @@ def preemption_costs() -> None:
     print("   * what PythonBot uses: the lazy timer in the main thread, the watchdog elsewhere")
 
 
+def replay_costs() -> None:
+    """Writing and reading the long match's replay (the runner records it, the store writes it)."""
+    drones = get_game("drones")
+    config = drones.config(overrides={"rounds": LONG_ROUNDS, "turn_limit": 50})
+    bots = [PythonBot(constant_bot, "constant"), PythonBot(constant_bot, "constant")]
+    replay = run_match(drones, bots, config=config, seed=1).replay
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "long.json.gz"
+        timings = {}
+        for label, action in [
+            ("dumps", replay.dumps),
+            ("write (gzip)", lambda: write_replay(replay, path)),
+            ("read (gunzip + parse)", lambda: read_replay(path)),
+        ]:
+            best = float("inf")
+            for _ in range(REPEATS):
+                started = time.perf_counter()
+                action()
+                best = min(best, time.perf_counter() - started)
+            timings[label] = best
+        size = len(replay.dumps())
+        packed = path.stat().st_size
+    steps = len(replay.steps)
+    print(
+        f"3. replay of one long match: {steps:,} steps, {size / 1e6:.1f} MB JSON, {packed / 1e6:.2f} MB gzip"
+    )
+    for label, seconds in timings.items():
+        print(f"   {label:<22}: {seconds * 1e3:8.1f} ms ({seconds / steps * 1e6:5.2f} us/step)")
+
+
 def main() -> None:
     overhead_per_turn()
     preemption_costs()
+    replay_costs()
 
 
 if __name__ == "__main__":
