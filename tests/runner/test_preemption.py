@@ -28,6 +28,7 @@ from .zoo import (
     ShortSleeper,
     Sleeper,
     SlowSetup,
+    Swallower,
     in_thread,
 )
 
@@ -69,6 +70,7 @@ def assert_bad_turn(run: MatchRun, status: str, reason: str) -> None:
 CASES = [
     pytest.param(Looper, "TIMEOUT", "deadline", id="loops-forever"),
     pytest.param(Catcher, "TIMEOUT", "deadline", id="catches-Exception"),
+    pytest.param(Swallower, "TIMEOUT", "deadline", id="swallows-one-BotTimeout"),
     pytest.param(Raiser, "CRASHED", "bot_error", id="raises"),
 ]
 
@@ -154,3 +156,31 @@ def test_someone_elses_alarm_handler_is_replaced() -> None:
 def test_no_timer_is_left_armed_after_a_match(drones: GameInfo) -> None:
     play(drones, Looper)
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_concurrent_matches_on_both_mechanisms(drones: GameInfo) -> None:
+    """Three worker threads (watchdog) and the main thread (timer) stop their own bots, each in its
+    own match, at the same time."""
+    runs: dict[str, MatchRun] = {}
+    errors: list[BaseException] = []
+
+    def worker(name: str, factory: Callable[[], Any]) -> None:
+        try:
+            runs[name] = play(drones, factory)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=worker, args=(f"t{i}", factory))
+        for i, factory in enumerate([Looper, Catcher, Raiser])
+    ]
+    for thread in threads:
+        thread.start()
+    main_run = play(drones, Catcher)
+    for thread in threads:
+        thread.join(30)
+    assert not errors and not any(t.is_alive() for t in threads)
+    assert_bad_turn(main_run, "TIMEOUT", "deadline")
+    assert_bad_turn(runs["t0"], "TIMEOUT", "deadline")
+    assert_bad_turn(runs["t1"], "TIMEOUT", "deadline")
+    assert_bad_turn(runs["t2"], "CRASHED", "bot_error")

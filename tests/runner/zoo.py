@@ -66,6 +66,21 @@ class Catcher:
         return build(obs)
 
 
+class Swallower:
+    """On turn 2 swallows the first interruption with a bare `except:`, then loops again."""
+
+    def act(self, obs: Payload) -> Payload:
+        if obs["turn"] == BAD_TURN:
+            try:
+                while True:
+                    pass
+            except BaseException:
+                pass
+            while True:
+                pass
+        return build(obs)
+
+
 class Raiser:
     """Raises on turn 2."""
 
