@@ -20,6 +20,31 @@ from botarena.games.drones.rules import DronesEngine
 GAME = get_game("drones")
 BOTH = ("seed", "bravolt2018")
 
+# Spec E6 (Zergy vs Hard Hitting Pacifist, rounds 1): PLAYER 1's turn-2 observation and the round record.
+E6_TURN_2_OBSERVATION: dict[str, Any] = {
+    "round": 1,
+    "rounds": 1,
+    "turn": 2,
+    "turnLimit": 10,
+    "defenderBonus": 1,
+    "producers": 1,
+    "soldiers": 1,
+    "roundWins": 0,
+    "roundLosses": 0,
+    "roundDraws": 0,
+    "previousRound": None,
+}
+E6_ROUND_RECORD: dict[str, Any] = {
+    "round": 1,
+    "turnLimit": 10,
+    "turnsPlayed": 2,
+    "trigger": "ATTACK",
+    "decidedBy": "ATTACK_WON",
+    "outcome": "PLAYER 1",
+    "player1": {"producers": 1, "soldiers": 2, "launchedAttack": True},
+    "player2": {"producers": 4, "soldiers": 0, "launchedAttack": False},
+}
+
 TIMEOUT = object()
 CRASH = object()  # a bot_error crash (an exception in the bot)
 DEAD = object()  # a dead process

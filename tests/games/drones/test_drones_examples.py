@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 from drones_testkit import (
     BOTH,
+    E6_ROUND_RECORD,
+    E6_TURN_2_OBSERVATION,
     GAME,
     TIMEOUT,
     Stub,
@@ -176,16 +178,7 @@ def test_e6_zergy_vs_pacifist(rules: str) -> None:
         {"newProducers": 0, "newSoldiers": 1, "launchAttack": True},
         {"newProducers": 2, "newSoldiers": 0, "launchAttack": False},
     ]
-    assert records[1]["roundResult"] == {
-        "round": 1,
-        "turnLimit": 10,
-        "turnsPlayed": 2,
-        "trigger": "ATTACK",
-        "decidedBy": "ATTACK_WON",
-        "outcome": "PLAYER 1",
-        "player1": {"producers": 1, "soldiers": 2, "launchedAttack": True},
-        "player2": {"producers": 4, "soldiers": 0, "launchedAttack": False},
-    }
+    assert records[1]["roundResult"] == E6_ROUND_RECORD
     assert original_result_json(run) == E6_ORIGINAL_JSON
     assert original_result_json(run.replay) == E6_ORIGINAL_JSON
     assert original_result_json(json.loads(run.replay.dumps())) == E6_ORIGINAL_JSON
@@ -194,19 +187,7 @@ def test_e6_zergy_vs_pacifist(rules: str) -> None:
 def test_e6_observation_of_zergy_on_turn_2() -> None:
     engine = new_engine(rounds=1)
     turn(engine, act(P=0, S=1), act(P=1))
-    assert engine.next_requests()[0].payload == {
-        "round": 1,
-        "rounds": 1,
-        "turn": 2,
-        "turnLimit": 10,
-        "defenderBonus": 1,
-        "producers": 1,
-        "soldiers": 1,
-        "roundWins": 0,
-        "roundLosses": 0,
-        "roundDraws": 0,
-        "previousRound": None,
-    }
+    assert engine.next_requests()[0].payload == E6_TURN_2_OBSERVATION
 
 
 @pytest.mark.parametrize("rules", BOTH)

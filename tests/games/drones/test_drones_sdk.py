@@ -8,7 +8,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from drones_testkit import GAME, config
+from drones_testkit import E6_TURN_2_OBSERVATION, GAME, config
 
 from botarena.bots.inprocess import PythonBot
 from botarena.games.drones.sdk import Action, Bot, MatchEnd, MatchStart, Observation, RoundResult, SideResult
@@ -17,19 +17,6 @@ from botarena.runner.verify import verify_replay
 
 MY_BOT = Path(__file__).resolve().parents[3] / "examples" / "drones" / "my_bot.py"
 
-E6_TURN_2 = {
-    "round": 1,
-    "rounds": 1,
-    "turn": 2,
-    "turnLimit": 10,
-    "defenderBonus": 1,
-    "producers": 1,
-    "soldiers": 1,
-    "roundWins": 0,
-    "roundLosses": 0,
-    "roundDraws": 0,
-    "previousRound": None,
-}
 ROUND = {
     "outcome": "WIN",
     "turnsPlayed": 2,
@@ -39,12 +26,12 @@ ROUND = {
 
 
 def test_observation_from_the_4_2_payload() -> None:
-    obs = Observation.from_payload(E6_TURN_2)
+    obs = Observation.from_payload(E6_TURN_2_OBSERVATION)
     assert (obs.round, obs.rounds, obs.turn, obs.turn_limit, obs.defender_bonus) == (1, 1, 2, 10, 1)
     assert (obs.producers, obs.soldiers, obs.capacity) == (1, 1, 1)
     assert (obs.round_wins, obs.round_losses, obs.round_draws) == (0, 0, 0)
     assert obs.previous_round is None and not obs.last_turn
-    obs = Observation.from_payload({**E6_TURN_2, "turn": 10, "previousRound": ROUND})
+    obs = Observation.from_payload({**E6_TURN_2_OBSERVATION, "turn": 10, "previousRound": ROUND})
     assert obs.last_turn
     assert obs.previous_round == RoundResult("WIN", 2, SideResult(1, 2, True), SideResult(4, 0, False))
     assert obs.previous_round.won and not obs.previous_round.lost
@@ -108,7 +95,7 @@ def test_bot_hooks_map_onto_setup_act_end() -> None:
     bot = Recorder()
     reply = bot.setup({"rules": "seed", "rounds": 2, "drawAllowed": True, "playerSeed": 5, "bot_seed": 5})
     assert reply == {"meta": {"name": "Recorder", "author": "tests"}}
-    base = {**E6_TURN_2, "rounds": 2, "turnLimit": 2}
+    base = {**E6_TURN_2_OBSERVATION, "rounds": 2, "turnLimit": 2}
     assert bot.act({**base, "turn": 1, "producers": 1, "soldiers": 0}) == Action(producers=1).to_payload()
     assert bot.act({**base, "turn": 2, "producers": 2, "soldiers": 0}) == Action(soldiers=2).to_payload()
     bot.act({**base, "round": 2, "turn": 1, "producers": 1, "soldiers": 0, "previousRound": ROUND})
@@ -146,8 +133,8 @@ def test_play_turn_may_return_a_dict_or_none() -> None:
 
     bot = Plain()
     bot.setup({"playerSeed": 1})
-    assert bot.act({**E6_TURN_2, "turn": 1}) == {"newSoldiers": 1}
-    assert bot.act({**E6_TURN_2, "turn": 2}) == {}
+    assert bot.act({**E6_TURN_2_OBSERVATION, "turn": 1}) == {"newSoldiers": 1}
+    assert bot.act({**E6_TURN_2_OBSERVATION, "turn": 2}) == {}
     assert bot.meta() == {"name": "Anonymous Player"}
 
 
