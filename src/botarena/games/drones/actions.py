@@ -78,6 +78,19 @@ def judge_seed(reply: Reply) -> tuple[Action | None, Verdict]:
     payload = reply.payload
     if type(payload) is not dict and not isinstance(payload, dict):
         return None, Verdict(reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="action must be an object")
+    # The common case, checked in one go: plain non-negative ints, a bool and no error text.
+    producers = payload.get("newProducers", 0)
+    soldiers = payload.get("newSoldiers", 0)
+    attack = payload.get("launchAttack", False)
+    if (
+        type(producers) is int
+        and type(soldiers) is int
+        and type(attack) is bool
+        and producers >= 0
+        and soldiers >= 0
+        and "error" not in payload
+    ):
+        return Action(producers, soldiers, attack), Verdict(reply.seat, Status.OK, None, [])
     if "error" in payload and not _has_action_key(payload):
         return None, _bot_error(reply.seat, payload)
     counts: list[int] = []
