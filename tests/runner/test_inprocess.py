@@ -44,8 +44,8 @@ def test_a_reused_reply_object_cannot_rewrite_the_replay(drones: GameInfo) -> No
 
 @pytest.mark.parametrize(
     "value",
-    [{1, 2}, {"newSoldiers": {1}}, {3: 1}, {"newSoldiers": 2**70}, object()],
-    ids=["set", "nested-set", "int-key", "huge-int", "object"],
+    [{1, 2}, {"newSoldiers": {1}}, object()],
+    ids=["set", "nested-set", "object"],
 )
 def test_a_reply_that_is_not_json_is_invalid(drones: GameInfo, value: Any) -> None:
     run = play(drones, lambda: lambda obs: value)
@@ -53,6 +53,16 @@ def test_a_reply_that_is_not_json_is_invalid(drones: GameInfo, value: Any) -> No
         assert step["verdicts"][0][:2] == ["INVALID", "bad_json"]
         assert step["replies"][0]["payload"] is None
         assert step["replies"][0]["warnings"][0]["code"] == "NOT_JSON"
+    run.replay.dumps()  # and the replay is still writable
+
+
+def test_what_only_the_standard_json_writer_takes_reads_as_a_wire_reply(drones: GameInfo) -> None:
+    # A Python bot speaking the protocol would write these with `json`; the subprocess transport reads
+    # the line with orjson: an int key becomes a string, an integer beyond 64 bits a float.
+    run = play(drones, lambda: lambda obs: {3: 1, "newSoldiers": 2**70})
+    for step in run.replay.steps:
+        assert step["replies"][0]["payload"] == {"3": 1, "newSoldiers": float(2**70)}
+        assert step["verdicts"][0][0] == "OK"  # 5.2: an integral number, clamped to capacity
     run.replay.dumps()  # and the replay is still writable
 
 

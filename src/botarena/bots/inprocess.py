@@ -10,15 +10,17 @@ match gets a fresh instance. The instance may be:
 `bot_error` for that exchange; the bot is still asked again next time.
 
 What a bot returns is taken as a wire bot's reply would be: it is copied through JSON at once
-(orjson; numpy scalars and arrays become numbers and lists), so a bot that later changes the object
-it returned cannot change the replay, and a value that is not JSON (a set, a non-string key, an
-integer beyond 64 bits) is `INVALID` with reason `bad_json`. Request payloads are handed over as the
+(orjson; numpy scalars and arrays become numbers and lists, NaN becomes null), so a bot that later
+changes the object it returned cannot change the replay. An integer beyond 64 bits reads as the float
+a subprocess bot's reply would give, and a value JSON cannot carry at all (a set, an object) is
+`INVALID` with reason `bad_json`. Request payloads are handed over as the
 engine built them, without a copy: an engine builds fresh payloads and never reads them back (the
 conformance suite checks it), and in-process bots are trusted code.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 import traceback
@@ -46,6 +48,13 @@ _CRASHED = Status.CRASHED
 _INVALID = Status.INVALID
 _DEADLINE = Reason.DEADLINE
 _BOT_ERROR = Reason.BOT_ERROR
+
+
+def _as_wire_reply(payload: Any) -> Any:
+    """What orjson cannot write but a wire bot could send (an integer beyond 64 bits) becomes what the
+    subprocess transport would read from that line: the standard library writes the text, orjson
+    parses it (so such an integer arrives as a float, exactly as from a subprocess bot)."""
+    return _loads(json.dumps(payload, allow_nan=False))
 
 
 def _empty_reply(payload: Any) -> dict[str, Any]:
@@ -131,8 +140,11 @@ class PythonBot(Bot):
         try:
             payload = _loads(_dumps(payload, option=_DUMPS_OPTIONS))
         except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
-            detail: Warning = {"code": "NOT_JSON", "detail": str(exc)[:500]}
-            return Reply(seat, _INVALID, None, Reason.BAD_JSON, elapsed, [detail])
+            try:
+                payload = _as_wire_reply(payload)
+            except (TypeError, ValueError):
+                detail: Warning = {"code": "NOT_JSON", "detail": str(exc)[:500]}
+                return Reply(seat, _INVALID, None, Reason.BAD_JSON, elapsed, [detail])
         return Reply(seat, _OK, payload, None, elapsed)
 
     def close(self) -> BotLog:
