@@ -16,7 +16,7 @@ from typing import Annotated, Any
 import typer
 from typer.exceptions import TyperException
 
-from botarena.core.config import ConfigError, parse_override
+from botarena.core.config import ConfigError, load_overrides, parse_override
 from botarena.core.registry import UnknownGameError, all_games, get_game
 from botarena.core.replay import ReplayError
 
@@ -70,6 +70,9 @@ def play_command(
         list[str] | None,
         typer.Option("--set", metavar="KEY=VALUE", help="Override a config key (repeatable)."),
     ] = None,
+    config_file: Annotated[
+        Path | None, typer.Option("--config", help="A JSON file of config overrides (before --set).")
+    ] = None,
     replay: Annotated[Path | None, typer.Option(help="Write the replay here (.json.gz).")] = None,
     original_json: Annotated[
         Path | None,
@@ -83,7 +86,8 @@ def play_command(
 
     game = get_game(game_id)
     game.check_players(len(bots))
-    overrides = dict(parse_override(item) for item in set_ or [])
+    overrides = load_overrides(config_file) if config_file is not None else {}
+    overrides.update(parse_override(item) for item in set_ or [])
     config = game.config(preset, overrides)
     if seed is None:
         seed = secrets.randbelow(2**32)

@@ -85,6 +85,38 @@ def test_bad_input_is_one_line_and_exit_code_2(
     assert "Traceback" not in err
 
 
+def test_config_file_overrides_then_set(tmp_path: Path) -> None:
+    from botarena.core.replay import read_replay
+
+    config = tmp_path / "match.json"
+    config.write_text('{"rounds": 3, "turn_limit": 4}')
+    replay = tmp_path / "r.json.gz"
+    argv = ["play", "drones", "zergy", "pacifist", "--config", str(config), "--set", "rounds=2"]
+    assert main([*argv, "--replay", str(replay)]) == 0
+    assert read_replay(replay).config["rounds"] == 2 and read_replay(replay).config["turn_limit"] == 4
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "cannot read config file"),
+        ("{rounds: 3", "not valid JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"rounds": 3.5}', "config key 'rounds'"),
+        ('{"round": 3}', "unknown config key 'round'"),
+    ],
+)
+def test_bad_config_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, message: str
+) -> None:
+    config = tmp_path / "match.json"
+    if content is not None:
+        config.write_text(content)
+    assert main(["play", "drones", "zergy", "pacifist", "--config", str(config)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
 def test_broken_replay_file_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for content in (b"not json", gzip.compress(b"{}"), b"\x1f\x8b broken gzip"):
         bad = tmp_path / "bad.json.gz"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
@@ -76,6 +77,23 @@ def config_to_dict(config: Any) -> dict[str, Any]:
 def config_schema(cls: type[Any]) -> dict[str, Any]:
     """The JSON schema of a config dataclass, for docs and editors."""
     return _adapter(cls).json_schema()  # type: ignore[no-any-return]
+
+
+def load_overrides(path: str | Path) -> dict[str, Any]:
+    """Config overrides from a JSON file holding one object (raises ConfigError in one line)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"cannot read config file {path}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"config file {path}: not valid JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"config file {path}: expected a JSON object of config keys")
+    return data
 
 
 def parse_override(text: str) -> tuple[str, Any]:
