@@ -1,0 +1,19 @@
+// E7, PLAYER 1: {S:1}, then {S:5, A} (clamped to 1).
+// A scripted 2018-style bot for the parity check (spec drones.md 11.5): the i-th action of every
+// round on turn i, then {} (no production, no attack).
+
+const SCRIPT = [{ newSoldiers: 1 }, { newSoldiers: 5, launchAttack: true }];
+
+export default function () {
+  let turn = 0;
+  return {
+    meta: { name: "e7-p1 (Parity Script)", author: "botarena" },
+    onRoundStart() {
+      turn = 0;
+    },
+    playTurn() {
+      turn += 1;
+      return turn <= SCRIPT.length ? { ...SCRIPT[turn - 1] } : {};
+    },
+  };
+}

@@ -1,0 +1,19 @@
+// E7, PLAYER 2: {P:1}, then {S:1}.
+// A scripted 2018-style bot for the parity check (spec drones.md 11.5): the i-th action of every
+// round on turn i, then {} (no production, no attack).
+
+const SCRIPT = [{ newProducers: 1 }, { newSoldiers: 1 }];
+
+export default function () {
+  let turn = 0;
+  return {
+    meta: { name: "e7-p2 (Parity Script)", author: "botarena" },
+    onRoundStart() {
+      turn = 0;
+    },
+    playTurn() {
+      turn += 1;
+      return turn <= SCRIPT.length ? { ...SCRIPT[turn - 1] } : {};
+    },
+  };
+}

@@ -1,0 +1,19 @@
+// E8 and E12, PLAYER 1: {P:1}, {P:2}, then {S:4, A}.
+// A scripted 2018-style bot for the parity check (spec drones.md 11.5): the i-th action of every
+// round on turn i, then {} (no production, no attack).
+
+const SCRIPT = [{ newProducers: 1 }, { newProducers: 2 }, { newSoldiers: 4, launchAttack: true }];
+
+export default function () {
+  let turn = 0;
+  return {
+    meta: { name: "e8-p1 (Parity Script)", author: "botarena" },
+    onRoundStart() {
+      turn = 0;
+    },
+    playTurn() {
+      turn += 1;
+      return turn <= SCRIPT.length ? { ...SCRIPT[turn - 1] } : {};
+    },
+  };
+}
