@@ -165,6 +165,10 @@ def run_platform(case: Case, rules: str = "bravolt2018") -> MatchRun:
         "rounds": case.rounds,
         "turn_limit": case.turns,
         "defender_bonus": case.defender_bonus,
+        # Parity is about the rules, not timing: the longest deadlines, so that a loaded machine
+        # running several matches at once never turns a slow reply into a TIMEOUT.
+        "turn_timeout_ms": 60000,
+        "setup_timeout_ms": 120000,
     }
     bots = [node_bot(case.bot1), node_bot(case.bot2)]
     return run_match(GAME, bots, config=GAME.config("default", overrides), seed=case.seed)
@@ -210,7 +214,11 @@ def check(case: Case) -> Outcome:
     text = original_result_json(platform)
     if text == reference.text:
         return Outcome(case, "passed", reference=reference, platform=platform)
-    return Outcome(case, "failed", first_difference(reference.text, text), reference, platform)
+    detail = first_difference(reference.text, text)
+    statuses = platform.replay.statuses
+    if any(set(seat) != {"OK"} for seat in statuses):
+        detail += f"\n  platform turn statuses (not all OK): {statuses}"
+    return Outcome(case, "failed", detail, reference, platform)
 
 
 def check_all(cases: list[Case]) -> list[Outcome]:
