@@ -15,6 +15,8 @@ import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
+import { mulberry32 } from "./mulberry32.mjs";
+
 // -- output hygiene ------------------------------------------------------------------------------
 // Keep a private handle to the real stdout for protocol lines, then send every other way of
 // printing to stderr before any bot code runs. (Writes to pipes are synchronous on Linux.)
@@ -27,17 +29,7 @@ stdout.write = writeLog;
 
 const ANONYMOUS = { name: "Anonymous Player" };
 
-// -- seeded Math.random (spec 7.4) -----------------------------------------------------------------
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return function random() {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+// -- seeded Math.random (spec 7.4): mulberry32.mjs -------------------------------------------------
 // -- helpers ---------------------------------------------------------------------------------------
 function describe(error) {
   // A bot may throw anything, including objects whose message or toString throws.

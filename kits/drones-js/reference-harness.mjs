@@ -23,6 +23,8 @@ import { Console } from "node:console";
 import { resolve, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
+import { mulberry32 } from "./mulberry32.mjs";
+
 // -- output hygiene: only the result goes to stdout ------------------------------------------------
 const stdout = process.stdout;
 const stderr = process.stderr;
@@ -48,15 +50,6 @@ function die(message) {
 }
 
 // -- seeded Math.random (spec 7.4), one generator per bot, dispatched to the current one -------------
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return function random() {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 // Outside any bot's code (the engine never draws with drawAllowed true; a bot's stray timer might)
 // the draws come from a generator of their own, so they never shift a bot's sequence.
