@@ -10,26 +10,18 @@
 // Needs Node.js 20.19 or newer: there a typeless `.js` file with `export` syntax (no package.json,
 // or one without "type") loads as an ES module through module-syntax detection, without any flag.
 
-import { Console } from "node:console";
 import { resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 
 import { mulberry32 } from "./mulberry32.mjs";
+import { claimStdout } from "./stdio.mjs";
 
-// -- output hygiene ------------------------------------------------------------------------------
-// Keep a private handle to the real stdout for protocol lines, then send every other way of
-// printing to stderr before any bot code runs. (Writes to pipes are synchronous on Linux.)
-const stdout = process.stdout;
-const stderr = process.stderr;
-const writeProtocol = stdout.write.bind(stdout);
-const writeLog = stderr.write.bind(stderr);
-globalThis.console = new Console({ stdout: stderr, stderr });
-stdout.write = writeLog;
+// -- output hygiene (stdio.mjs): protocol lines on the real stdout, everything else on stderr -------
+const { writeOut: writeProtocol, writeLog } = claimStdout();
 
 const ANONYMOUS = { name: "Anonymous Player" };
 
-// -- seeded Math.random (spec 7.4): mulberry32.mjs -------------------------------------------------
 // -- helpers ---------------------------------------------------------------------------------------
 function describe(error) {
   // A bot may throw anything, including objects whose message or toString throws.

@@ -19,19 +19,14 @@
 //
 // Needs Node.js 20.19 or newer (typeless ES module .js files, as for adapter.mjs).
 
-import { Console } from "node:console";
 import { resolve, join } from "node:path";
 import { pathToFileURL } from "node:url";
 
 import { mulberry32 } from "./mulberry32.mjs";
+import { claimStdout } from "./stdio.mjs";
 
-// -- output hygiene: only the result goes to stdout ------------------------------------------------
-const stdout = process.stdout;
-const stderr = process.stderr;
-const writeResult = stdout.write.bind(stdout);
-const writeLog = stderr.write.bind(stderr);
-globalThis.console = new Console({ stdout: stderr, stderr });
-stdout.write = writeLog;
+// -- output hygiene (stdio.mjs): only the result goes to stdout -------------------------------------
+const { writeOut: writeResult, writeLog } = claimStdout();
 
 const EXIT_OK = 0;
 const EXIT_ERROR = 2;

@@ -190,3 +190,18 @@ class Session:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.communicate()
+
+
+# Spec E16: Randomonium (playerSeed 1) in round 1 against the Pacifist, turn by turn: the state at the
+# start of each turn, the action (newProducers, newSoldiers, launchAttack), and the state after it.
+E16_START_STATES = [(1, 0), (2, 0), (3, 1), (3, 4), (3, 7), (5, 8), (7, 11)]
+E16_ACTIONS = [
+    (1, 0, False),
+    (1, 1, False),
+    (0, 3, False),
+    (0, 3, False),
+    (2, 1, False),
+    (2, 3, False),
+    (2, 5, True),
+]
+E16_END_STATES = [*E16_START_STATES[1:], (9, 16)]

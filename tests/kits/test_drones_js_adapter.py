@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 from drones_js_helpers import (
+    E16_ACTIONS,
+    E16_START_STATES,
     ROUND_RESULT,
     Piped,
     Session,
@@ -224,20 +226,13 @@ export default () => { made += 1; return { meta: { made, r: Math.random() } }; }
 
 def test_e16_randomonium_player_seed_1_at_the_adapter() -> None:
     """E16's first round, turn by turn, from the start states of the spec's table."""
-    states = [(1, 0), (2, 0), (3, 1), (3, 4), (3, 7), (5, 8), (7, 11)]
     requests: list[Any] = [start(1, seed=1)]
-    requests += [turn(i + 2, turn=i + 1, producers=p, soldiers=s) for i, (p, s) in enumerate(states)]
+    requests += [
+        turn(i + 2, turn=i + 1, producers=p, soldiers=s) for i, (p, s) in enumerate(E16_START_STATES)
+    ]
     out = pipe(kit_bot("randomonium.js"), requests)
     actions = [(a["newProducers"], a["newSoldiers"], a["launchAttack"]) for a in out.payloads[1:]]
-    assert actions == [
-        (1, 0, False),
-        (1, 1, False),
-        (0, 3, False),
-        (0, 3, False),
-        (2, 1, False),
-        (2, 3, False),
-        (2, 5, True),
-    ]
+    assert actions == E16_ACTIONS
 
 
 # -- normalisation (spec 7.3), one adapter process per rule set --------------------------------------

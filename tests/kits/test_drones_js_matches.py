@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from drones_js_helpers import kit_bot, needs_node, write_bot
+from drones_js_helpers import E16_ACTIONS, E16_END_STATES, kit_bot, needs_node, write_bot
 
 from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
@@ -93,19 +93,10 @@ def test_e16_seeded_randomonium_through_the_adapter(monkeypatch: pytest.MonkeyPa
     pacifist = js("pacifist.js") if rules == "bravolt2018" else PythonBot(Pacifist)
     run = play([js("randomonium.js"), pacifist], rules=rules, rounds=3, turn_limit=10)
     first_round = [r["players"][0] for r in turn_records(run)[:7]]
-    assert [(p["applied"]["newProducers"], p["applied"]["newSoldiers"], p["applied"]["launchAttack"])
-            for p in first_round] == [
-        (1, 0, False),
-        (1, 1, False),
-        (0, 3, False),
-        (0, 3, False),
-        (2, 1, False),
-        (2, 3, False),
-        (2, 5, True),
-    ]  # fmt: skip
-    assert [(p["producers"], p["soldiers"]) for p in first_round] == [
-        (2, 0), (3, 1), (3, 4), (3, 7), (5, 8), (7, 11), (9, 16),
-    ]  # fmt: skip
+    applied = [(p["applied"]["newProducers"], p["applied"]["newSoldiers"], p["applied"]["launchAttack"])
+               for p in first_round]  # fmt: skip
+    assert applied == E16_ACTIONS
+    assert [(p["producers"], p["soldiers"]) for p in first_round] == E16_END_STATES
     assert all(p["status"] == "OK" and not p["warnings"] for p in first_round)
     rounds = round_results(run)
     assert [(r["outcome"], r["turnsPlayed"]) for r in rounds] == [
