@@ -95,3 +95,17 @@ def test_a_process_that_froze_itself_is_left_alone(drones: GameInfo) -> None:
         assert gc.get_freeze_count() <= before  # (frozen objects freed meanwhile count down)
     finally:
         gc.unfreeze()
+
+
+def test_on_begin_sees_the_header_before_the_first_step(drones: GameInfo) -> None:
+    seen: list[tuple[str, int]] = []
+
+    def begin(replay: Any) -> None:
+        assert replay.start["replies"] and [k["step"] for k in replay.keyframes] == [0]
+        seen.append(("begin", len(replay.steps)))
+
+    run = run_match(
+        drones, pair(drones), seed=4, on_begin=begin, on_step=lambda i, r, e: seen.append(("step", i))
+    )
+    assert seen[0] == ("begin", 0)
+    assert seen[1:] == [("step", i) for i in range(1, len(run.replay.steps) + 1)]

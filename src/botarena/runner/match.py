@@ -33,6 +33,7 @@ from botarena.core.rng import check_seed
 from botarena.core.status import Reason, Status
 
 StepObserver = Callable[[int, dict[str, Any], Engine], None]
+BeginObserver = Callable[[Replay], None]
 
 _CRASHED = Status.CRASHED
 _TIMEOUT = Status.TIMEOUT
@@ -214,10 +215,14 @@ def run_match(
     preset: str = "default",
     match_id: str | None = None,
     on_step: StepObserver | None = None,
+    on_begin: BeginObserver | None = None,
 ) -> MatchRun:
     """Play one match of `game` between `bots` (seat i is bots[i]) and return its result and replay.
 
     `config` defaults to the game's `preset`. Bots are opened here and always closed, whatever happens.
+    Observers (for live viewing): `on_begin(replay)` once the start exchange and the first keyframe
+    are recorded, then `on_step(index, record, engine)` after step `index` (1-based) is appended to
+    `replay.steps`. They run on the match's thread, outside any bot's time.
     """
     game.check_players(len(bots))
     check_seed(seed)
@@ -245,6 +250,9 @@ def run_match(
         verdicts = engine.apply_start(replies)
         replay.start = _exchange_json(replies, verdicts)
         _tally(statuses, verdicts)
+        replay.keyframes.append({"step": 0, "state": engine.keyframe()})
+        if on_begin is not None:
+            on_begin(replay)
         _play(engine, exchange, replay, statuses, game.keyframe_every, on_step, pacer)
         replies = exchange.run(engine.end_requests())
         verdicts = engine.apply_end(replies)
@@ -273,7 +281,6 @@ def _play(
 ) -> None:
     steps = replay.steps
     keyframes = replay.keyframes
-    keyframes.append({"step": 0, "state": engine.keyframe()})
     next_requests, apply, run = engine.next_requests, engine.apply, exchange.run
     reply_json = _reply_json
     append = steps.append
