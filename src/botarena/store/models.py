@@ -1,0 +1,199 @@
+"""The schema, as SQLAlchemy 2 typed declarative models.
+
+Every change here needs a migration in `migrations/versions/` (tests/store/test_migrations.py
+compares the two on SQLite and PostgreSQL). Constraint names come from the naming convention, so a
+migration names them the same way on every database.
+
+Results live in `match_players` (one row per seat) so that per-bot questions ("every match of this
+bot version") are plain SQL; `MatchRow` reassembles the per-seat lists.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    Dialect,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """A timezone-aware UTC datetime on every database (SQLite keeps no zone: it stores UTC
+    and the zone is put back on the way out)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store (use an aware UTC datetime)")
+        value = value.astimezone(UTC)
+        return value.replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {
+        datetime: UTCDateTime(),
+        dict[str, Any]: JSON,
+        list[Any]: JSON,
+    }
+
+
+class Bot(Base):
+    """A bot by name within a game; its code lives in its versions."""
+
+    __tablename__ = "bots"
+    __table_args__ = (UniqueConstraint("game", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game: Mapped[str] = mapped_column(String(64))
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    versions: Mapped[list[BotVersion]] = relationship(back_populates="bot", order_by="BotVersion.version")
+
+
+class BotVersion(Base):
+    """One (spec, digest) of a bot. `digest` is "" when none was given: a NULL would make the unique
+    constraint let duplicates through."""
+
+    __tablename__ = "bot_versions"
+    __table_args__ = (UniqueConstraint("bot_id", "version"), UniqueConstraint("bot_id", "spec", "digest"))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id", ondelete="CASCADE"))
+    version: Mapped[int] = mapped_column(Integer)
+    spec: Mapped[str] = mapped_column(Text)
+    digest: Mapped[str] = mapped_column(String(128))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    bot: Mapped[Bot] = relationship(back_populates="versions")
+
+
+class Tournament(Base):
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), index=True)
+    game: Mapped[str] = mapped_column(String(64), index=True)
+    format: Mapped[str] = mapped_column(String(64))
+    preset: Mapped[str | None] = mapped_column(String(64))
+    config: Mapped[dict[str, Any]]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    options: Mapped[dict[str, Any]]
+    status: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    finished_at: Mapped[datetime | None]
+
+    entrants: Mapped[list[TournamentEntrant]] = relationship(
+        back_populates="tournament", order_by="TournamentEntrant.position"
+    )
+
+
+class TournamentEntrant(Base):
+    __tablename__ = "tournament_entrants"
+    __table_args__ = (UniqueConstraint("tournament_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    position: Mapped[int] = mapped_column(Integer)  # registration order
+    name: Mapped[str] = mapped_column(String(200))
+    bot_version_id: Mapped[int] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+
+    tournament: Mapped[Tournament] = relationship(back_populates="entrants")
+    bot_version: Mapped[BotVersion] = relationship()
+
+
+class Match(Base):
+    """A scheduled match; `key` is its stable name in the tournament, which makes adding and
+    recording idempotent."""
+
+    __tablename__ = "matches"
+    __table_args__ = (
+        UniqueConstraint("tournament_id", "key"),
+        Index("ix_matches_tournament_id_status", "tournament_id", "status"),
+        Index("ix_matches_tournament_id_round_key", "tournament_id", "round", "key"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(100))
+    round: Mapped[int] = mapped_column(Integer)
+    seats: Mapped[list[Any]]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(16))
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    error: Mapped[str | None] = mapped_column(Text)
+    replay_hash: Mapped[str | None] = mapped_column(String(64))
+    steps: Mapped[int | None] = mapped_column(Integer)
+    duration_s: Mapped[float | None] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    started_at: Mapped[datetime | None]
+    finished_at: Mapped[datetime | None]
+
+    players: Mapped[list[MatchPlayer]] = relationship(order_by="MatchPlayer.seat")
+
+
+class MatchPlayer(Base):
+    """One seat's result in a finished match."""
+
+    __tablename__ = "match_players"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"), index=True)
+    rank: Mapped[int] = mapped_column(Integer)
+    score: Mapped[float] = mapped_column(Float)
+    statuses: Mapped[dict[str, Any]]  # {"OK": n, "TIMEOUT": m, ...}
+    time_used_ms: Mapped[float] = mapped_column(Float)
+
+
+class Rating(Base):
+    """A tournament's latest ratings, replaced as a whole by each save."""
+
+    __tablename__ = "ratings"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    name: Mapped[str] = mapped_column(String(200), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    played: Mapped[int] = mapped_column(Integer)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)

@@ -1,0 +1,583 @@
+"""The store: bots, tournaments, matches, results and ratings in SQL; replays as files by content hash.
+
+One `Store` is shared by a coordinator thread that writes and server threads that read; every method
+runs in its own short transaction (sessions never leak out). Writes that must happen exactly once
+(`record_result`) lock the match row and check its status inside the transaction, so a second call,
+from this process or another, changes nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from sqlalchemy import Engine, delete, func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.orm import Session, selectinload, sessionmaker
+
+from botarena.store import engine as eng
+from botarena.store.models import (
+    Bot,
+    BotVersion,
+    Match,
+    MatchPlayer,
+    Rating,
+    Tournament,
+    TournamentEntrant,
+    utcnow,
+)
+from botarena.store.replays import ReplayFiles
+from botarena.store.rows import (
+    MATCH_STATUSES,
+    TOURNAMENT_STATUSES,
+    BotVersionRow,
+    EntrantRow,
+    MatchRow,
+    RatingRow,
+    StoreError,
+    TournamentRow,
+)
+
+MAX_ERROR_CHARS = 4000  # a failure's message is for people; a traceback's tail is enough
+_CHUNK = 500  # rows per INSERT batch
+
+
+class MatchSpecLike(Protocol):
+    @property
+    def key(self) -> str: ...
+    @property
+    def round(self) -> int: ...
+    @property
+    def seats(self) -> Sequence[str]: ...
+    @property
+    def seed(self) -> int: ...
+
+
+class RatingLike(Protocol):
+    @property
+    def name(self) -> str: ...
+    @property
+    def mu(self) -> float: ...
+    @property
+    def sigma(self) -> float: ...
+    @property
+    def ordinal(self) -> float: ...
+    @property
+    def played(self) -> int: ...
+
+
+class Store:
+    """Persistence for tournaments. Open with `Store.open(url)`; thread-safe."""
+
+    def __init__(self, engine: Engine, url: str, replay_dir: Path) -> None:
+        self._engine = engine
+        self.url = url  # normalized, password included (another process can open the same store)
+        self.dialect: str = engine.dialect.name
+        self.replays = ReplayFiles(replay_dir)
+        self._read = sessionmaker(engine, expire_on_commit=False)
+        self._write = sessionmaker(engine.execution_options(**{eng.WRITE: True}), expire_on_commit=False)
+
+    # ------------------------------------------------------------------------------ lifecycle
+
+    @classmethod
+    def open(
+        cls, url: str | None = None, *, replay_dir: str | Path | None = None, migrate: bool = True
+    ) -> Store:
+        """Open (and by default create or upgrade) the store at `url`, default `sqlite:///./var/botarena.db`.
+
+        Replays go to `replay_dir`, by default `replays/` next to a SQLite file, else `./var/replays`.
+        Raises StoreError with a one-line reason for a bad URL, an unreachable server or an
+        unwritable path.
+        """
+        parsed = eng.normalize_url(url or eng.DEFAULT_URL)
+        engine = eng.make_engine(parsed)
+        try:
+            with (
+                eng.translated(f"cannot open {parsed.render_as_string(hide_password=True)}"),
+                engine.connect(),
+            ):
+                pass
+            if migrate:
+                eng.migrate(engine)
+            else:
+                eng.check_schema(engine)
+            replays = Path(replay_dir) if replay_dir is not None else _default_replay_dir(parsed)
+            try:
+                replays.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise StoreError(
+                    f"cannot create the replay directory {replays}: {error.strerror or error}"
+                ) from None
+        except BaseException:
+            engine.dispose()
+            raise
+        return cls(engine, parsed.render_as_string(hide_password=False), replays)
+
+    @property
+    def display_url(self) -> str:
+        """The URL with its password hidden, for messages and pages."""
+        return make_url(self.url).render_as_string(hide_password=True)
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Store({self.display_url!r})"
+
+    @contextlib.contextmanager
+    def _reading(self, what: str) -> Iterator[Session]:
+        with eng.translated(what), self._read() as session:
+            yield session
+
+    @contextlib.contextmanager
+    def _writing(self, what: str) -> Iterator[Session]:
+        """A write transaction (BEGIN IMMEDIATE on SQLite), committed when the block ends."""
+        with eng.translated(what), self._write.begin() as session:
+            yield session
+
+    # ----------------------------------------------------------------------------------- bots
+
+    def register_bot(self, game: str, name: str, spec: str, digest: str | None = None) -> BotVersionRow:
+        """The version of bot (game, name) with this spec and digest, created if new (versions count
+        1, 2, ... per bot)."""
+        stored_digest = digest or ""
+        # Two PostgreSQL writers may race to create the same bot or version: the loser's insert
+        # violates a unique constraint, and its retry finds the winner's row.
+        for attempt in range(3):
+            try:
+                with self._writing(f"cannot register bot {name!r}") as session:
+                    bot = session.scalar(select(Bot).where(Bot.game == game, Bot.name == name))
+                    if bot is None:
+                        bot = Bot(game=game, name=name, created_at=utcnow())
+                        session.add(bot)
+                        session.flush()
+                    version = session.scalar(
+                        select(BotVersion).where(
+                            BotVersion.bot_id == bot.id,
+                            BotVersion.spec == spec,
+                            BotVersion.digest == stored_digest,
+                        )
+                    )
+                    if version is None:
+                        latest = session.scalar(
+                            select(func.max(BotVersion.version)).where(BotVersion.bot_id == bot.id)
+                        )
+                        version = BotVersion(
+                            bot_id=bot.id,
+                            version=(latest or 0) + 1,
+                            spec=spec,
+                            digest=stored_digest,
+                            created_at=utcnow(),
+                        )
+                        session.add(version)
+                        session.flush()
+                    return _bot_version_row(version, bot)
+            except StoreError:
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    # ---------------------------------------------------------------------------- tournaments
+
+    def create_tournament(
+        self,
+        *,
+        name: str,
+        game: str,
+        format: str,
+        preset: str | None,
+        config: Mapping[str, Any],
+        seed: int,
+        options: Mapping[str, Any],
+        entrants: Sequence[tuple[str, int]],
+    ) -> TournamentRow:
+        """A new tournament in status "created"; `entrants` are (name, bot_version_id) in order."""
+        names = [entrant for entrant, _ in entrants]
+        duplicates = sorted({n for n in names if names.count(n) > 1})
+        if duplicates:
+            raise StoreError(f"tournament {name!r}: entrant {duplicates[0]!r} is listed twice")
+        with self._writing(f"cannot create tournament {name!r}") as session:
+            versions = set(
+                session.scalars(
+                    select(BotVersion.id).where(BotVersion.id.in_([v for _, v in entrants]))
+                ).all()
+            )
+            missing = [v for _, v in entrants if v not in versions]
+            if missing:
+                raise StoreError(f"tournament {name!r}: no bot version {missing[0]}")
+            tournament = Tournament(
+                name=name,
+                game=game,
+                format=format,
+                preset=preset,
+                config=dict(config),
+                seed=int(seed),
+                options=dict(options),
+                status="created",
+                created_at=utcnow(),
+            )
+            session.add(tournament)
+            session.flush()
+            session.add_all(
+                TournamentEntrant(tournament_id=tournament.id, position=i, name=n, bot_version_id=v)
+                for i, (n, v) in enumerate(entrants)
+            )
+            tournament_id = tournament.id
+        row = self.get_tournament(tournament_id)
+        assert row is not None
+        return row
+
+    def _tournaments(self) -> Any:
+        return select(Tournament).options(
+            selectinload(Tournament.entrants).selectinload(TournamentEntrant.bot_version)
+        )
+
+    def get_tournament(self, tournament_id: int) -> TournamentRow | None:
+        with self._reading("cannot read tournaments") as session:
+            found = session.scalar(self._tournaments().where(Tournament.id == tournament_id))
+            return None if found is None else _tournament_row(found)
+
+    def find_tournament(self, name: str) -> TournamentRow | None:
+        """The newest tournament called `name`, or None."""
+        with self._reading("cannot read tournaments") as session:
+            query = self._tournaments().where(Tournament.name == name)
+            found = session.scalar(query.order_by(Tournament.id.desc()).limit(1))
+            return None if found is None else _tournament_row(found)
+
+    def list_tournaments(self, game: str | None = None) -> list[TournamentRow]:
+        """All tournaments (of `game`), newest first."""
+        with self._reading("cannot read tournaments") as session:
+            query = self._tournaments().order_by(Tournament.id.desc())
+            if game is not None:
+                query = query.where(Tournament.game == game)
+            return [_tournament_row(t) for t in session.scalars(query)]
+
+    def set_tournament_status(self, tournament_id: int, status: str) -> None:
+        """Set the status; "finished" and "failed" stamp `finished_at`, the others clear it."""
+        if status not in TOURNAMENT_STATUSES:
+            raise StoreError(
+                f"unknown tournament status {status!r} (one of {', '.join(TOURNAMENT_STATUSES)})"
+            )
+        finished_at = utcnow() if status in ("finished", "failed") else None
+        with self._writing(f"cannot update tournament {tournament_id}") as session:
+            result = session.execute(
+                update(Tournament)
+                .where(Tournament.id == tournament_id)
+                .values(status=status, finished_at=finished_at)
+            )
+            if _rowcount(result) == 0:
+                raise StoreError(f"no tournament {tournament_id}")
+
+    # -------------------------------------------------------------------------------- matches
+
+    def add_matches(self, tournament_id: int, specs: Iterable[MatchSpecLike]) -> int:
+        """Schedule matches; keys already in the tournament are left untouched. Returns how many
+        were inserted."""
+        rows: dict[str, dict[str, Any]] = {}
+        now = utcnow()
+        for spec in specs:
+            if spec.key not in rows:  # the first of a repeated key wins, as an earlier call's would
+                rows[spec.key] = {
+                    "tournament_id": tournament_id,
+                    "key": spec.key,
+                    "round": int(spec.round),
+                    "seats": [str(s) for s in spec.seats],
+                    "seed": int(spec.seed),
+                    "status": "scheduled",
+                    "attempts": 0,
+                    "created_at": now,
+                }
+        if not rows:
+            return 0
+        values = list(rows.values())
+        inserted = 0
+        with self._writing(f"cannot add matches to tournament {tournament_id}") as session:
+            if session.get(Tournament, tournament_id) is None:
+                raise StoreError(f"no tournament {tournament_id}")
+            # INSERT .. ON CONFLICT DO NOTHING RETURNING: only the new rows come back, which counts
+            # them exactly even when another process adds the same keys at the same moment.
+            dialect_insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+            statement = (
+                dialect_insert(Match)
+                .on_conflict_do_nothing(index_elements=["tournament_id", "key"])
+                .returning(Match.id)
+            )
+            connection = session.connection()
+            for start in range(0, len(values), _CHUNK):
+                inserted += len(connection.execute(statement, values[start : start + _CHUNK]).all())
+        return inserted
+
+    def list_matches(
+        self,
+        tournament_id: int | None = None,
+        *,
+        status: str | Iterable[str] | None = None,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[MatchRow]:
+        """Matches (of a tournament, with a status or one of several), ordered by (tournament, round,
+        key)."""
+        query = select(Match).options(selectinload(Match.players))
+        if tournament_id is not None:
+            query = query.where(Match.tournament_id == tournament_id)
+        if status is not None:
+            wanted = [status] if isinstance(status, str) else list(status)
+            query = query.where(Match.status.in_(wanted))
+        query = query.order_by(Match.tournament_id, Match.round, Match.key).offset(offset)
+        if limit is not None:
+            query = query.limit(limit)
+        with self._reading("cannot read matches") as session:
+            return [_match_row(m) for m in session.scalars(query)]
+
+    def count_matches(self, tournament_id: int) -> dict[str, int]:
+        """Matches by status, every status present (0 when none)."""
+        counts: dict[str, int] = dict.fromkeys(MATCH_STATUSES, 0)
+        query = (
+            select(Match.status, func.count())
+            .where(Match.tournament_id == tournament_id)
+            .group_by(Match.status)
+        )
+        with self._reading("cannot count matches") as session:
+            for status, count in session.execute(query):
+                counts[status] = count
+        return counts
+
+    def get_match(self, match_id: int) -> MatchRow | None:
+        with self._reading("cannot read matches") as session:
+            found = session.scalar(
+                select(Match).options(selectinload(Match.players)).where(Match.id == match_id)
+            )
+            return None if found is None else _match_row(found)
+
+    def find_match(self, tournament_id: int, key: str) -> MatchRow | None:
+        with self._reading("cannot read matches") as session:
+            found = session.scalar(
+                select(Match)
+                .options(selectinload(Match.players))
+                .where(Match.tournament_id == tournament_id, Match.key == key)
+            )
+            return None if found is None else _match_row(found)
+
+    def mark_running(self, tournament_id: int, key: str) -> None:
+        """Status running, one more attempt, started now. A finished match is left alone."""
+        with self._writing(f"cannot update match {key!r}") as session:
+            result = session.execute(
+                update(Match)
+                .where(Match.tournament_id == tournament_id, Match.key == key, Match.status != "finished")
+                .values(status="running", attempts=Match.attempts + 1, started_at=utcnow())
+            )
+            if _rowcount(result) == 0:
+                self._require_match(session, tournament_id, key)
+
+    def record_result(
+        self,
+        tournament_id: int,
+        key: str,
+        *,
+        ranks: Sequence[int],
+        scores: Sequence[float],
+        statuses: Sequence[Mapping[str, int]],
+        time_used_ms: Sequence[float],
+        steps: int,
+        duration_s: float,
+        replay_gz: bytes,
+    ) -> bool:
+        """Record a finished match exactly once: True if this call recorded it, False (and nothing
+        changed) if it was already finished.
+
+        The replay file is written first (by content hash: a crash after it leaves at most an
+        unreferenced file), then one transaction marks the match finished and writes its players.
+        """
+        current = self.find_match(tournament_id, key)
+        if current is None:
+            raise StoreError(f"no match {key!r} in tournament {tournament_id}")
+        if current.status == "finished":  # the cheap answer; the transaction below decides for real
+            return False
+        seats = current.seats
+        for label, values in (
+            ("ranks", ranks),
+            ("scores", scores),
+            ("statuses", statuses),
+            ("time_used_ms", time_used_ms),
+        ):
+            if len(values) != len(seats):
+                raise StoreError(f"match {key!r}: {len(values)} {label} for {len(seats)} seats")
+        digest = self.replays.write(replay_gz)
+        with self._writing(f"cannot record match {key!r}") as session:
+            # FOR UPDATE: a concurrent PostgreSQL caller waits here, then sees "finished" below.
+            # (SQLite has no row locks: BEGIN IMMEDIATE already made this the only writer.)
+            match = session.scalar(
+                select(Match).where(Match.tournament_id == tournament_id, Match.key == key).with_for_update()
+            )
+            if match is None or match.status == "finished":
+                return False
+            entrants = select(TournamentEntrant.name, TournamentEntrant.bot_version_id).where(
+                TournamentEntrant.tournament_id == tournament_id
+            )
+            versions = {name: version for name, version in session.execute(entrants).tuples()}
+            match.status = "finished"
+            match.error = None
+            match.replay_hash = digest
+            match.steps = int(steps)
+            match.duration_s = float(duration_s)
+            match.finished_at = utcnow()
+            session.execute(
+                insert(MatchPlayer),
+                [
+                    {
+                        "match_id": match.id,
+                        "seat": seat,
+                        "name": name,
+                        "bot_version_id": versions.get(name),
+                        "rank": int(ranks[seat]),
+                        "score": float(scores[seat]),
+                        "statuses": {str(k): int(v) for k, v in statuses[seat].items()},
+                        "time_used_ms": float(time_used_ms[seat]),
+                    }
+                    for seat, name in enumerate(match.seats)
+                ],
+            )
+        return True
+
+    def record_failure(self, tournament_id: int, key: str, error: str) -> None:
+        """Status failed with the reason, unless the match already finished (a result is never lost)."""
+        with self._writing(f"cannot update match {key!r}") as session:
+            result = session.execute(
+                update(Match)
+                .where(Match.tournament_id == tournament_id, Match.key == key, Match.status != "finished")
+                .values(status="failed", error=error[:MAX_ERROR_CHARS], finished_at=utcnow())
+            )
+            if _rowcount(result) == 0:
+                self._require_match(session, tournament_id, key)
+
+    def reset_running(self, tournament_id: int) -> int:
+        """Matches left running by a dead process go back to scheduled; returns how many."""
+        with self._writing(f"cannot update tournament {tournament_id}") as session:
+            result = session.execute(
+                update(Match)
+                .where(Match.tournament_id == tournament_id, Match.status == "running")
+                .values(status="scheduled")
+            )
+            return _rowcount(result)
+
+    @staticmethod
+    def _require_match(session: Session, tournament_id: int, key: str) -> None:
+        found = session.scalar(select(Match.id).where(Match.tournament_id == tournament_id, Match.key == key))
+        if found is None:
+            raise StoreError(f"no match {key!r} in tournament {tournament_id}")
+
+    # -------------------------------------------------------------------------------- ratings
+
+    def save_ratings(self, tournament_id: int, ratings: Iterable[RatingLike]) -> None:
+        """Replace the tournament's ratings with these."""
+        now = utcnow()
+        rows = {
+            r.name: {
+                "tournament_id": tournament_id,
+                "name": r.name,
+                "mu": float(r.mu),
+                "sigma": float(r.sigma),
+                "ordinal": float(r.ordinal),
+                "played": int(r.played),
+                "updated_at": now,
+            }
+            for r in ratings
+        }
+        with self._writing(f"cannot save ratings of tournament {tournament_id}") as session:
+            if session.get(Tournament, tournament_id) is None:
+                raise StoreError(f"no tournament {tournament_id}")
+            session.execute(delete(Rating).where(Rating.tournament_id == tournament_id))
+            if rows:
+                session.execute(insert(Rating), list(rows.values()))
+
+    def ratings(self, tournament_id: int) -> list[RatingRow]:
+        """The saved ratings, best ordinal first (ties by name)."""
+        query = (
+            select(Rating)
+            .where(Rating.tournament_id == tournament_id)
+            .order_by(Rating.ordinal.desc(), Rating.name)
+        )
+        with self._reading("cannot read ratings") as session:
+            return [RatingRow(r.name, r.mu, r.sigma, r.ordinal, r.played) for r in session.scalars(query)]
+
+    # -------------------------------------------------------------------------------- replays
+
+    def replay_path(self, digest: str) -> Path:
+        """The file of the replay with this hash (MatchRow.replay_hash)."""
+        return self.replays.path(digest)
+
+
+def _default_replay_dir(url: URL) -> Path:
+    path = eng.sqlite_file(url)
+    return path.parent / "replays" if path is not None else Path("var") / "replays"
+
+
+def _rowcount(result: Any) -> int:
+    return int(result.rowcount)
+
+
+def _bot_version_row(version: BotVersion, bot: Bot) -> BotVersionRow:
+    return BotVersionRow(
+        id=version.id,
+        bot_id=bot.id,
+        game=bot.game,
+        name=bot.name,
+        version=version.version,
+        spec=version.spec,
+        digest=version.digest or None,
+        created_at=version.created_at,
+    )
+
+
+def _tournament_row(t: Tournament) -> TournamentRow:
+    return TournamentRow(
+        id=t.id,
+        name=t.name,
+        game=t.game,
+        format=t.format,
+        preset=t.preset,
+        config=t.config,
+        seed=t.seed,
+        options=t.options,
+        status=t.status,  # type: ignore[arg-type]
+        created_at=t.created_at,
+        finished_at=t.finished_at,
+        entrants=[
+            EntrantRow(e.name, e.bot_version_id, e.bot_version.spec, e.bot_version.version)
+            for e in t.entrants
+        ],
+    )
+
+
+def _match_row(m: Match) -> MatchRow:
+    players = m.players if m.status == "finished" and m.players else None
+    return MatchRow(
+        id=m.id,
+        tournament_id=m.tournament_id,
+        key=m.key,
+        round=m.round,
+        seats=list(m.seats),
+        seed=m.seed,
+        status=m.status,  # type: ignore[arg-type]
+        attempts=m.attempts,
+        error=m.error,
+        replay_hash=m.replay_hash,
+        ranks=None if players is None else [p.rank for p in players],
+        scores=None if players is None else [p.score for p in players],
+        statuses=None if players is None else [p.statuses for p in players],
+        time_used_ms=None if players is None else [p.time_used_ms for p in players],
+        steps=m.steps,
+        duration_s=m.duration_s,
+        created_at=m.created_at,
+        started_at=m.started_at,
+        finished_at=m.finished_at,
+    )
