@@ -423,7 +423,7 @@ class Store:
             entrants = select(TournamentEntrant.name, TournamentEntrant.bot_version_id).where(
                 TournamentEntrant.tournament_id == tournament_id
             )
-            versions = {name: version for name, version in session.execute(entrants).tuples()}
+            versions = {name: version for name, version in session.execute(entrants)}
             match.status = "finished"
             match.error = None
             match.replay_hash = digest
