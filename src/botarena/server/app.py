@@ -1,0 +1,554 @@
+"""The organizer's server: tournaments, leaderboards, matches, replays and live matches over HTTP.
+
+    app = create_app(store, hub)          # a FastAPI app (the web pages are mounted last, at /)
+    serve(store, hub=hub, on_ready=...)    # run it with uvicorn until interrupted
+
+JSON API (errors are `{"detail": "<one line>"}` with a 4xx status, never a traceback):
+
+    GET /api/health                              status, version, store dialect, live matches
+    GET /api/games                               the registered games
+    GET /api/tournaments[?game=]                 newest first, with match counts by status
+    GET /api/tournaments/{id}                    the tournament and its leaderboard (ratings, pair
+                                                 matrix, drones-2018 standings)
+    GET /api/tournaments/{id}/matches[?status=&limit=&offset=]
+    GET /api/matches/{id}                        one match and its result
+    GET /api/matches/{id}/replay                 the replay file (gzip, Content-Encoding: gzip)
+    GET /api/live                                the live (and just finished) matches
+    GET /api/live/{key}/events                   one live match as server-sent events: header,
+                                                 steps..., end (a `: ping` comment while idle)
+
+The store is synchronous: its endpoints are plain `def`s, which FastAPI runs in its thread pool, so
+the event loop (and every SSE stream) never waits on the database.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from botarena import __version__
+from botarena.server.live import PING, LiveHub
+from botarena.server.viewer import (
+    PIP_HINT,
+    ServerDependencyError,
+    _require,
+    bind_socket,
+    mount_web,
+    replay_response,
+    viewer_url,
+)
+
+try:  # the server extra; FastAPI resolves the endpoints' annotations in this module's namespace
+    from fastapi import FastAPI, HTTPException, Path, Query, Request
+    from fastapi.exceptions import RequestValidationError
+    from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+    from starlette.exceptions import HTTPException as StarletteHTTPException
+except ImportError as exc:  # pragma: no cover - exercised only without the extra
+    raise ServerDependencyError(
+        f"the server needs {exc.name}, which is not installed; run: {PIP_HINT}"
+    ) from None
+
+if TYPE_CHECKING:
+    from botarena.store import MatchRow, Store, TournamentRow
+
+log = logging.getLogger(__name__)
+
+ARENA_PAGE = "/arena.html"
+MATCH_STATUSES = ("scheduled", "running", "finished", "failed")
+MAX_LIMIT = 1000
+MAX_ID = 2**63 - 1  # the largest id a database integer column holds
+
+
+def live_key(tournament_id: int, key: str) -> str:
+    """The live-event key of a tournament's match (as the tournament service publishes it)."""
+    return f"t{tournament_id}/{key}"
+
+
+def live_events_url(key: str) -> str:
+    return f"/api/live/{key}/events"
+
+
+def match_replay_url(match_id: int) -> str:
+    return f"/api/matches/{match_id}/replay"
+
+
+def tournament_leaderboard(store: Store, tournament_id: int) -> dict[str, Any]:
+    """{"tournament": {...}, "leaderboard": {...}} from the tournament service (the same code the
+    `botarena leaderboard` command uses). Raises LookupError for an unknown tournament."""
+    from botarena.tournament.service import tournament_leaderboard as board
+
+    return board(store, tournament_id)
+
+
+TournamentId = Annotated[int, Path(ge=1, le=MAX_ID, description="tournament id")]
+MatchId = Annotated[int, Path(ge=1, le=MAX_ID, description="match id")]
+
+# ------------------------------------------------------------------------------------ response models
+
+
+class Health(BaseModel):
+    status: str
+    version: str
+    store: str = Field(description="the store's database dialect: sqlite or postgresql")
+    live: int = Field(description="live (and just finished) matches the server holds")
+
+
+class GameOut(BaseModel):
+    id: str
+    title: str
+    min_players: int
+    max_players: int
+    presets: list[str]
+    starter_bots: list[str]
+
+
+class EntrantOut(BaseModel):
+    name: str
+    spec: str
+    version: int
+
+
+class MatchCounts(BaseModel):
+    scheduled: int = 0
+    running: int = 0
+    finished: int = 0
+    failed: int = 0
+    total: int = 0
+
+
+class TournamentOut(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+    id: int
+    name: str
+    game: str
+    format: str
+    preset: str | None
+    seed: int
+    status: str = Field(description="created, running, finished or failed")
+    options: dict[str, Any]
+    config: dict[str, Any]
+    created_at: datetime | None
+    finished_at: datetime | None
+    entrants: list[EntrantOut]
+    matches: MatchCounts
+
+
+class TournamentDetail(BaseModel):
+    tournament: TournamentOut
+    leaderboard: dict[str, Any] = Field(
+        description='{"rows": [{rank, name, mu, sigma, ordinal, played, wins, draws, losses, points}], '
+        '"pairs": {"names": [...], "cells": [[{wins, draws, losses, played, score, ci}|null]]}, '
+        '"standings": [...] (drones-2018 only)}'
+    )
+
+
+class MatchOut(BaseModel):
+    id: int
+    tournament_id: int
+    key: str
+    round: int
+    seats: list[str]
+    seed: int
+    status: str = Field(description="scheduled, running, finished or failed")
+    attempts: int
+    error: str | None
+    ranks: list[int] | None
+    scores: list[float] | None
+    statuses: list[dict[str, int]] | None
+    time_used_ms: list[float] | None
+    steps: int | None
+    duration_s: float | None
+    created_at: datetime | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    replay_url: str | None = Field(description="the stored replay, once the match is finished")
+    live_key: str | None = Field(description="the live-event key while the server streams the match")
+    live_url: str | None
+
+
+class MatchPage(BaseModel):
+    total: int = Field(description="matches with this status (all statuses when none is given)")
+    offset: int
+    limit: int
+    matches: list[MatchOut]
+
+
+class MatchDetail(MatchOut):
+    tournament_name: str | None
+    game: str | None
+
+
+class LiveMatchOut(BaseModel):
+    key: str
+    tournament_id: int | None
+    match: str
+    game: str
+    players: list[str]
+    steps: int
+    finished: bool
+    match_id: int | None
+    result: dict[str, Any] | None
+    started_at: float
+    updated_at: float
+    events_url: str
+    replay_url: str | None
+
+
+# ------------------------------------------------------------------------------------ conversions
+
+
+def _counts(counts: Mapping[str, int] | None) -> MatchCounts:
+    counts = dict(counts or {})
+    values = {status: int(counts.get(status, 0)) for status in MATCH_STATUSES}
+    return MatchCounts(**values, total=sum(values.values()))
+
+
+def tournament_out(row: TournamentRow, counts: Mapping[str, int] | None) -> TournamentOut:
+    return TournamentOut(
+        id=row.id,
+        name=row.name,
+        game=row.game,
+        format=row.format,
+        preset=row.preset,
+        seed=row.seed,
+        status=row.status,
+        options=dict(row.options or {}),
+        config=dict(row.config or {}),
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+        entrants=[EntrantOut(name=e.name, spec=e.spec, version=e.version) for e in row.entrants],
+        matches=_counts(counts),
+    )
+
+
+def match_out(row: MatchRow, hub: LiveHub | None) -> dict[str, Any]:
+    key = live_key(row.tournament_id, row.key)
+    streaming = hub is not None and row.status == "running" and key in hub
+    return {
+        "id": row.id,
+        "tournament_id": row.tournament_id,
+        "key": row.key,
+        "round": row.round,
+        "seats": list(row.seats),
+        "seed": row.seed,
+        "status": row.status,
+        "attempts": row.attempts,
+        "error": row.error,
+        "ranks": row.ranks,
+        "scores": row.scores,
+        "statuses": row.statuses,
+        "time_used_ms": row.time_used_ms,
+        "steps": row.steps,
+        "duration_s": row.duration_s,
+        "created_at": row.created_at,
+        "started_at": row.started_at,
+        "finished_at": row.finished_at,
+        "replay_url": match_replay_url(row.id) if row.replay_hash else None,
+        "live_key": key if streaming else None,
+        "live_url": live_events_url(key) if streaming else None,
+    }
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+def _validation_message(errors: Any) -> str:
+    """FastAPI's validation errors as one line: `query limit: Input should be ...; path id: ...`."""
+    parts = []
+    for error in errors:
+        where = " ".join(str(p) for p in error.get("loc", ()))
+        parts.append(f"{where}: {error.get('msg', 'invalid')}" if where else str(error.get("msg")))
+    return "; ".join(parts) or "invalid request"
+
+
+# ------------------------------------------------------------------------------------ the app
+
+
+def create_app(
+    store: Store,
+    hub: LiveHub | None = None,
+    *,
+    on_startup: Callable[[], None] | None = None,
+    on_shutdown: Callable[[], None] | None = None,
+    heartbeat_s: float = 15.0,
+) -> FastAPI:
+    """The organizer's FastAPI app over `store`, streaming live matches from `hub` (a new, empty one
+    if None: pass the hub whose `publish` the tournaments are given, or nothing is live).
+
+    `on_startup()` and `on_shutdown()` run in the app's lifespan (they must not block: start a thread
+    for long work). `heartbeat_s` is the idle time after which an SSE stream sends a comment.
+    """
+    live = hub if hub is not None else LiveHub()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if on_startup is not None:
+            on_startup()
+        try:
+            yield
+        finally:
+            live.close()
+            if on_shutdown is not None:
+                on_shutdown()
+
+    app = FastAPI(
+        title="botarena",
+        version=__version__,
+        summary="Tournaments, leaderboards, replays and live matches of the botarena games.",
+        lifespan=lifespan,
+        redoc_url=None,
+    )
+    app.state.store = store
+    app.state.hub = live
+
+    # ------------------------------------------------------------------ errors: one line, no traceback
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return JSONResponse({"detail": _validation_message(exc.errors())}, status_code=422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+        detail = exc.detail if isinstance(exc.detail, str) else _one_line(Exception(exc.detail))
+        return JSONResponse({"detail": detail}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, exc: Exception) -> JSONResponse:
+        from botarena.store import StoreError
+
+        if isinstance(exc, StoreError):
+            log.warning("store error on %s: %s", request.url.path, exc)
+            return JSONResponse({"detail": f"store unavailable: {_one_line(exc)}"}, status_code=503)
+        log.error("error on %s", request.url.path, exc_info=exc)
+        return JSONResponse(
+            {"detail": f"internal error: {type(exc).__name__}: {_one_line(exc)}"}, status_code=500
+        )
+
+    def _tournament(tournament_id: int) -> TournamentRow:
+        row = store.get_tournament(tournament_id)
+        if row is None:
+            raise HTTPException(404, f"no tournament {tournament_id}")
+        return row
+
+    def _match(match_id: int) -> MatchRow:
+        row = store.get_match(match_id)
+        if row is None:
+            raise HTTPException(404, f"no match {match_id}")
+        return row
+
+    # ------------------------------------------------------------------ routes
+
+    @app.get("/", include_in_schema=False)
+    def root() -> RedirectResponse:
+        return RedirectResponse(ARENA_PAGE, status_code=307)
+
+    @app.get("/api/health", response_model=Health)
+    def health() -> Health:
+        return Health(status="ok", version=__version__, store=str(store.dialect), live=len(live))
+
+    @app.get("/api/games", response_model=list[GameOut])
+    def games() -> list[GameOut]:
+        from botarena.core.registry import all_games
+
+        return [
+            GameOut(
+                id=g.id,
+                title=g.title,
+                min_players=g.min_players,
+                max_players=g.max_players,
+                presets=list(g.presets),
+                starter_bots=sorted(g.starter_bots),
+            )
+            for g in all_games()
+        ]
+
+    @app.get("/api/tournaments", response_model=list[TournamentOut])
+    def tournaments(
+        game: Annotated[str | None, Query(max_length=64, description="only this game's")] = None,
+    ) -> list[TournamentOut]:
+        rows = store.list_tournaments(game or None)
+        return [tournament_out(row, store.count_matches(row.id)) for row in rows]
+
+    @app.get("/api/tournaments/{tournament_id}", response_model=TournamentDetail)
+    def tournament(tournament_id: TournamentId) -> TournamentDetail:
+        row = _tournament(tournament_id)
+        try:
+            data = tournament_leaderboard(store, tournament_id)
+        except LookupError:
+            raise HTTPException(404, f"no tournament {tournament_id}") from None
+        except ImportError as exc:
+            raise HTTPException(503, f"leaderboards are not available: {_one_line(exc)}") from None
+        counts = (data.get("tournament") or {}).get("matches") or store.count_matches(tournament_id)
+        return TournamentDetail(tournament=tournament_out(row, counts), leaderboard=data["leaderboard"])
+
+    @app.get("/api/tournaments/{tournament_id}/matches", response_model=MatchPage)
+    def tournament_matches(
+        tournament_id: TournamentId,
+        status: Annotated[str | None, Query(description="scheduled, running, finished or failed")] = None,
+        limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 200,
+        offset: Annotated[int, Query(ge=0, le=MAX_ID)] = 0,
+    ) -> dict[str, Any]:
+        if status is not None and status not in MATCH_STATUSES:
+            raise HTTPException(
+                422, f"unknown status {status[:40]!r} (expected one of {', '.join(MATCH_STATUSES)})"
+            )
+        _tournament(tournament_id)
+        counts = _counts(store.count_matches(tournament_id))
+        total = counts.total if status is None else getattr(counts, status)
+        rows = store.list_matches(tournament_id, status=status, limit=limit, offset=offset)
+        return {
+            "total": total,
+            "offset": offset,
+            "limit": limit,
+            "matches": [match_out(row, live) for row in rows],
+        }
+
+    @app.get("/api/matches/{match_id}", response_model=MatchDetail)
+    def match(match_id: MatchId) -> dict[str, Any]:
+        row = _match(match_id)
+        parent = store.get_tournament(row.tournament_id)
+        return {
+            **match_out(row, live),
+            "tournament_name": parent.name if parent else None,
+            "game": parent.game if parent else None,
+        }
+
+    @app.get(
+        "/api/matches/{match_id}/replay",
+        response_class=Response,
+        responses={200: {"content": {"application/json": {}}, "description": "the replay (gzip-encoded)"}},
+    )
+    def match_replay(match_id: MatchId) -> Response:
+        row = _match(match_id)
+        if not row.replay_hash:
+            raise HTTPException(404, f"match {match_id} has no replay yet (it is {row.status})")
+        try:
+            path = store.replay_path(row.replay_hash)
+        except (ValueError, OSError) as exc:
+            raise HTTPException(404, f"replay of match {match_id} not found: {_one_line(exc)}") from None
+        return replay_response(path)
+
+    @app.get("/api/live", response_model=list[LiveMatchOut])
+    def live_matches() -> list[dict[str, Any]]:
+        return [
+            {
+                **m.to_json(),
+                "events_url": live_events_url(m.key),
+                "replay_url": match_replay_url(m.match_id) if m.match_id is not None else None,
+            }
+            for m in live.live_matches()
+        ]
+
+    @app.get(
+        "/api/live/{key:path}/events",
+        response_class=StreamingResponse,
+        responses={200: {"content": {"text/event-stream": {}}, "description": "header, steps..., end"}},
+    )
+    async def live_events(key: str, request: Request) -> StreamingResponse:
+        events = live.subscribe(key, heartbeat_s=heartbeat_s)
+        if events is None:
+            raise HTTPException(
+                404, f"no live match {key[:80]!r} (finished ones stay listed at /api/live for a while)"
+            )
+
+        async def stream() -> AsyncIterator[bytes]:
+            yield b"retry: 2000\n\n"  # the browser's reconnect delay if the stream breaks
+            try:
+                async for event in events:
+                    if event.event == PING:
+                        if await request.is_disconnected():
+                            return
+                        yield b": ping\n\n"
+                    else:
+                        yield b"event: %s\ndata: %s\n\n" % (event.event.encode(), event.data)
+            finally:
+                await events.aclose()  # type: ignore[attr-defined]
+
+        return StreamingResponse(
+            stream(),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    mount_web(app)  # last: a mount at / shadows every route added after it
+    return app
+
+
+# ------------------------------------------------------------------------------------ running it
+
+
+def arena_url(host: str, port: int) -> str:
+    base = viewer_url(host, port).split("/?", 1)[0]
+    return base + ARENA_PAGE
+
+
+def serve(
+    store: Store,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    hub: LiveHub | None = None,
+    on_ready: Callable[[str], None] | None = None,
+    stop: threading.Event | None = None,
+    log_level: str = "warning",
+    stop_timeout_s: float = 10.0,
+) -> None:
+    """Serve the arena over `store` until interrupted (Ctrl-C, SIGTERM) or `stop` is set.
+
+    `on_ready(url)` is called once, in a thread of its own, as soon as the server accepts
+    connections (`url` is the arena page); it may block, e.g. run a tournament with
+    `live=hub.publish, stop=stop`. When the server stops, `stop` is set, the hub's streams end, and
+    the `on_ready` thread is given `stop_timeout_s` seconds to finish.
+
+    Raises OSError (one line) if the port cannot be bound and ServerDependencyError without the
+    `server` extra.
+    """
+    uvicorn = _require("uvicorn")
+    live = hub if hub is not None else LiveHub()
+    stopping = stop if stop is not None else threading.Event()
+    sock = bind_socket(host, port)
+    url = arena_url(host, sock.getsockname()[1])
+    app = create_app(store, live)
+    threads: list[threading.Thread] = []
+
+    class _Server(uvicorn.Server):  # type: ignore[misc,name-defined]
+        async def startup(self, sockets: Any = None) -> None:
+            await super().startup(sockets=sockets)
+            if self.should_exit:  # the startup failed
+                return
+            if on_ready is not None:
+                thread = threading.Thread(target=on_ready, args=(url,), name="botarena-on-ready", daemon=True)
+                threads.append(thread)
+                thread.start()
+
+        async def on_tick(self, counter: int) -> bool:  # every 0.1 s: also watch the caller's stop
+            if stopping.is_set():
+                self.should_exit = True
+            return bool(await super().on_tick(counter))
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            stopping.set()
+            live.close()  # end the SSE streams first, or the server waits for them to close
+            await super().shutdown(sockets=sockets)
+
+    config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=5)
+    server = _Server(config)
+    try:
+        server.run(sockets=[sock])
+    except KeyboardInterrupt:  # uvicorn re-raises the Ctrl-C it handled gracefully
+        pass
+    finally:
+        stopping.set()
+        live.close()
+        sock.close()
+        for thread in threads:
+            thread.join(stop_timeout_s)
