@@ -1,0 +1,27 @@
+"""Domains (`domains`): the painting game of DarkJaslo/Domains for 2-4 players. Rules: spec domains.md."""
+
+from __future__ import annotations
+
+from botarena.core.game import GameInfo
+from botarena.games.domains.bots import STARTERS
+from botarena.games.domains.bots.testing import RandomLegal
+from botarena.games.domains.config import GAME_ID, PRESETS, RULES_VERSION, DomainsConfig
+from botarena.games.domains.engine import DomainsEngine
+
+GAME = GameInfo(
+    id=GAME_ID,
+    rules_version=RULES_VERSION,
+    title="Domains",
+    min_players=2,
+    max_players=4,
+    config_class=DomainsConfig,
+    presets=PRESETS,
+    new_engine=DomainsEngine,
+    starter_bots=STARTERS,
+    random_bot=RandomLegal,
+    keyframe_every=50,
+    extras={
+        "conformance_overrides": {"number_of_rounds": 60, "board_height": 20, "board_width": 20},
+        "cpp_kit": "domains-cpp",
+    },
+)

@@ -1,0 +1,108 @@
+"""What each player sees (spec section 4): the whole state, as plain JSON-able data.
+
+Not shown: internal counters, trail-start records, the match seed, the random state, other bots'
+seeds (section 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botarena.core.config import config_to_dict
+from botarena.games.domains.config import DomainsConfig
+from botarena.games.domains.state import State
+
+
+def units_json(state: State) -> list[dict[str, Any]]:
+    W = state.W
+    return [
+        {
+            "id": u,
+            "player": owner,
+            "x": state.unit_pos[u] // W,
+            "y": state.unit_pos[u] % W,
+            "upgraded": state.unit_upgraded[u],
+            "energy": state.unit_energy[u],
+        }
+        for u, owner in enumerate(state.unit_owner)
+        if owner >= 0
+    ]
+
+
+def bubbles_json(state: State) -> list[dict[str, Any]]:
+    W = state.W
+    return [
+        {
+            "id": b,
+            "player": colour,
+            "x": state.bubble_pos[b] // W,
+            "y": state.bubble_pos[b] % W,
+            "rounds_to_pop": state.bubble_rtp[b],
+        }
+        for b, colour in enumerate(state.bubble_colour)
+        if colour >= 0
+    ]
+
+
+def bonuses_json(state: State) -> list[dict[str, Any]]:
+    W = state.W
+    return [{"id": k, "x": pos // W, "y": pos % W} for k, pos in enumerate(state.bonus_pos) if pos >= 0]
+
+
+class ObservationBuilder:
+    """Builds the turn payloads of a round: the shared parts once, a fresh object per player."""
+
+    def __init__(self, config: DomainsConfig) -> None:
+        self.config = config
+        self.config_json = config_to_dict(config)
+
+    def observations(self, state: State) -> list[dict[str, Any]]:
+        """Section 4: one observation per player, for the round about to be played."""
+        H, W = state.H, state.W
+        boards = {
+            "painter": state.painter.reshape(H, W),
+            "drawer": state.drawer.reshape(H, W),
+            "drawer_unit": state.drawer_unit.reshape(H, W),
+            "ability": state.ability.reshape(H, W),
+        }
+        result = []
+        for me in range(state.n):
+            obs: dict[str, Any] = {
+                "round": state.round,
+                "me": me,
+                "num_players": state.n,
+                "rows": H,
+                "cols": W,
+                "points": list(state.points),
+            }
+            for key, array in boards.items():
+                obs[key] = array.tolist()  # fresh lists every time: payloads are never read back
+            obs["units"] = units_json(state)
+            obs["bubbles"] = bubbles_json(state)
+            obs["bonuses"] = bonuses_json(state)
+            obs["unit_table_size"] = self.config.unit_table_size
+            obs["bubble_table_size"] = self.config.bubble_table_size
+            obs["config"] = dict(self.config_json)
+            result.append(obs)
+        return result
+
+
+def start_payload(config: DomainsConfig, me: int, names: list[str], bot_seed: int) -> dict[str, Any]:
+    """7.1: the `start` request payload."""
+    return {
+        "me": me,
+        "num_players": config.num_players,
+        "names": list(names),
+        "config": config_to_dict(config),
+        "bot_seed": bot_seed,
+    }
+
+
+def competition_ranks(points: list[int]) -> list[int]:
+    """Section 6: by points descending; equal points share a rank (1, 1, 3)."""
+    return [1 + sum(1 for other in points if other > mine) for mine in points]
+
+
+def end_payload(points: list[int]) -> dict[str, Any]:
+    """7.1: the `end` request payload."""
+    return {"points": list(points), "ranks": competition_ranks(points)}
