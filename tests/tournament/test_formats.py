@@ -5,8 +5,9 @@ from __future__ import annotations
 import itertools
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
+import networkx as nx  # type: ignore[import-untyped]
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,10 +19,15 @@ from botarena.tournament.formats import (
     Format,
     FormatError,
     MatchSpec,
+    SingleElimination,
+    Swiss,
+    bracket_order,
     make_format,
+    match_quality,
     match_seed,
     pick_groups,
 )
+from botarena.tournament.ratings import MODEL
 from botarena.tournament.roundrobin import circle_schedule
 
 NAMES = [f"e{i:02d}" for i in range(40)]
@@ -40,22 +46,54 @@ def finish(
     )
 
 
+Result = Callable[[MatchSpec], Sequence[int] | None]
+
+
+def seat_order(spec: MatchSpec) -> list[int]:
+    """Seat 0 wins, seat 1 comes second, ..."""
+    return list(range(1, len(spec.seats) + 1))
+
+
+def random_results(seed: int, failures: bool = True) -> Result:
+    """Ranks drawn from the match key: the same match always gets the same result."""
+
+    def result(spec: MatchSpec) -> Sequence[int] | None:
+        rng = random.Random(f"{seed}/{spec.key}")
+        if failures and rng.random() < 0.1:
+            return None
+        return [rng.randint(1, len(spec.seats)) for _ in spec.seats]
+
+    return result
+
+
 def run_all(
-    fmt: Format, result: object = None, limit: int = 10_000
+    fmt: Format, result: Result = seat_order, shuffle: int | None = None, limit: int = 10_000
 ) -> tuple[list[MatchSpec], dict[str, FinishedMatch]]:
-    """Drive `fmt` to the end; each match's ranks come from `result(spec)` (default: seat order wins)."""
+    """Drive `fmt` to the end, finishing every scheduled match at once with `result(spec)`.
+
+    With `shuffle`, the format sees `scheduled` and `finished` in a random order at every step.
+    """
     scheduled: list[MatchSpec] = []
     finished: dict[str, FinishedMatch] = {}
-    for _ in range(limit):
-        if fmt.done(scheduled, finished):
+    rng = random.Random(shuffle)
+
+    def view() -> tuple[list[MatchSpec], dict[str, FinishedMatch]]:
+        if shuffle is None:
             return scheduled, finished
-        new = fmt.schedule(scheduled, finished)
+        return rng.sample(scheduled, len(scheduled)), shuffled(finished, rng.randrange(2**32))
+
+    for _ in range(limit):
+        if fmt.done(*view()):
+            assert fmt.schedule(*view()) == []
+            return scheduled, finished
+        new = fmt.schedule(*view())
         pending = [spec for spec in scheduled if spec.key not in finished]
         assert new or pending, "not done, yet nothing scheduled and nothing running"
+        known = {spec.key for spec in scheduled}
+        assert all(spec.key not in known for spec in new)
         scheduled.extend(new)
         for spec in [*pending, *new]:
-            ranks = result(spec) if callable(result) else list(range(1, len(spec.seats) + 1))
-            finished[spec.key] = finish(spec, ranks)
+            finished[spec.key] = finish(spec, result(spec))
     raise AssertionError("the format never finished")
 
 
@@ -292,3 +330,266 @@ def test_same_inputs_same_schedule(name: str) -> None:
     assert run_all(a) == run_all(b)
     c = make_format(name, NAMES[:7], seed=12, players=2, options={})
     assert [s.seed for s in run_all(a)[0]] != [s.seed for s in run_all(c)[0]]
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.sampled_from(sorted(FORMATS)), st.integers(2, 9), st.integers(0, 2**32), st.integers(0, 1000))
+def test_results_arrival_order_never_changes_the_schedule(name: str, n: int, seed: int, results: int) -> None:
+    def build() -> Format:
+        return make_format(name, NAMES[:n], seed=seed, players=2, options={})
+
+    plain = run_all(build(), random_results(results))
+    assert run_all(build(), random_results(results), shuffle=results) == plain
+
+
+# --- swiss -------------------------------------------------------------------------------------------
+
+
+def swiss_rounds(matches: Sequence[MatchSpec]) -> dict[int, list[MatchSpec]]:
+    rounds: dict[int, list[MatchSpec]] = {}
+    for spec in matches:
+        rounds.setdefault(spec.round, []).append(spec)
+    return rounds
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 12), st.integers(1, 12), st.integers(0, 2**32), st.integers(0, 1000))
+def test_swiss_no_rematch_where_avoidable(n: int, rounds: int, seed: int, results: int) -> None:
+    fmt = make_format("swiss", NAMES[:n], seed=seed, players=2, options={"rounds": rounds})
+    matches, _ = run_all(fmt, random_results(results))
+    by_round = swiss_rounds(matches)
+    assert sorted(by_round) == list(range(1, rounds + 1))
+    met: set[frozenset[str]] = set()
+    byes: Counter[str] = Counter()
+    for number in sorted(by_round):
+        pairs = [frozenset(spec.seats) for spec in by_round[number]]
+        playing = sorted(name for pair in pairs for name in pair)
+        assert len(pairs) == n // 2 and len(playing) == len(set(playing)) == 2 * (n // 2)
+        byes.update(set(NAMES[:n]) - set(playing))
+        if any(pair in met for pair in pairs):
+            fresh = nx.Graph()
+            fresh.add_nodes_from(playing)
+            fresh.add_edges_from(
+                tuple(p) for p in itertools.combinations(playing, 2) if frozenset(p) not in met
+            )
+            assert 2 * len(nx.max_weight_matching(fresh, maxcardinality=True)) < len(playing)
+        met.update(pairs)
+    assert max(byes.values(), default=0) - min(byes[name] for name in NAMES[:n]) <= 1
+    if rounds < n:
+        assert max(byes.values(), default=0) <= 1
+
+
+def test_swiss_pairs_by_score_and_gives_the_bye_to_the_lowest_ranked() -> None:
+    fmt = make_format("swiss", NAMES[:5], seed=7, players=2, options={"rounds": 3})
+    assert isinstance(fmt, Swiss)
+    first = fmt.schedule([], {})
+    assert len(first) == 2 and fmt.schedule(first, {}) == []  # round 2 waits for round 1
+    ranking = fmt.standings([], {})
+    bye = (set(NAMES[:5]) - {name for spec in first for name in spec.seats}).pop()
+    assert bye == ranking[-1]  # everyone on 0 points: the seed-derived order decides
+    finished = {spec.key: finish(spec, [1, 2]) for spec in first}
+    assert not fmt.done(first, finished)
+    second = fmt.schedule(first, finished)
+    points = fmt.points(first, finished)
+    assert sorted(points.values()) == [0.0, 0.0, 1.0, 1.0, 1.0]  # two winners and the bye
+    winners = {name for name, value in points.items() if value == 1.0}
+    pairs = [set(spec.seats) for spec in second]
+    assert sum(1 for pair in pairs if pair <= winners) == 1  # two of the three leaders meet
+    second_bye = (set(NAMES[:5]) - {name for pair in pairs for name in pair}).pop()
+    assert second_bye != bye and points[second_bye] == 0.0  # the lowest-ranked without a bye
+
+
+def test_swiss_failed_match_scores_nothing_but_counts_as_met() -> None:
+    fmt = make_format("swiss", ["a", "b", "c", "d"], seed=1, players=2, options={"rounds": 3})
+    assert isinstance(fmt, Swiss)
+    first = fmt.schedule([], {})
+    finished = {first[0].key: finish(first[0], None), first[1].key: finish(first[1], [1, 1])}
+    assert set(fmt.points(first, finished).values()) == {0.0, 0.5}
+    second = fmt.schedule(first, finished)
+    assert not {frozenset(s.seats) for s in second} & {frozenset(s.seats) for s in first}
+
+
+def test_swiss_seats_alternate() -> None:
+    fmt = make_format("swiss", NAMES[:8], seed=3, players=2, options={"rounds": 7})
+    matches, _ = run_all(fmt, random_results(5, failures=False))
+    balance: Counter[str] = Counter()
+    for spec in matches:
+        balance[spec.seats[0]] += 1
+        balance[spec.seats[1]] -= 1
+    assert all(abs(value) <= 3 for value in balance.values())
+    assert len({frozenset(s.seats) for s in matches}) == len(matches) == 28  # a full round robin
+
+
+def test_swiss_default_rounds_and_errors() -> None:
+    assert make_format("swiss", NAMES[:9], seed=0, players=2, options={}).planned_matches == 4 * 4
+    with pytest.raises(FormatError, match="'swiss' is for 2-player"):
+        make_format("swiss", NAMES[:9], seed=0, players=3, options={})
+    with pytest.raises(FormatError, match="'rounds' must be an integer"):
+        make_format("swiss", NAMES[:9], seed=0, players=2, options={"rounds": 0})
+
+
+# --- single elimination ------------------------------------------------------------------------------
+
+
+def test_bracket_order_is_the_standard_seeding() -> None:
+    assert bracket_order(2) == [1, 2]
+    assert bracket_order(8) == [1, 8, 4, 5, 2, 7, 3, 6]
+
+
+def test_elimination_higher_seeds_win_and_top_seeds_get_the_byes() -> None:
+    names = NAMES[:6]
+    fmt = make_format("single-elimination", names, seed=1, players=2, options={})
+    assert isinstance(fmt, SingleElimination)
+    first = fmt.schedule([], {})
+    assert [(s.key, s.seats) for s in first] == [("r01-m002", ("e03", "e04")), ("r01-m004", ("e02", "e05"))]
+    matches, finished = run_all(fmt)  # seat 0 (the higher seed in game 1) always wins
+    assert [(s.round, s.seats) for s in matches] == [
+        (1, ("e03", "e04")),
+        (1, ("e02", "e05")),
+        (2, ("e00", "e03")),
+        (2, ("e01", "e02")),
+        (3, ("e00", "e01")),
+    ]
+    assert fmt.champion(finished) == "e00"
+    assert [(p.name, p.place) for p in fmt.placings(finished)] == [
+        ("e00", 1),
+        ("e01", 2),
+        ("e02", 3),
+        ("e03", 3),
+        ("e04", 5),
+        ("e05", 5),
+    ]
+
+
+def test_elimination_schedules_a_match_as_soon_as_both_sides_are_known() -> None:
+    fmt = make_format("single-elimination", NAMES[:8], seed=1, players=2, options={})
+    first = fmt.schedule([], {})
+    assert len(first) == 4
+    finished = {spec.key: finish(spec, [1, 2]) for spec in first[:2]}
+    assert [s.seats for s in fmt.schedule(first, finished)] == [("e00", "e03")]
+
+
+def test_elimination_draws_are_replayed_with_seats_swapped_then_the_higher_seed_advances() -> None:
+    fmt = make_format("single-elimination", ["a", "b"], seed=1, players=2, options={"replays": 2})
+    assert isinstance(fmt, SingleElimination)
+    matches, finished = run_all(fmt, lambda spec: [1, 1])
+    assert [(s.key, s.seats) for s in matches] == [
+        ("r01-m001", ("a", "b")),
+        ("r01-m001-g2", ("b", "a")),
+        ("r01-m001-g3", ("a", "b")),
+    ]
+    assert fmt.champion(finished) == "a"
+    # the lower seed wins the replay: it advances
+    matches, finished = run_all(fmt, lambda spec: [1, 1] if spec.key == "r01-m001" else [1, 2])
+    assert len(matches) == 2 and fmt.champion(finished) == "b"
+
+
+def test_elimination_failed_match_is_replayed_like_a_draw() -> None:
+    fmt = make_format("single-elimination", ["a", "b", "c"], seed=1, players=2, options={"replays": 1})
+    assert isinstance(fmt, SingleElimination)
+    matches, finished = run_all(fmt, lambda spec: None)
+    assert [s.key for s in matches] == ["r01-m002", "r01-m002-g2", "r02-m001", "r02-m001-g2"]
+    assert fmt.champion(finished) == "a"  # nothing ever decided: higher seeds advance
+    fmt0 = make_format("single-elimination", ["a", "b", "c"], seed=1, players=2, options={"replays": 0})
+    assert len(run_all(fmt0, lambda spec: None)[0]) == 2
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 20), st.integers(0, 3), st.integers(0, 1000))
+def test_elimination_every_entrant_but_one_is_knocked_out_once(n: int, replays: int, results: int) -> None:
+    fmt = make_format("single-elimination", NAMES[:n], seed=results, players=2, options={"replays": replays})
+    assert isinstance(fmt, SingleElimination)
+    matches, finished = run_all(fmt, random_results(results))
+    pairings = {spec.key.split("-g")[0] for spec in matches}
+    assert len(pairings) == n - 1
+    placings = fmt.placings(finished)
+    assert sum(1 for p in placings if p.place == 1) == 1
+    assert placings[0].name == fmt.champion(finished)
+    size = 1 << (n - 1).bit_length()
+    round_one = {name for spec in matches if spec.round == 1 for name in spec.seats}
+    assert round_one.isdisjoint(NAMES[: size - n])  # the top seeds have the byes
+    for spec in matches:
+        assert spec.key.count("-g") == 0 or 2 <= int(spec.key.split("-g")[1]) <= replays + 1
+
+
+def test_elimination_errors() -> None:
+    with pytest.raises(FormatError, match="is for 2-player"):
+        make_format("single-elimination", NAMES[:4], seed=1, players=4, options={})
+    with pytest.raises(FormatError, match=r"'replays' must be an integer in 0\.\.99"):
+        make_format("single-elimination", NAMES[:4], seed=1, players=2, options={"replays": -1})
+
+
+# --- ladder ------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 12), st.integers(2, 4), st.integers(1, 40), st.integers(0, 2**32), st.integers(0, 1000))
+def test_ladder_never_starves_anyone(n: int, players: int, total: int, seed: int, results: int) -> None:
+    players = min(players, n)
+    fmt = make_format("ladder", NAMES[:n], seed=seed, players=players, options={"matches": total})
+    matches, _ = run_all(fmt, random_results(results))
+    assert len(matches) == total
+    wave = n // players
+    games: Counter[str] = Counter()
+    for number in sorted({spec.round for spec in matches}):
+        in_wave = [spec for spec in matches if spec.round == number]
+        assert len(in_wave) == (wave if number * wave <= total else total - (number - 1) * wave)
+        seated = [name for spec in in_wave for name in spec.seats]
+        assert len(seated) == len(set(seated)) == players * len(in_wave)
+        games.update(seated)
+        assert max(games.values()) - min(games[name] for name in NAMES[:n]) <= 1  # after every wave
+
+
+def test_ladder_waits_for_each_wave_and_counts_failed_matches_as_games() -> None:
+    fmt = make_format("ladder", NAMES[:5], seed=4, players=2, options={"matches": 6})
+    wave1 = fmt.schedule([], {})
+    assert [s.key for s in wave1] == ["w0001-m01", "w0001-m02"]
+    assert fmt.schedule(wave1, {wave1[0].key: finish(wave1[0], [1, 2])}) == []
+    finished = {s.key: finish(s, None) for s in wave1}
+    wave2 = fmt.schedule(wave1, finished)
+    idle = (set(NAMES[:5]) - {n for s in wave1 for n in s.seats}).pop()
+    assert idle in {n for s in wave2 for n in s.seats}  # the one who sat out plays first
+    assert not fmt.done([*wave1, *wave2], finished)
+
+
+def test_ladder_default_matches_and_seat_rotation() -> None:
+    fmt = make_format("ladder", NAMES[:6], seed=2, players=3, options={})
+    assert fmt.planned_matches == 20  # about ten games each
+    matches, _ = run_all(fmt, random_results(1))
+    seats = Counter((name, spec.seats.index(name)) for spec in matches for name in spec.seats)
+    for name in NAMES[:6]:
+        counts = [seats[(name, seat)] for seat in range(3)]
+        assert max(counts) - min(counts) <= 2
+
+
+def test_ladder_quality_prefers_close_ratings_and_uncertain_ones() -> None:
+    ratings = {
+        "anchor": MODEL.rating(mu=25.0, sigma=3.0),
+        "close": MODEL.rating(mu=26.0, sigma=3.0),
+        "far": MODEL.rating(mu=40.0, sigma=3.0),
+        "unsure": MODEL.rating(mu=26.0, sigma=8.0),
+    }
+    games = {"anchor": 4}
+    quality = {
+        name: match_quality(["anchor"], name, ratings, games, {}) for name in ("close", "far", "unsure")
+    }
+    assert quality["close"] > quality["far"]
+    assert quality["unsure"] > quality["close"]
+    repeat = match_quality(["anchor"], "close", ratings, games, {("anchor", "close"): 4})
+    assert repeat < quality["close"]
+
+
+def test_ladder_matches_a_strong_pair_together() -> None:
+    # a and b beat c and d every time: once rated, the ladder pairs like with like.
+    strong = {"a", "b"}
+
+    def result(spec: MatchSpec) -> list[int]:
+        one, two = spec.seats
+        if (one in strong) == (two in strong):
+            return [1, 2]
+        return [1, 2] if one in strong else [2, 1]
+
+    fmt = make_format("ladder", ["a", "b", "c", "d"], seed=8, players=2, options={"matches": 40})
+    matches, _ = run_all(fmt, result)
+    late = [frozenset(spec.seats) for spec in matches if spec.round > 10]
+    assert sum(1 for pair in late if pair in ({"a", "b"}, {"c", "d"})) > len(late) / 2
