@@ -7,8 +7,12 @@ tournament continues exactly where it stopped, and its answers depend only on wh
 never on the order they arrived in (the `finished` mapping is always read in (round, key) order).
 
 Every match gets the seed `match_seed(tournament seed, key)`, so any match of any tournament can be
-re-run on its own. A failed match (`FinishedMatch.ranks is None`) is no result: each format says
-below what it does with one.
+re-run on its own. A failed match (`FinishedMatch.ranks is None`) is no result, and never rated:
+
+- round robins: it stays failed (finished, not replayed; no points in the drones standings);
+- swiss: 0 points to both sides, but it counts as a meeting and for the seats;
+- single elimination: replayed with seats swapped like a draw (nobody can be said to have lost it);
+- ladder: it counts as a game scheduled for both (so the least-played still play first).
 
 Formats (`FORMATS`):
 
@@ -366,11 +370,12 @@ class Swiss(Format):
     in `scheduled` as the one entrant missing from its round.
 
     The others are paired by `networkx.max_weight_matching` (maximum cardinality) on integer weights
-    whose penalties are strictly ordered: a rematch costs more than any sum of score penalties, a
-    score gap (squared, in half points) more than any sum of rank-distance penalties. So there is no
-    rematch where a perfect matching without one exists, then scores are as equal as they can be,
-    then neighbours in the ranking meet. In each match the entrant with the lower seat balance
-    (seat-0 matches minus seat-1 matches) sits in seat 0 (ties: the seed-derived order of that round).
+    whose penalties are strictly ordered (`swiss_pairs`): rematches first, so there is no rematch
+    when the round's players (the bye set aside) have a perfect matching without one; then the score
+    gaps, so scores are as equal as they can be; then the seat imbalance a pair would leave; then the
+    rank distance, so neighbours in the ranking meet. In each match the entrant with the lower seat
+    balance (seat-0 matches minus seat-1 matches) sits in seat 0 (ties: the seed-derived order of
+    that round).
     """
 
     name = "swiss"
