@@ -1,9 +1,10 @@
 // The viewer shell: loads a replay, drives playback, and shows what every game has in common
 // (players, statuses, time, the record). Everything game-specific is in renderers/<game>.js.
 //
-// Test hooks: window.__botarena = {ready, error, stepCount, currentStep, playing, speed,
+// Test hooks: window.__botarena = {ready, error, stepCount, currentStep, playing, speed, live,
 // setStep(i), play(), pause(), probe(), load(replay), append(steps), finish(fields)}.
-// `load`, `append` and `finish` are also how a live game will feed the page.
+// `load`, `append` and `finish` are also how a live game feeds the page: `?live=<url>` follows a
+// match's server-sent events (header -> load, steps -> append, end -> finish).
 
 import { DEFAULT_COLORS, genericRenderer, getRenderer } from "./registry.js";
 
@@ -137,9 +138,9 @@ function appendSteps(steps) {
   const replay = state.replay;
   if (!replay) throw new Error("append before load");
   const wasAtEnd = state.step >= replay.steps.length - 1;
-  replay.steps.push(...steps);
+  for (const step of steps) replay.steps.push(step); // (push(...steps) overflows the stack on big batches)
   state.renderer.init?.($("canvas"), replay);
-  computeTotals();
+  extendTotals();
   updateSlider();
   if (state.follow && wasAtEnd && !state.playing) state.step = Math.max(0, replay.steps.length - 1);
   render();
@@ -219,29 +220,39 @@ function verdictOf(exchange, seat) {
 // Prefix sums per seat: time used and status counts up to and including each step (the start
 // exchange included, as in the replay's own `statuses` and `time_used_ms`).
 function computeTotals() {
+  state.totals = null;
+  extendTotals();
+}
+
+// The prefix sums of the steps appended since the last call (a live match grows step by step).
+function extendTotals() {
   const replay = state.replay;
   const seats = replay.players.length;
-  const ms = [];
-  const counts = [];
-  let runMs = new Array(seats).fill(0);
-  let runCounts = Array.from({ length: seats }, () => ({}));
-  const add = (exchange) => {
-    runMs = runMs.slice();
-    runCounts = runCounts.map((c) => ({ ...c }));
+  const add = (totals, exchange) => {
+    totals.runMs = totals.runMs.slice();
+    totals.runCounts = totals.runCounts.map((c) => ({ ...c }));
     for (let seat = 0; seat < seats; seat += 1) {
       const v = verdictOf(exchange, seat);
       if (!v) continue;
-      runMs[seat] += v.ms || 0;
-      runCounts[seat][v.status] = (runCounts[seat][v.status] || 0) + 1;
+      totals.runMs[seat] += v.ms || 0;
+      totals.runCounts[seat][v.status] = (totals.runCounts[seat][v.status] || 0) + 1;
     }
   };
-  add(replay.start);
-  for (const step of replay.steps) {
-    add(step);
-    ms.push(runMs);
-    counts.push(runCounts);
+  if (!state.totals) {
+    state.totals = {
+      ms: [],
+      counts: [],
+      runMs: new Array(seats).fill(0),
+      runCounts: Array.from({ length: seats }, () => ({})),
+    };
+    add(state.totals, replay.start);
   }
-  state.totals = { ms, counts };
+  const totals = state.totals;
+  for (let i = totals.ms.length; i < replay.steps.length; i += 1) {
+    add(totals, replay.steps[i]);
+    totals.ms.push(totals.runMs);
+    totals.counts.push(totals.runCounts);
+  }
 }
 
 function formatCounts(counts) {
@@ -580,6 +591,132 @@ function bindControls() {
   });
 }
 
+// ---------------------------------------------------------------------------------------- live
+
+// `?live=<url>`: a match as it is played, from the server's event stream (/api/live/<key>/events):
+// "header" (the replay without steps) loads it, "steps" ({first, steps}) append, "end" ({fields,
+// replay_url}) finishes it. The view follows the newest step unless the user has moved away.
+const LIVE_LABELS = {
+  connecting: "CONNECTING",
+  live: "LIVE",
+  reconnecting: "RECONNECTING",
+  ended: "ENDED",
+  offline: "OFFLINE",
+};
+
+const live = {
+  source: null,
+  state: "off", // off | connecting | live | reconnecting | ended | offline
+  key: null,
+  skipped: 0, // steps the server no longer held when we joined (its live buffer is bounded)
+  replayUrl: null,
+  queue: Promise.resolve(), // events are handled one after the other (loading a renderer is async)
+};
+
+function setLiveState(value) {
+  live.state = value;
+  const badge = $("live");
+  badge.hidden = value === "off";
+  badge.className = `live-badge live-${value}`;
+  badge.textContent = LIVE_LABELS[value] || value.toUpperCase();
+  badge.title = live.skipped ? `${live.skipped} early steps were no longer held by the server` : "";
+  if (state.replay) document.title = `${value === "live" ? "● " : ""}${gameTitle()} · ${playerNames().join(" vs ")} · botarena`;
+}
+
+function showStoredReplay(url) {
+  live.replayUrl = url;
+  const link = $("stored-replay");
+  link.hidden = !url;
+  if (url) link.href = `index.html?replay=${encodeURIComponent(url)}`;
+}
+
+async function onLiveHeader(data) {
+  if (!data || !data.replay) throw new Error("the live header has no replay");
+  live.key = data.key || null;
+  live.skipped = 0;
+  showStoredReplay(null);
+  await openReplay(async () => checkReplay({ ...data.replay, steps: [] }));
+  if (state.ready) setLiveState("live");
+}
+
+function onLiveSteps(data) {
+  if (!state.replay || !data || !Array.isArray(data.steps)) return;
+  const have = stepCount();
+  const first = Number.isInteger(data.first) ? data.first : have;
+  let steps = data.steps;
+  if (first < have) steps = steps.slice(have - first); // already here (a resent batch)
+  else if (first > have) live.skipped += first - have; // a gap: the server let those steps go
+  if (steps.length) appendSteps(steps);
+  if (live.skipped) setLiveState(live.state);
+}
+
+function onLiveEnd(data) {
+  if (!state.replay) return;
+  finishReplay((data && data.fields) || {});
+  setLiveState("ended");
+  showStoredReplay(data && data.replay_url);
+}
+
+// Why the stream could not be opened (EventSource does not tell): ask once with fetch.
+async function explainLiveFailure(url) {
+  const controller = new AbortController();
+  let message = `cannot follow ${url}`;
+  try {
+    const response = await fetch(url, { cache: "no-store", signal: controller.signal });
+    if (!response.ok) {
+      let detail = "";
+      try {
+        detail = (await response.json()).detail || "";
+      } catch {
+        /* not JSON */
+      }
+      message += `: HTTP ${response.status}${detail ? ` (${detail})` : ""}`;
+    } else {
+      message += ": the stream closed";
+    }
+  } catch (err) {
+    message += `: ${err.message || err}`;
+  } finally {
+    controller.abort();
+  }
+  setLiveState("offline");
+  if (!state.replay) fail(message);
+}
+
+function openLive(url) {
+  showMessage(`Connecting to ${url} …`);
+  setLiveState("connecting");
+  const source = new EventSource(url);
+  live.source = source;
+  const handle = (handler) => (event) => {
+    let data;
+    try {
+      data = JSON.parse(event.data);
+    } catch (err) {
+      data = null;
+    }
+    live.queue = live.queue
+      .then(() => handler(data))
+      .catch((err) => fail(`live: ${err.message || err}`));
+  };
+  source.addEventListener("header", handle(onLiveHeader));
+  source.addEventListener("steps", handle(onLiveSteps));
+  const onEnd = handle(onLiveEnd);
+  source.addEventListener("end", (event) => {
+    source.close(); // before the server closes the stream: an EventSource would reconnect
+    onEnd(event);
+  });
+  source.addEventListener("error", () => {
+    if (live.state === "ended") return;
+    if (source.readyState === EventSource.CLOSED) {
+      // refused (404: no such live match) or not an event stream: the browser will not retry
+      live.queue = live.queue.then(() => explainLiveFailure(url));
+    } else {
+      setLiveState("reconnecting"); // the browser reconnects by itself; the header reloads the match
+    }
+  });
+}
+
 function probe() {
   if (!state.replay || !state.renderer.probe || !stepCount()) return null;
   const dpr = Number($("canvas").dataset.dpr || 1);
@@ -593,6 +730,7 @@ window.__botarena = {
   get currentStep() { return state.step; },
   get playing() { return state.playing; },
   get speed() { return state.speed; },
+  get live() { return live.state; },
   setStep,
   play,
   pause,
@@ -604,8 +742,14 @@ window.__botarena = {
 };
 
 bindControls();
-const source = new URLSearchParams(window.location.search).get("replay");
-if (source) {
+const params = new URLSearchParams(window.location.search);
+const liveSource = params.get("live");
+const source = params.get("replay");
+// Opened from the arena (a live match or a stored one): offer the way back.
+$("arena-link").hidden = !(liveSource || (source && source.startsWith("/api/matches/")));
+if (liveSource) {
+  openLive(new URL(liveSource, window.location.href).href);
+} else if (source) {
   openReplay(() => loadFromUrl(new URL(source, window.location.href).href));
 } else {
   showMessage("Open a replay file (.json.gz or .json), drop one on the page, or pass ?replay=<url>.");

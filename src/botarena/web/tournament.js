@@ -1,0 +1,276 @@
+// One tournament (tournament.html?id=N): its leaderboard, the drones-2018 standings when it has them,
+// the head-to-head matrix and the match list, refreshed every two seconds while it runs.
+//
+// Test hooks: window.__tournament = {ready, error, refreshes, status, rows, matches}.
+
+import {
+  $,
+  el,
+  fetchJson,
+  fixed,
+  liveViewerUrl,
+  poll,
+  progress,
+  replayViewerUrl,
+  resultText,
+  showError,
+  statusPill,
+  when,
+} from "./arena-lib.js";
+
+const REFRESH_MS = 2000;
+const PAGE_SIZE = 50;
+const ACTIVE = new Set(["created", "running"]);
+
+const state = {
+  id: null,
+  ready: false,
+  error: null,
+  refreshes: 0,
+  tournament: null,
+  leaderboard: null,
+  matches: { total: 0, matches: [] },
+  status: "", // the match list's filter
+  offset: 0,
+  gone: false,
+};
+
+function setError(message) {
+  state.error = message;
+  showError(message);
+}
+
+// ------------------------------------------------------------------------------------ header
+
+function renderHeader(t) {
+  document.title = `${t.name} · botarena`;
+  $("name").textContent = t.name;
+  $("status").replaceChildren(statusPill(t.status, "tournament-status"));
+  $("progress").replaceChildren(progress(t.matches));
+  $("game").textContent = t.game;
+  $("format").textContent = t.format;
+  $("preset").textContent = t.preset || "default";
+  $("seed").textContent = String(t.seed);
+  $("entrants").textContent = t.entrants.map((e) => e.name).join(", ");
+  $("created").textContent = when(t.created_at);
+  $("finished").textContent = when(t.finished_at);
+  $("finished-fact").hidden = !t.finished_at;
+}
+
+// ------------------------------------------------------------------------------------ leaderboard
+
+const LEADERBOARD_COLUMNS = [
+  ["rank", (r) => String(r.rank), "num"],
+  ["name", (r) => r.name, "name"],
+  ["ordinal", (r) => fixed(r.ordinal), "num"],
+  ["mu", (r) => fixed(r.mu), "num"],
+  ["sigma", (r) => fixed(r.sigma), "num"],
+  ["played", (r) => String(r.played), "num"],
+  ["wins", (r) => String(r.wins), "num"],
+  ["draws", (r) => String(r.draws), "num"],
+  ["losses", (r) => String(r.losses), "num"],
+  ["points", (r) => fixed(r.points, Number.isInteger(r.points) ? 0 : 1), "num"],
+];
+
+function renderLeaderboard(board) {
+  const rows = board.rows || [];
+  $("leaderboard-rows").replaceChildren(
+    ...rows.map((row) =>
+      el(
+        "tr",
+        { "data-testid": "leaderboard-row" },
+        ...LEADERBOARD_COLUMNS.map(([key, value, cls]) =>
+          el("td", { class: cls, "data-testid": `lb-${key}`, text: value(row) }),
+        ),
+      ),
+    ),
+  );
+  $("leaderboard-empty").hidden = rows.some((r) => r.played > 0);
+}
+
+// ------------------------------------------------------------------------------------ standings
+
+const STANDING_LABELS = {
+  rank: "rank",
+  entrant: "entrant",
+  points: "points",
+  played: "played",
+  wins: "W",
+  draws: "D",
+  losses: "L",
+  round_wins: "rounds won",
+  round_losses: "rounds lost",
+  round_draws: "rounds drawn",
+  round_difference: "round diff.",
+};
+
+function renderStandings(standings) {
+  const card = $("standings-card");
+  card.hidden = !Array.isArray(standings) || standings.length === 0;
+  if (card.hidden) return;
+  const keys = Object.keys(standings[0]);
+  const ordered = [...Object.keys(STANDING_LABELS).filter((k) => keys.includes(k)), ...keys.filter((k) => !(k in STANDING_LABELS))];
+  $("standings-head").replaceChildren(
+    ...ordered.map((k) => el("th", { class: k === "entrant" ? "" : "num", text: STANDING_LABELS[k] || k })),
+  );
+  $("standings-rows").replaceChildren(
+    ...standings.map((row) =>
+      el(
+        "tr",
+        { "data-testid": "standings-row" },
+        ...ordered.map((k) =>
+          el("td", { class: k === "entrant" ? "name" : "num", "data-testid": `st-${k}`, text: String(row[k] ?? "–") }),
+        ),
+      ),
+    ),
+  );
+}
+
+// ------------------------------------------------------------------------------------ pair matrix
+
+function pairCell(rowName, colName, cell, i, j) {
+  const testid = `pair-${i}-${j}`;
+  if (i === j) return el("td", { class: "cell self", "data-testid": testid });
+  if (!cell || !cell.played) return el("td", { class: "cell muted", "data-testid": testid, text: "–" });
+  const [low, high] = cell.ci || [null, null];
+  const title =
+    `${rowName} vs ${colName}: ${cell.wins} won, ${cell.draws} drawn, ${cell.losses} lost of ${cell.played}` +
+    ` · score ${fixed(cell.score)} (95% CI ${fixed(low)}–${fixed(high)})`;
+  const hue = Math.round(120 * Math.min(1, Math.max(0, cell.score)));
+  return el(
+    "td",
+    { class: "cell", "data-testid": testid, title, style: `background: hsla(${hue}, 70%, 40%, 0.28)` },
+    el("span", { class: "wdl", text: `${cell.wins}-${cell.draws}-${cell.losses}` }),
+    el("span", { class: "score", text: fixed(cell.score) }),
+  );
+}
+
+function renderPairs(pairs) {
+  const names = (pairs && pairs.names) || [];
+  const cells = (pairs && pairs.cells) || [];
+  $("pairs-head").replaceChildren(el("th", { text: "vs" }), ...names.map((n) => el("th", { class: "col", text: n })));
+  $("pairs-rows").replaceChildren(
+    ...names.map((name, i) =>
+      el(
+        "tr",
+        { "data-testid": "pair-row" },
+        el("td", { class: "name", text: name }),
+        ...names.map((other, j) => pairCell(name, other, (cells[i] || [])[j], i, j)),
+      ),
+    ),
+  );
+}
+
+// ------------------------------------------------------------------------------------ matches
+
+function seatsCell(match) {
+  const best = Array.isArray(match.ranks) && match.ranks.length ? Math.min(...match.ranks) : null;
+  const all = match.ranks && match.ranks.every((r) => r === best);
+  const node = el("td", {});
+  match.seats.forEach((name, seat) => {
+    if (seat) node.append(el("span", { class: "seat-sep", text: " vs " }));
+    const won = best !== null && !all && match.ranks[seat] === best;
+    node.append(el("span", { class: won ? "winner" : "", text: name }));
+  });
+  return node;
+}
+
+function watchCell(match) {
+  if (match.replay_url) {
+    return el("td", {}, el("a", { href: replayViewerUrl(match.replay_url), "data-testid": "watch", text: "watch" }));
+  }
+  if (match.live_url) {
+    return el("td", {}, el("a", { href: liveViewerUrl(match.live_url), "data-testid": "watch-live", text: "watch live" }));
+  }
+  return el("td", { class: "muted", text: "–" });
+}
+
+function duration(seconds) {
+  if (typeof seconds !== "number") return "–";
+  return seconds < 1 ? `${Math.round(seconds * 1000)} ms` : `${seconds.toFixed(1)} s`;
+}
+
+function matchRow(match) {
+  const result = match.status === "failed" ? match.error || "failed" : resultText(match.seats, match.ranks, match.scores);
+  return el(
+    "tr",
+    { "data-testid": "match-row", "data-match-id": match.id, "data-key": match.key },
+    el("td", { class: "num", text: String(match.round) }),
+    el("td", { "data-testid": "match-key", text: match.key }),
+    seatsCell(match),
+    el("td", { "data-testid": "match-result", class: match.status === "failed" ? "muted" : "", title: match.error || null, text: result || "–" }),
+    el("td", {}, statusPill(match.live_url ? "live" : match.status, "match-status")),
+    el("td", { class: "num", text: match.steps == null ? "–" : String(match.steps) }),
+    el("td", { class: "num", text: duration(match.duration_s) }),
+    watchCell(match),
+  );
+}
+
+function renderMatches(page) {
+  $("match-rows").replaceChildren(...page.matches.map(matchRow));
+  $("matches-empty").hidden = page.matches.length > 0;
+  const from = page.total ? state.offset + 1 : 0;
+  const to = state.offset + page.matches.length;
+  $("page-info").textContent = `${from}–${to} of ${page.total}`;
+  $("prev").disabled = state.offset === 0;
+  $("next").disabled = to >= page.total;
+}
+
+// ------------------------------------------------------------------------------------ loading
+
+async function refresh() {
+  try {
+    const status = state.status ? `&status=${state.status}` : "";
+    const [detail, page] = await Promise.all([
+      fetchJson(`/api/tournaments/${state.id}`),
+      fetchJson(`/api/tournaments/${state.id}/matches?limit=${PAGE_SIZE}&offset=${state.offset}${status}`),
+    ]);
+    state.tournament = detail.tournament;
+    state.leaderboard = detail.leaderboard;
+    state.matches = page;
+    renderHeader(detail.tournament);
+    renderLeaderboard(detail.leaderboard);
+    renderStandings(detail.leaderboard.standings);
+    renderPairs(detail.leaderboard.pairs);
+    renderMatches(page);
+    $("page").hidden = false;
+    state.refreshes += 1;
+    state.ready = true;
+    setError(null);
+  } catch (err) {
+    state.gone = /HTTP 404/.test(err.message); // no such tournament: stop asking
+    setError(err.message);
+  }
+}
+
+window.__tournament = {
+  get ready() { return state.ready; },
+  get error() { return state.error; },
+  get refreshes() { return state.refreshes; },
+  get status() { return state.tournament ? state.tournament.status : null; },
+  get rows() { return state.leaderboard ? state.leaderboard.rows.length : 0; },
+  get matches() { return state.matches.matches.length; },
+};
+
+const id = new URLSearchParams(window.location.search).get("id");
+if (!id || !/^[1-9][0-9]{0,17}$/.test(id)) {
+  setError("which tournament? open this page as tournament.html?id=N (see the list of tournaments)");
+} else {
+  state.id = id;
+  // refresh while the tournament runs (or cannot be reached yet: the server may be restarting)
+  poll(refresh, REFRESH_MS, () => !state.gone && (!state.tournament || ACTIVE.has(state.tournament.status)));
+  const reload = () => refresh();
+  $("match-status").addEventListener("change", (event) => {
+    state.status = event.target.value;
+    state.offset = 0;
+    reload();
+  });
+  $("prev").addEventListener("click", () => {
+    state.offset = Math.max(0, state.offset - PAGE_SIZE);
+    reload();
+  });
+  $("next").addEventListener("click", () => {
+    state.offset += PAGE_SIZE;
+    reload();
+  });
+}
