@@ -39,6 +39,27 @@ OWN_UNIT = "OWN_UNIT"
 NOT_UPGRADED = "NOT_UPGRADED"
 
 
+def _merge_labels(count: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Union of labels 0..count along the edges (a[i], b[i]): each label's smallest merged label.
+
+    Min-label hooking with pointer jumping, all in numpy: a few passes even for long chains.
+    """
+    roots = np.arange(count + 1)
+    while True:
+        ra = roots[a]
+        rb = roots[b]
+        if np.array_equal(ra, rb):
+            return roots
+        low = np.minimum(ra, rb)
+        np.minimum.at(roots, ra, low)
+        np.minimum.at(roots, rb, low)
+        while True:
+            jumped = roots[roots]
+            if np.array_equal(jumped, roots):
+                break
+            roots = jumped
+
+
 class Snapshot:
     """DR-9: the round-start state of every square (content ids, paint, trail player, flag), and points."""
 
@@ -334,72 +355,45 @@ class DomainsGame:
                 stack.append(c + 1)
 
     def _box(self, p: int, s: int) -> tuple[int, int, int, int]:
-        """DR-19 step 1: the bounding box (x0, x1, y0, y1) of the border search from s."""
+        """DR-19 step 1: the bounding box (x0, x1, y0, y1) of the border search from s.
+
+        Vectorised: the search's edges are symmetric, so the visited set is the connected component
+        of s in the graph of border squares (s included) with orthogonal edges, plus the diagonal
+        edges whose two side squares are not both or neither p-owned. The 4-connected components
+        come from `ndimage.label`; the few diagonal edges merge them (union-find on labels).
+        """
         state = self.state
         H, W = state.H, state.W
         painter2 = state.painter.reshape(H, W)
-        owned2 = (painter2 == p) | (state.drawer.reshape(H, W) == p)
+        owned = (painter2 == p) | (state.drawer.reshape(H, W) == p)
         other = painter2 != p
         near = np.zeros((H, W), dtype=bool)
         near[1:, :] |= other[:-1, :]
         near[:-1, :] |= other[1:, :]
         near[:, 1:] |= other[:, :-1]
         near[:, :-1] |= other[:, 1:]
-        border = (owned2 & near).ravel().tolist()
-        owned = owned2.ravel().tolist()
-        seen = {s}
-        stack = [s]
-        x0 = x1 = s // W
-        y0 = y1 = s % W
-        while stack:
-            c = stack.pop()
-            x, y = divmod(c, W)
-            if x < x0:
-                x0 = x
-            elif x > x1:
-                x1 = x
-            if y < y0:
-                y0 = y
-            elif y > y1:
-                y1 = y
-            up = x > 0
-            down = x < H - 1
-            left = y > 0
-            right = y < W - 1
-            if up:
-                n = c - W
-                if border[n] and n not in seen:
-                    seen.add(n)
-                    stack.append(n)
-            if down:
-                n = c + W
-                if border[n] and n not in seen:
-                    seen.add(n)
-                    stack.append(n)
-            if left:
-                n = c - 1
-                if border[n] and n not in seen:
-                    seen.add(n)
-                    stack.append(n)
-            if right:
-                n = c + 1
-                if border[n] and n not in seen:
-                    seen.add(n)
-                    stack.append(n)
-            # diagonals: exactly one of the two squares beside the corner is p-owned
-            for ok, dv, dh in (
-                (up and left, -W, -1),
-                (up and right, -W, 1),
-                (down and left, W, -1),
-                (down and right, W, 1),
-            ):
-                if not ok:
-                    continue
-                n = c + dv + dh
-                if border[n] and n not in seen and owned[c + dv] != owned[c + dh]:
-                    seen.add(n)
-                    stack.append(n)
-        return x0, x1, y0, y1
+        border = owned & near
+        sx, sy = divmod(s, W)
+        border[sx, sy] = True
+        labels, _count = ndimage.label(border, structure=CROSS)
+        side = owned[:-1, 1:] ^ owned[1:, :-1]  # the two side squares of a down-right step
+        anti = owned[:-1, :-1] ^ owned[1:, 1:]  # ... of a down-left step
+        down_right = border[:-1, :-1] & border[1:, 1:] & side
+        down_left = border[:-1, 1:] & border[1:, :-1] & anti
+        root = int(labels[sx, sy])
+        mask = None
+        if down_right.any() or down_left.any():
+            a = np.concatenate((labels[:-1, :-1][down_right], labels[:-1, 1:][down_left]))
+            b = np.concatenate((labels[1:, 1:][down_right], labels[1:, :-1][down_left]))
+            differ = a != b
+            if differ.any():
+                roots = _merge_labels(_count, a[differ], b[differ])
+                mask = (roots == roots[root])[labels]
+        if mask is None:
+            mask = labels == root
+        rows = np.flatnonzero(mask.any(axis=1))
+        cols = np.flatnonzero(mask.any(axis=0))
+        return int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1])
 
     def paint(self, p: int, u: int, s: int) -> None:
         """DR-19: the enclosure. Fill the regions next to u's closing trail that do not touch the box edge."""
@@ -421,26 +415,33 @@ class DomainsGame:
             return
         t_mask = trail_labels == t_label
         regions, count = ndimage.label(open_, structure=CROSS)
-        if count == 0:
-            selected = np.zeros_like(open_)
-        else:
-            near_t = ndimage.binary_dilation(t_mask, structure=CROSS) & open_
-            touching = np.unique(regions[near_t])
-            edge = np.concatenate((regions[0, :], regions[-1, :], regions[:, 0], regions[:, -1]))
-            good = np.setdiff1d(touching, edge)
-            good = good[good > 0]
-            selected = np.isin(regions, good) if good.size else np.zeros_like(open_)
-        if selected.any():
+        selected = None
+        if count:
+            near_t = t_mask.copy()  # T grown by one orthogonal step
+            near_t[1:, :] |= t_mask[:-1, :]
+            near_t[:-1, :] |= t_mask[1:, :]
+            near_t[:, 1:] |= t_mask[:, :-1]
+            near_t[:, :-1] |= t_mask[:, 1:]
+            good = np.zeros(count + 1, dtype=bool)
+            good[regions[near_t & open_]] = True
+            good[regions[0, :]] = False
+            good[regions[-1, :]] = False
+            good[regions[:, 0]] = False
+            good[regions[:, -1]] = False
+            good[0] = False
+            if good.any():
+                selected = good[regions]
+        if selected is not None:
             bx, by = np.nonzero(selected)
             fill = ((bx + x0) * W + (by + y0)).astype(np.intp)  # row-major already
             # 4. clean-up, in row-major order
             drawer_unit = state.drawer_unit
             records = state.unit_record
             origins = {rec[0] for rec in records if rec is not None}
-            candidates = fill[drawer_unit[fill] >= 0]
+            candidates = fill[drawer_unit[fill] >= 0].tolist()
             if origins:
-                candidates = np.union1d(candidates, fill[np.isin(fill, np.fromiter(origins, np.intp))])
-            for q in candidates.tolist():
+                candidates = sorted(set(candidates) | (origins & set(fill.tolist())))
+            for q in candidates:
                 if q in origins:
                     for i, rec in enumerate(records):
                         if rec is not None and rec[0] == q:
