@@ -1,4 +1,4 @@
-"""The `botarena` command: list games, play a match, verify or view a replay.
+"""The `botarena` command: games, matches, replays, tournaments, leaderboards and the organizer's server.
 
 Every mistake a person can make here (an unknown game, bot, preset or config key, a broken replay
 file, a bad option) ends with one line on stderr and exit code 2, never a traceback. Set
@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -162,10 +163,309 @@ def view_command(
     serve_viewer(file, host=host, port=port)
 
 
+# -- tournaments, leaderboards, the organizer's server ---------------------------------------------
+
+DbOption = Annotated[
+    str | None,
+    typer.Option("--db", help="Database URL (default sqlite:///./var/botarena.db; postgresql://... works)."),
+]
+
+
+def _entrants(items: list[str]) -> list[Any]:
+    """`NAME=SPEC` or a bare spec (named after the starter, file stem, URL host or command)."""
+    from botarena.tournament.service import Entrant
+
+    entrants: list[Entrant] = []
+    taken: set[str] = set()
+    for item in (part.strip() for raw in items for part in raw.split(",")):
+        if not item:
+            continue
+        name, sep, spec = item.partition("=")
+        if not sep or " " in name or "/" in name:
+            name, spec = _default_name(item), item
+        if not name or not spec:
+            raise UserError(f"bad entrant {item!r}: write NAME=SPEC or a bot spec")
+        base, n = name, 1
+        while name in taken:
+            n += 1
+            name = f"{base}-{n}"
+        taken.add(name)
+        entrants.append(Entrant(name, spec))
+    return entrants
+
+
+def _default_name(spec: str) -> str:
+    if spec.startswith(("http://", "https://")):
+        from urllib.parse import urlsplit
+
+        return urlsplit(spec).netloc or spec
+    command = spec[4:] if spec.startswith("cmd:") else spec
+    last = command.split()[-1] if command.split() else command
+    return Path(last).stem or last
+
+
+def _open_store(db: str | None) -> Any:
+    from botarena.store import Store
+
+    return Store.open(db)
+
+
+def _find_tournament(store: Any, which: str | None) -> Any:
+    if which is None:
+        found = store.list_tournaments()
+        if not found:
+            raise UserError(f"no tournaments in {store.url}")
+        return found[0]
+    tournament = store.get_tournament(int(which)) if which.isdigit() else None
+    tournament = tournament or store.find_tournament(which)
+    if tournament is None:
+        raise UserError(f"no tournament {which!r} in {store.url}")
+    return tournament
+
+
+@app.command("tournament")
+def tournament_command(
+    game_id: Annotated[
+        str | None, typer.Argument(metavar="GAME", help="Game id (not with --resume).")
+    ] = None,
+    bots: Annotated[
+        list[str] | None,
+        typer.Option("--bots", "-b", metavar="[NAME=]BOT", help="Entrants, repeatable or comma-separated."),
+    ] = None,
+    format_: Annotated[
+        str,
+        typer.Option("--format", help="round-robin, drones-2018, swiss, single-elimination or ladder."),
+    ] = "round-robin",
+    workers: Annotated[int, typer.Option(help="Local worker processes (0: play in this process).")] = 2,
+    dask: Annotated[
+        str | None, typer.Option(help="Run matches on the Dask scheduler at this address.")
+    ] = None,
+    db: DbOption = None,
+    name: Annotated[str | None, typer.Option(help="Tournament name (default: GAME-FORMAT-time).")] = None,
+    resume: Annotated[
+        str | None, typer.Option(help="Resume the tournament of this name or id (e.g. after a kill).")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Tournament seed: every match seed derives from it.")] = 0,
+    preset: Annotated[str | None, typer.Option(help="Config preset (drones-2018: bravolt2018).")] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option("--set", metavar="KEY=VALUE", help="Override a config key (repeatable)."),
+    ] = None,
+    config_file: Annotated[
+        Path | None, typer.Option("--config", help="A JSON file of config overrides.")
+    ] = None,
+    players: Annotated[
+        int | None, typer.Option(help="Seats per match (default: the game's minimum).")
+    ] = None,
+    rounds: Annotated[int | None, typer.Option(help="swiss: rounds to play.")] = None,
+    cycles: Annotated[int | None, typer.Option(help="round-robin: times each group meets.")] = None,
+    matches: Annotated[int | None, typer.Option(help="ladder: matches to play in all.")] = None,
+    pace_ms: Annotated[int, typer.Option(help="Sleep after each step (for live spectators).")] = 0,
+    progress: Annotated[bool, typer.Option(help="Show the progress bar.")] = True,
+) -> None:
+    """Run a tournament (or resume one) and print its leaderboard."""
+    from botarena.tournament.service import TournamentPlan, create_tournament
+
+    store = _open_store(db)
+    try:
+        if resume is not None:
+            if game_id is not None or bots:
+                raise UserError("--resume takes no GAME or --bots: they are in the store")
+            tournament = _find_tournament(store, resume)
+            print(f"resuming tournament {tournament.id} {tournament.name!r} ({tournament.status})")
+        else:
+            if game_id is None:
+                raise UserError("name a GAME (see `botarena games`), or --resume a tournament")
+            get_game(game_id)
+            overrides = load_overrides(config_file) if config_file is not None else {}
+            overrides.update(parse_override(item) for item in set_ or [])
+            options = {
+                key: value
+                for key, value in (("rounds", rounds), ("cycles", cycles), ("matches", matches))
+                if value is not None
+            }
+            if pace_ms:
+                options["pace_ms"] = pace_ms
+            plan = TournamentPlan(
+                name=name or f"{game_id}-{format_}-{time.strftime('%Y%m%d-%H%M%S')}",
+                game=game_id,
+                format=format_,
+                entrants=_entrants(bots or []),
+                seed=seed,
+                preset=preset,
+                overrides=overrides,
+                options=options,
+                players=players,
+            )
+            tournament = create_tournament(store, plan)
+            print(
+                f"tournament {tournament.id} {tournament.name!r}: {len(plan.entrants)} entrants, {store.url}"
+            )
+        summary = _run_with_progress(store, tournament, workers, dask, progress)
+        print(
+            f"{summary.status}: {summary.played} matches played now, {summary.failed} failed, "
+            f"{summary.total_finished} recorded in all, {summary.seconds:.1f} s"
+        )
+        _print_leaderboard(store, tournament.id)
+    finally:
+        store.close()
+
+
+def _run_with_progress(store: Any, tournament: Any, workers: int, dask: str | None, show: bool) -> Any:
+    import contextlib
+    from functools import partial
+
+    from botarena.tournament.executor import close_executor, make_executor
+    from botarena.tournament.progress import TournamentProgress
+    from botarena.tournament.service import run_tournament
+
+    if workers < 0:
+        raise UserError(f"--workers must be 0 or more, got {workers}")
+    factory = partial(make_executor, workers, dask) if (dask or workers) else None
+    executor = factory() if factory else None
+    bar = TournamentProgress(tournament.name) if show else None
+    try:
+        with bar or contextlib.nullcontext():
+            return run_tournament(store, tournament.id, executor, progress=bar, executor_factory=factory)
+    finally:
+        if executor is not None:
+            close_executor(executor)
+
+
+def _print_leaderboard(store: Any, tournament_id: int) -> None:
+    from rich.table import Table
+
+    from botarena.tournament.service import tournament_leaderboard
+
+    data = tournament_leaderboard(store, tournament_id)
+    info, board = data["tournament"], data["leaderboard"]
+    table = Table(title=f"{info['name']} · {info['game']} · {info['format']} · {info['status']}")
+    for column in ("rank", "bot", "ordinal", "mu", "sigma", "played", "W", "D", "L", "points"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for row in board["rows"]:
+        table.add_row(
+            str(row["rank"]),
+            row["name"],
+            f"{row['ordinal']:.2f}",
+            f"{row['mu']:.2f}",
+            f"{row['sigma']:.2f}",
+            str(row["played"]),
+            str(row["wins"]),
+            str(row["draws"]),
+            str(row["losses"]),
+            f"{row['points']:g}",
+        )
+    console = _console()
+    console.print(table)
+    standings = board.get("standings")
+    if standings:
+        table = Table(title="2018 event standings (spec 6.3)")
+        for column in ("rank", "bot", "points", "W", "D", "L", "round +/-"):
+            table.add_column(column)
+        for row in standings:
+            table.add_row(
+                str(row["rank"]),
+                row["entrant"],
+                f"{row['points']:g}",
+                str(row["wins"]),
+                str(row["draws"]),
+                str(row["losses"]),
+                f"{row['round_wins'] - row['round_losses']:+d}",
+            )
+        console.print(table)
+
+
+@app.command("leaderboard")
+def leaderboard_command(
+    tournament: Annotated[
+        str | None, typer.Argument(metavar="[TOURNAMENT]", help="Name or id (default: the newest).")
+    ] = None,
+    db: DbOption = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")] = False,
+) -> None:
+    """Print a tournament's leaderboard: ratings, results, standings."""
+    from botarena.tournament.service import tournament_leaderboard
+
+    store = _open_store(db)
+    try:
+        found = _find_tournament(store, tournament)
+        if as_json:
+            import orjson
+
+            sys.stdout.write(
+                orjson.dumps(tournament_leaderboard(store, found.id), option=orjson.OPT_INDENT_2).decode()
+            )
+            sys.stdout.write("\n")
+        else:
+            _print_leaderboard(store, found.id)
+    finally:
+        store.close()
+
+
+@app.command("serve")
+def serve_command(
+    db: DbOption = None,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (0: pick a free one).")] = 8000,
+    demo: Annotated[
+        bool, typer.Option("--demo", help="Also run a round robin of every game's starter bots.")
+    ] = False,
+    workers: Annotated[int, typer.Option(help="--demo: worker processes (0: in the server).")] = 2,
+    pace_ms: Annotated[
+        int, typer.Option(help="--demo: sleep after each step, so matches can be watched.")
+    ] = 20,
+    seed: Annotated[int, typer.Option(help="--demo: tournament seed.")] = 1,
+) -> None:
+    """Serve leaderboards, matches, replays and live matches (the organizer's web server)."""
+    import threading
+
+    from botarena.server.app import serve
+    from botarena.server.live import LiveHub
+    from botarena.tournament.service import run_demo
+
+    if workers < 0 or pace_ms < 0:
+        raise UserError("--workers and --pace-ms must be 0 or more")
+    store = _open_store(db)
+    hub = LiveHub()
+    stop = threading.Event()
+
+    def on_ready(url: str) -> None:
+        print(f"botarena arena: {store.url}", flush=True)
+        print(url, flush=True)
+        if not demo:
+            return
+        print("running the demo tournaments (Ctrl-C stops the server)...", flush=True)
+        try:
+            summaries = run_demo(
+                store, workers=workers, seed=seed, pace_ms=pace_ms, live=hub.publish, stop=stop
+            )
+        except Exception as exc:  # the server goes on serving what was recorded
+            print(f"botarena: the demo stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            return
+        if not stop.is_set():
+            played = sum(s.played for s in summaries)
+            print(f"demo tournaments finished ({played} matches played); still serving {url}", flush=True)
+
+    try:
+        serve(store, host=host, port=port, hub=hub, on_ready=on_ready, stop=stop)
+    finally:
+        store.close()
+
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     from botarena.bots.resolve import BotSpecError
+    from botarena.store import StoreError
 
-    return (UserError, ConfigError, UnknownGameError, ReplayError, BotSpecError, ValueError, OSError)
+    return (
+        UserError,
+        ConfigError,
+        UnknownGameError,
+        ReplayError,
+        BotSpecError,
+        StoreError,
+        ValueError,
+        OSError,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from botarena.core.game import GameInfo
 from botarena.games.drones.bots import STARTERS
 from botarena.games.drones.bots.testing import RandomLegal
-from botarena.games.drones.config import GAME_ID, PRESETS, RULES_VERSION, DronesConfig
+from botarena.games.drones.config import EVENT_2018_CONFIG, GAME_ID, PRESETS, RULES_VERSION, DronesConfig
 from botarena.games.drones.protocol import original_result_json
 from botarena.games.drones.rules import DronesEngine
 
@@ -24,5 +24,13 @@ GAME = GameInfo(
     extras={
         "original_result_json": original_result_json,  # spec 7.5, for `botarena play --original-json`
         "js_kit": "drones-js",  # kits/drones-js/adapter.mjs runs 2018 bots unmodified (spec 7.3)
+        # spec 2.3: `botarena tournament drones --format drones_2018_event` plays the 2018 event
+        "tournament_presets": {
+            "drones_2018_event": {
+                "format": "drones-2018",
+                "preset": "bravolt2018",
+                "config": {k: v for k, v in EVENT_2018_CONFIG.items() if k != "rules"},
+            }
+        },
     },
 )

@@ -1,0 +1,265 @@
+"""The executor seam (DESIGN principle 6): tournament matches as tasks for any `concurrent.futures.Executor`.
+
+A `MatchTask` is plain picklable data and `play_task` a top-level function, so the same task runs
+inline, in a local process pool or on a Dask cluster (`Client.get_executor()`). A task is a pure
+function of its data: it has no side effects outside its own bots, and the caller records its
+outcome under the match's unique key, so running a task twice never records a result twice.
+
+Live viewing from worker processes: a process pool made by `make_executor(..., live_queue=q)` hands
+`q` to every worker; `play_task` then sends the match's header, its steps (batched, at most every
+`LIVE_FLUSH_S`) and its end to `q` as the live events of `botarena.tournament.live`. Dask workers
+have no such queue: their matches are recorded but not streamed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import multiprocessing
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from botarena.core.game import Engine
+from botarena.core.replay import Replay
+
+log = logging.getLogger(__name__)
+
+LIVE_FLUSH_S = 0.1
+DASK_HINT = "pip install 'botarena[dask]'"
+
+LiveSink = Callable[[dict[str, Any]], None]
+
+# Set in each pool worker by `_init_worker`; None in the coordinator and on Dask workers.
+_worker_live_queue: Any = None
+
+
+@dataclass(frozen=True)
+class MatchTask:
+    """Everything a worker needs to play one tournament match."""
+
+    tournament_id: int
+    key: str
+    game: str
+    preset: str
+    overrides: dict[str, Any]
+    seed: int
+    seats: tuple[str, ...]  # entrant names, seat order
+    specs: tuple[str, ...]  # how to reach each seat's bot (see bots/resolve.py)
+    pace_ms: int = 0  # sleep after each step, for spectators of live matches
+    match_id: int | None = None  # the store's id: where the replay will be once recorded
+
+    @property
+    def live_key(self) -> str:
+        return f"t{self.tournament_id}/{self.key}"
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """What a finished match task returns: the result in platform terms and the gzip replay."""
+
+    key: str
+    ranks: list[int]
+    scores: list[float]
+    statuses: list[dict[str, int]]
+    time_used_ms: list[float]
+    steps: int
+    duration_s: float
+    replay_gz: bytes = field(repr=False)
+
+
+class MatchTaskError(RuntimeError):
+    """A match could not be played at all (a bot spec that no longer resolves, a bad config)."""
+
+
+def play_task(task: MatchTask, live: LiveSink | None = None) -> MatchOutcome:
+    """Play `task` and return its outcome; stream it to `live` (or the worker's live queue) if set."""
+    from botarena.bots.resolve import BotSpecError, resolve_bot
+    from botarena.core.config import ConfigError
+    from botarena.core.registry import get_game
+    from botarena.runner.match import run_match
+
+    started = time.perf_counter()
+    try:
+        game = get_game(task.game)
+        config = game.config(task.preset, task.overrides)
+        bots = [resolve_bot(spec, game) for spec in task.specs]
+    except (BotSpecError, ConfigError, LookupError, ValueError) as exc:
+        raise MatchTaskError(f"{task.key}: {exc}") from None
+    for bot, name in zip(bots, task.seats, strict=True):
+        bot.name = name  # the entrant's name, not the spec's, in the replay and the viewer
+    sink = live if live is not None else _queue_sink()
+    streamer = _LiveStreamer(task, sink) if sink is not None else None
+    run = run_match(
+        game,
+        bots,
+        config=config,
+        seed=task.seed,
+        preset=task.preset,
+        match_id=f"t{task.tournament_id}-{task.key}",
+        on_begin=streamer.begin if streamer else None,
+        on_step=streamer.step if streamer else None,
+    )
+    replay = run.replay
+    replay_gz = gzip.compress(replay.dumps(), compresslevel=6, mtime=0)
+    if streamer is not None:
+        streamer.end(replay)
+    return MatchOutcome(
+        key=task.key,
+        ranks=list(run.result.ranks),
+        scores=list(run.result.scores),
+        statuses=replay.statuses,
+        time_used_ms=replay.time_used_ms,
+        steps=len(replay.steps),
+        duration_s=time.perf_counter() - started,
+        replay_gz=replay_gz,
+    )
+
+
+def _queue_sink() -> LiveSink | None:
+    queue = _worker_live_queue
+    return queue.put if queue is not None else None
+
+
+class _LiveStreamer:
+    """Turns a running match into live events: a header, batches of steps, an end."""
+
+    def __init__(self, task: MatchTask, sink: LiveSink) -> None:
+        self.task = task
+        self.sink = sink
+        self.replay: Replay | None = None
+        self.sent = 0
+        self.last_flush = 0.0
+        self.pace_s = task.pace_ms / 1000.0
+
+    def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
+        task = self.task
+        return {
+            "type": kind,
+            "key": task.live_key,
+            "tournament_id": task.tournament_id,
+            "match": task.key,
+            **fields,
+        }
+
+    def begin(self, replay: Replay) -> None:
+        self.replay = replay
+        header = replay.to_json()
+        header["steps"] = []
+        self.sink(self._event("header", replay=header))
+        self.last_flush = time.monotonic()
+
+    def step(self, index: int, record: dict[str, Any], engine: Engine) -> None:
+        if self.pace_s:
+            time.sleep(self.pace_s)
+        now = time.monotonic()
+        if now - self.last_flush >= LIVE_FLUSH_S:
+            self._flush()
+            self.last_flush = now
+
+    def _flush(self) -> None:
+        assert self.replay is not None
+        steps = self.replay.steps
+        if self.sent < len(steps):
+            self.sink(self._event("steps", first=self.sent, steps=steps[self.sent :]))
+            self.sent = len(steps)
+
+    def end(self, replay: Replay) -> None:
+        if self.replay is None:  # the match never began (a bot failed to start): nothing was shown
+            return
+        self._flush()
+        fields = {
+            name: getattr(replay, name)
+            for name in ("result", "end", "keyframes", "logs", "time_used_ms", "statuses")
+        }
+        self.sink(self._event("end", match_id=self.task.match_id, fields=fields))
+
+
+def _init_worker(live_queue: Any) -> None:
+    global _worker_live_queue
+    _worker_live_queue = live_queue
+
+
+class LiveQueuePump:
+    """A thread that forwards the live events pool workers put on `queue` to `sink`."""
+
+    def __init__(self, queue: Any, sink: LiveSink) -> None:
+        self.queue = queue
+        self.sink = sink
+        self.thread = threading.Thread(target=self._run, name="botarena-live-pump", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while True:
+            event = self.queue.get()
+            if event is None:
+                return
+            try:
+                self.sink(event)
+            except Exception:  # a viewer's trouble must never stop the tournament
+                log.exception("live sink failed")
+
+    def close(self) -> None:
+        self.queue.put(None)
+        self.thread.join(timeout=5)
+
+
+def make_executor(workers: int, dask_address: str | None = None, *, live_queue: Any = None) -> Executor:
+    """A process pool of `workers` processes, or a Dask cluster's executor when `dask_address` is set.
+
+    Pool workers start by `forkserver` (never a fork of a threaded server) and, with `live_queue`, send
+    the live events of their matches to it (make the queue with `live_queue_for_pool()`).
+    """
+    if dask_address:
+        return dask_executor(dask_address)
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    return ProcessPoolExecutor(
+        max_workers=workers,
+        mp_context=multiprocessing.get_context("forkserver"),
+        initializer=_init_worker,
+        initargs=(live_queue,),
+    )
+
+
+def live_queue_for_pool() -> Any:
+    """A queue that pool workers of `make_executor` can write live events to."""
+    return multiprocessing.get_context("forkserver").Queue()
+
+
+def dask_executor(address: str) -> Executor:
+    """The `concurrent.futures` executor of the Dask cluster at `address` (raises ValueError on failure)."""
+    try:
+        from distributed import Client
+    except ImportError:
+        raise ImportError(
+            f"--dask needs dask.distributed, which is not installed; run: {DASK_HINT}"
+        ) from None
+    try:
+        client = Client(address, timeout=10, set_as_default=False)
+    except OSError as exc:
+        raise ValueError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+    # pure=False: two tasks with equal arguments are two matches, never one cached result.
+    executor: Executor = client.get_executor(pure=False)
+    executor._botarena_client = client  # type: ignore[attr-defined]  # closed by close_executor
+    return executor
+
+
+def close_executor(executor: Executor, *, cancel: bool = False) -> None:
+    """Shut `executor` down (and its Dask client, if it has one)."""
+    executor.shutdown(wait=not cancel, cancel_futures=cancel)
+    client = getattr(executor, "_botarena_client", None)
+    if client is not None:
+        client.close()
+
+
+def default_workers() -> int:
+    """One worker per CPU this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)

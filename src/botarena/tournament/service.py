@@ -1,0 +1,591 @@
+"""Tournaments end to end: create one in the store, run it through an executor, resume it, rank it.
+
+The coordinator (`run_tournament`) is the only writer of a tournament's rows. It asks the format for
+the matches to add (a deterministic function of what is scheduled and finished), submits the ones not
+finished to the executor, and records each outcome under the match's unique key. Because the store
+holds everything the format needs, a tournament whose process was killed resumes by calling
+`run_tournament` again: finished matches are kept as they are, matches that were running are played
+again from their (unchanged) seed, and nothing is recorded twice (`Store.record_result` is
+exactly-once per key).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from botarena.core.registry import get_game
+from botarena.store import MatchRow, Store, TournamentRow
+from botarena.tournament.executor import LiveSink, MatchOutcome, MatchTask, MatchTaskError, play_task
+from botarena.tournament.formats import (
+    FinishedMatch,
+    Format,
+    FormatError,
+    MatchSpec,
+    make_format,
+)
+from botarena.tournament.ratings import leaderboard, rate
+
+log = logging.getLogger(__name__)
+
+MAX_ATTEMPTS = 3  # a match whose task raises this often is recorded failed
+SOLO_BREAKS = 2  # a match that breaks the process pool this often while running alone is recorded failed
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """A bot in a tournament: its display name and how to reach it (a spec `resolve_bot` accepts)."""
+
+    name: str
+    spec: str
+
+
+@dataclass(frozen=True)
+class TournamentPlan:
+    """What `create_tournament` needs. `options` are the format's (rounds, matches, cycles, ...) plus
+    the runner's `pace_ms` (sleep after each step, for spectators)."""
+
+    name: str
+    game: str
+    format: str
+    entrants: list[Entrant]
+    seed: int = 0
+    preset: str | None = None
+    overrides: dict[str, Any] = field(default_factory=dict)
+    options: dict[str, Any] = field(default_factory=dict)
+    players: int | None = None  # seats per match; the game's minimum when None
+
+
+@dataclass
+class TournamentSummary:
+    """How a call of `run_tournament` ended."""
+
+    tournament_id: int
+    status: str
+    played: int = 0  # matches finished by this call
+    failed: int = 0
+    total_finished: int = 0
+    seconds: float = 0.0
+
+
+class ProgressSink(Protocol):
+    """What the coordinator reports to (e.g. the rich progress bar of `tournament/progress.py`)."""
+
+    def update(self, *, total: int, done: int, running: int, failed: int) -> None: ...
+
+
+RUNNER_OPTIONS = ("pace_ms",)
+
+
+# -- creating ------------------------------------------------------------------------------------------
+
+
+def _spec_digest(spec: str) -> str | None:
+    """The content hash of a bot file, so an edited file becomes a new bot version."""
+    path = Path(spec)
+    try:
+        if path.is_file():
+            return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    return None
+
+
+def _absolute_spec(spec: str) -> str:
+    """File specs made absolute: workers may run in another directory."""
+    path = Path(spec)
+    return str(path.resolve()) if path.is_file() else spec
+
+
+def plan_players(plan: TournamentPlan) -> int:
+    game = get_game(plan.game)
+    players = plan.players or game.min_players
+    game.check_players(players)
+    return players
+
+
+def _apply_tournament_preset(plan: TournamentPlan) -> tuple[str, str, dict[str, Any]]:
+    """(format, game preset, config overrides): a game's tournament preset (`extras["tournament_presets"]`,
+    e.g. drones' `drones_2018_event`, spec 2.3) names all three; the plan's own preset and overrides win."""
+    presets = get_game(plan.game).extras.get("tournament_presets", {})
+    chosen = presets.get(plan.format)
+    if chosen is None:
+        return plan.format, plan.preset or "default", dict(plan.overrides)
+    return chosen["format"], plan.preset or chosen["preset"], {**chosen["config"], **plan.overrides}
+
+
+def create_tournament(store: Store, plan: TournamentPlan) -> TournamentRow:
+    """Register the entrants' bots and the tournament (checking the game, preset, config and format).
+
+    Raises ValueError subclasses (ConfigError, FormatError, BotSpecError, UnknownGameError) with a
+    one-line message for anything wrong, before anything is written.
+    """
+    from botarena.bots.resolve import resolve_bot
+
+    game = get_game(plan.game)
+    players = plan_players(plan)
+    format_name, preset, overrides = _apply_tournament_preset(plan)
+    game.config(preset, overrides)  # validate now, in one line
+    names = [e.name for e in plan.entrants]
+    options = dict(plan.options)
+    pace_ms = options.get("pace_ms", 0)
+    if type(pace_ms) is not int or pace_ms < 0:
+        raise FormatError(f"pace_ms must be a non-negative integer, got {pace_ms!r}")
+    format_options = {k: v for k, v in options.items() if k not in RUNNER_OPTIONS}
+    make_format(format_name, names, seed=plan.seed, players=players, options=format_options)
+    for entrant in plan.entrants:
+        resolve_bot(entrant.spec, game)  # fails here, not in a worker
+    if store.find_tournament(plan.name) is not None:
+        raise FormatError(
+            f"a tournament named {plan.name!r} exists already (resume it, or pick another name)"
+        )
+    versions = [
+        store.register_bot(plan.game, e.name, _absolute_spec(e.spec), _spec_digest(e.spec))
+        for e in plan.entrants
+    ]
+    return store.create_tournament(
+        name=plan.name,
+        game=plan.game,
+        format=format_name,
+        preset=preset,
+        config=overrides,
+        seed=plan.seed,
+        options={**options, "players": players},
+        entrants=[(e.name, v.id) for e, v in zip(plan.entrants, versions, strict=True)],
+    )
+
+
+def tournament_format(tournament: TournamentRow) -> Format:
+    options = {k: v for k, v in tournament.options.items() if k not in (*RUNNER_OPTIONS, "players")}
+    return make_format(
+        tournament.format,
+        [e.name for e in tournament.entrants],
+        seed=tournament.seed,
+        players=int(tournament.options.get("players", 2)),
+        options=options,
+    )
+
+
+# -- reading results -----------------------------------------------------------------------------------
+
+
+def _spec_of(row: MatchRow) -> MatchSpec:
+    return MatchSpec(key=row.key, round=row.round, seats=tuple(row.seats), seed=row.seed)
+
+
+def _finished_of(row: MatchRow) -> FinishedMatch:
+    ok = row.status == "finished"
+    return FinishedMatch(
+        key=row.key,
+        round=row.round,
+        seats=tuple(row.seats),
+        ranks=tuple(row.ranks) if ok and row.ranks is not None else None,
+        scores=tuple(row.scores) if ok and row.scores is not None else None,
+    )
+
+
+def finished_matches(rows: Sequence[MatchRow]) -> dict[str, FinishedMatch]:
+    """Finished and failed matches by key (a failed one has no ranks)."""
+    return {row.key: _finished_of(row) for row in rows if row.status in ("finished", "failed")}
+
+
+def tournament_leaderboard(store: Store, tournament_id: int) -> dict[str, Any]:
+    """The tournament and its leaderboard (ratings, pair matrix, standings) as JSON-able data."""
+    tournament = store.get_tournament(tournament_id)
+    if tournament is None:
+        raise LookupError(f"no tournament {tournament_id}")
+    rows = store.list_matches(tournament_id)
+    board = leaderboard(
+        [e.name for e in tournament.entrants], finished_matches(rows).values(), format_name=tournament.format
+    )
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.status] = counts.get(row.status, 0) + 1
+    return {"tournament": tournament_json(tournament, counts), "leaderboard": board}
+
+
+def tournament_json(tournament: TournamentRow, counts: Mapping[str, int] | None = None) -> dict[str, Any]:
+    data = {
+        "id": tournament.id,
+        "name": tournament.name,
+        "game": tournament.game,
+        "format": tournament.format,
+        "preset": tournament.preset,
+        "config": tournament.config,
+        "seed": tournament.seed,
+        "options": tournament.options,
+        "status": tournament.status,
+        "created_at": tournament.created_at.isoformat() if tournament.created_at else None,
+        "finished_at": tournament.finished_at.isoformat() if tournament.finished_at else None,
+        "entrants": [{"name": e.name, "spec": e.spec, "version": e.version} for e in tournament.entrants],
+    }
+    if counts is not None:
+        data["matches"] = dict(counts)
+    return data
+
+
+# -- running -------------------------------------------------------------------------------------------
+
+
+class _Coordinator:
+    """One run of one tournament: schedule, submit, record, until the format is done or `stop` is set."""
+
+    def __init__(
+        self,
+        store: Store,
+        tournament: TournamentRow,
+        executor: Executor | None,
+        progress: ProgressSink | None,
+        live: LiveSink | None,
+        stop: threading.Event | None,
+        max_in_flight: int,
+        executor_factory: Callable[[], Executor] | None,
+    ) -> None:
+        self.store = store
+        self.tournament = tournament
+        self.executor = executor
+        self.executor_factory = executor_factory
+        self.own_executors: list[Executor] = []  # replacements for broken pools, shut down by us
+        self.progress = progress
+        self.live = live
+        self.stop = stop or threading.Event()
+        self.max_in_flight = max_in_flight
+        self.format = tournament_format(tournament)
+        self.specs = {e.name: e.spec for e in tournament.entrants}
+        self.pace_ms = int(tournament.options.get("pace_ms", 0))
+        self.scheduled: dict[str, MatchSpec] = {}
+        self.finished: dict[str, FinishedMatch] = {}
+        self.match_ids: dict[str, int] = {}
+        self.in_flight: dict[Future[MatchOutcome], str] = {}
+        self.pool_of: dict[Future[MatchOutcome], Executor | None] = {}
+        self.attempts: dict[str, int] = {}
+        # A broken pool fails every match in it, so it cannot say which one killed its worker: those
+        # matches become suspects and run again one at a time, alone in the pool.
+        self.suspects: set[str] = set()
+        self.solo: str | None = None
+        self.solo_breaks: dict[str, int] = {}
+        self.summary = TournamentSummary(tournament.id, "running")
+
+    def load(self) -> None:
+        for row in self.store.list_matches(self.tournament.id):
+            self.scheduled[row.key] = _spec_of(row)
+            self.match_ids[row.key] = row.id
+            if row.status in ("finished", "failed"):
+                self.finished[row.key] = _finished_of(row)
+            self.attempts[row.key] = row.attempts
+
+    def extend_schedule(self) -> None:
+        """Add what the format schedules now (repeatedly: one addition may enable the next)."""
+        while True:
+            new = self.format.schedule(list(self.scheduled.values()), self.finished)
+            new = [spec for spec in new if spec.key not in self.scheduled]
+            if not new:
+                return
+            self.store.add_matches(self.tournament.id, new)
+            for row in self.store.list_matches(self.tournament.id, status="scheduled"):
+                self.match_ids[row.key] = row.id
+            for spec in new:
+                self.scheduled[spec.key] = spec
+
+    def waiting(self) -> list[MatchSpec]:
+        busy = set(self.in_flight.values()) | self.suspects
+        pending = [s for k, s in self.scheduled.items() if k not in self.finished and k not in busy]
+        return sorted(pending, key=lambda s: (s.round, s.key))
+
+    def task(self, spec: MatchSpec) -> MatchTask:
+        t = self.tournament
+        return MatchTask(
+            tournament_id=t.id,
+            key=spec.key,
+            game=t.game,
+            preset=t.preset,
+            overrides=dict(t.config),
+            seed=spec.seed,
+            seats=spec.seats,
+            specs=tuple(self.specs[name] for name in spec.seats),
+            pace_ms=self.pace_ms,
+            match_id=self.match_ids.get(spec.key),
+        )
+
+    def submit(self) -> None:
+        if self.suspects:
+            if not self.in_flight and not self.stop.is_set():
+                key = min(self.suspects, key=lambda k: (self.scheduled[k].round, k))
+                self.suspects.discard(key)
+                self.solo = key
+                self._submit(self.scheduled[key])
+            return
+        for spec in self.waiting():
+            if len(self.in_flight) >= self.max_in_flight or self.stop.is_set():
+                return
+            self._submit(spec)
+            if self.executor is None:
+                return  # inline: one at a time, recorded before the next starts
+
+    def _submit(self, spec: MatchSpec) -> None:
+        self.store.mark_running(self.tournament.id, spec.key)
+        self.attempts[spec.key] = self.attempts.get(spec.key, 0) + 1
+        task = self.task(spec)
+        if self.executor is None:
+            future: Future[MatchOutcome] = Future()
+            try:
+                future.set_result(play_task(task, self.live))
+            except Exception as exc:  # recorded as the match's failure, never raised
+                future.set_exception(exc)
+        else:
+            future = self.executor.submit(play_task, task)
+        self.in_flight[future] = spec.key
+        self.pool_of[future] = self.executor
+
+    def collect(self, timeout: float | None) -> None:
+        if not self.in_flight:
+            return
+        done, _ = wait(list(self.in_flight), timeout=timeout, return_when=FIRST_COMPLETED)
+        for future in done:
+            key = self.in_flight.pop(future)
+            pool = self.pool_of.pop(future)
+            solo, self.solo = self.solo == key, None if self.solo == key else self.solo
+            try:
+                outcome = future.result()
+            except BrokenProcessPool as exc:
+                self.pool_broke(key, pool, solo, exc)
+            except Exception as exc:
+                self.task_failed(key, exc)
+            else:
+                self.record(key, outcome)
+
+    def record(self, key: str, outcome: MatchOutcome) -> None:
+        spec = self.scheduled[key]
+        self.store.record_result(
+            self.tournament.id,
+            key,
+            ranks=outcome.ranks,
+            scores=outcome.scores,
+            statuses=outcome.statuses,
+            time_used_ms=outcome.time_used_ms,
+            steps=outcome.steps,
+            duration_s=outcome.duration_s,
+            replay_gz=outcome.replay_gz,
+        )
+        self.finished[key] = FinishedMatch(
+            key=key,
+            round=spec.round,
+            seats=spec.seats,
+            ranks=tuple(outcome.ranks),
+            scores=tuple(outcome.scores),
+        )
+        self.summary.played += 1
+
+    def pool_broke(self, key: str, pool: Executor | None, solo: bool, exc: BaseException) -> None:
+        """A worker of `pool` died (killed, out of memory, a crash in native code) with `key` in it."""
+        if pool is self.executor:
+            self.replace_executor()
+        if not solo:
+            self.suspects.add(key)
+            return
+        breaks = self.solo_breaks[key] = self.solo_breaks.get(key, 0) + 1
+        log.warning("match %s broke the process pool alone (%d of %d)", key, breaks, SOLO_BREAKS)
+        if breaks < SOLO_BREAKS:
+            self.suspects.add(key)
+        else:
+            self.fail(key, f"{type(exc).__name__}: {exc}")
+
+    def replace_executor(self) -> None:
+        if self.executor_factory is None:
+            raise RuntimeError("the process pool broke (a worker died) and there is no factory to replace it")
+        log.warning("the process pool broke; starting a new one")
+        if self.executor in self.own_executors:
+            self.executor.shutdown(wait=False, cancel_futures=True)  # type: ignore[union-attr]
+        self.executor = self.executor_factory()
+        self.own_executors.append(self.executor)
+
+    def close(self) -> None:
+        """Forget what is in flight (a stopped run: those matches are played again on resume) and
+        shut down the pools this run started."""
+        for future in self.in_flight:
+            future.cancel()
+        for executor in self.own_executors:
+            executor.shutdown(wait=False, cancel_futures=True)
+
+    def task_failed(self, key: str, exc: BaseException) -> None:
+        message = f"{type(exc).__name__}: {exc}"
+        attempts = self.attempts.get(key, 1)
+        retry = not isinstance(exc, MatchTaskError) and attempts < MAX_ATTEMPTS
+        log.warning(
+            "match %s failed (attempt %d): %s%s", key, attempts, message, " (retrying)" if retry else ""
+        )
+        if not retry:
+            self.fail(key, message)
+        # else: still scheduled in the store; `waiting()` offers it again
+
+    def fail(self, key: str, message: str) -> None:
+        self.store.record_failure(self.tournament.id, key, message)
+        spec = self.scheduled[key]
+        self.finished[key] = FinishedMatch(
+            key=key, round=spec.round, seats=spec.seats, ranks=None, scores=None
+        )
+        self.summary.failed += 1
+
+    def report(self) -> None:
+        if self.progress is None:
+            return
+        failed = sum(1 for f in self.finished.values() if f.ranks is None)
+        self.progress.update(
+            total=max(len(self.scheduled), self.format.planned_matches or 0),
+            done=len(self.finished) - failed,
+            running=len(self.in_flight),
+            failed=failed,
+        )
+
+    def done(self) -> bool:
+        return not self.in_flight and self.format.done(list(self.scheduled.values()), self.finished)
+
+
+def run_tournament(
+    store: Store,
+    tournament_id: int,
+    executor: Executor | None = None,
+    *,
+    progress: ProgressSink | None = None,
+    live: LiveSink | None = None,
+    stop: threading.Event | None = None,
+    max_in_flight: int | None = None,
+    executor_factory: Callable[[], Executor] | None = None,
+) -> TournamentSummary:
+    """Run (or resume) tournament `tournament_id` to its end, or until `stop` is set.
+
+    `executor` None plays matches inline in this thread. With `executor_factory`, a process pool that
+    breaks (a worker killed) is replaced and its matches retried. Returns how the run ended; the
+    results are in the store.
+    """
+    started = time.perf_counter()
+    tournament = store.get_tournament(tournament_id)
+    if tournament is None:
+        raise LookupError(f"no tournament {tournament_id}")
+    store.reset_running(tournament_id)
+    if max_in_flight is None:
+        max_in_flight = 1 if executor is None else 2 * int(getattr(executor, "_max_workers", 2) or 2)
+    coordinator = _Coordinator(
+        store, tournament, executor, progress, live, stop, max_in_flight, executor_factory
+    )
+    coordinator.load()
+    store.set_tournament_status(tournament_id, "running")
+    try:
+        coordinator.report()
+        while not coordinator.stop.is_set():
+            coordinator.extend_schedule()
+            coordinator.submit()
+            if coordinator.done():
+                break
+            if not coordinator.in_flight:
+                if not coordinator.waiting() and not coordinator.suspects:  # the format is stuck: a bug
+                    raise RuntimeError(f"tournament {tournament_id}: the {tournament.format} format stalled")
+                continue
+            coordinator.collect(timeout=0.5)
+            coordinator.report()
+    finally:
+        coordinator.close()
+    summary = coordinator.summary
+    summary.total_finished = len(coordinator.finished)
+    summary.seconds = time.perf_counter() - started
+    if coordinator.done():
+        finished = coordinator.finished.values()
+        store.save_ratings(tournament_id, rate([e.name for e in tournament.entrants], finished))
+        store.set_tournament_status(tournament_id, "finished")
+        summary.status = "finished"
+    else:
+        summary.status = "stopped"
+    return summary
+
+
+# -- the demo ------------------------------------------------------------------------------------------
+
+
+def demo_plans(seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo") -> list[TournamentPlan]:
+    """One round robin of the starter bots of every registered game (`make run`'s tournaments)."""
+    from botarena.core.registry import all_games
+
+    plans = []
+    for game in all_games():
+        starters = sorted(game.starter_bots)
+        if len(starters) < game.min_players:
+            continue
+        plans.append(
+            TournamentPlan(
+                name=f"{prefix}-{game.id}-{seed}",
+                game=game.id,
+                format="round-robin",
+                entrants=[Entrant(name, name) for name in starters],
+                seed=seed,
+                options={"pace_ms": pace_ms} if pace_ms else {},
+            )
+        )
+    return plans
+
+
+def run_demo(
+    store: Store,
+    *,
+    workers: int = 2,
+    seed: int = 1,
+    pace_ms: int = 0,
+    live: LiveSink | None = None,
+    stop: threading.Event | None = None,
+    progress_for: Callable[[TournamentRow], ProgressSink | None] | None = None,
+) -> list[TournamentSummary]:
+    """Create (or resume) and run `demo_plans(seed)` side by side on one executor, streaming to `live`.
+
+    With `workers` > 0 the matches run in a process pool whose workers stream their matches to
+    `live` through a queue; with 0 they run in the coordinators' threads.
+    """
+    from botarena.tournament.executor import LiveQueuePump, close_executor, live_queue_for_pool, make_executor
+
+    tournaments = []
+    for plan in demo_plans(seed, pace_ms=pace_ms):
+        found = store.find_tournament(plan.name)
+        tournaments.append(found if found is not None else create_tournament(store, plan))
+    queue = live_queue_for_pool() if workers and live is not None else None
+    pump = LiveQueuePump(queue, live) if queue is not None and live is not None else None
+    factory = (lambda: make_executor(workers, live_queue=queue)) if workers else None
+    executor = factory() if factory is not None else None
+    summaries: list[TournamentSummary] = []
+    errors: list[BaseException] = []
+
+    def run_one(tournament: TournamentRow) -> None:
+        progress = progress_for(tournament) if progress_for is not None else None
+        try:
+            summaries.append(
+                run_tournament(
+                    store, tournament.id, executor, progress=progress, live=live, stop=stop,
+                    executor_factory=factory,
+                )
+            )  # fmt: skip
+        except BaseException as exc:  # reported by the caller's thread below
+            errors.append(exc)
+
+    threads = [
+        threading.Thread(target=run_one, args=(t,), name=f"botarena-demo-{t.game}", daemon=True)
+        for t in tournaments
+        if t.status != "finished"
+    ]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        if executor is not None:
+            close_executor(executor, cancel=True)
+        if pump is not None:
+            pump.close()
+    if errors:
+        raise errors[0]
+    return summaries

@@ -1,0 +1,110 @@
+"""Issue 3, item 4: a tournament whose process is SIGKILLed resumes from the store without losing or
+duplicating any finished result, and ends exactly as an uninterrupted run of the same plan."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from botarena.store import Store, StoreError
+
+ENTRANTS = "adaptive,randomonium,tactician,zergy,pacifist"
+MATCHES = 20  # 5 entrants, every pair twice (cycles 2)
+
+
+def botarena(*args: str) -> list[str]:
+    return [sys.executable, "-m", "botarena", *args]
+
+
+def tournament_args(db: str, name: str) -> list[str]:
+    return [
+        "tournament", "drones", "--bots", ENTRANTS, "--cycles", "2", "--seed", "42",
+        "--workers", "2", "--db", db, "--name", name, "--no-progress",
+    ]  # fmt: skip
+
+
+def outcomes(store: Store, name: str) -> dict[str, tuple[Any, ...]]:
+    tournament = store.find_tournament(name)
+    assert tournament is not None
+    return {
+        r.key: (r.status, tuple(r.seats), r.seed, r.ranks, r.scores)
+        for r in store.list_matches(tournament.id)
+    }
+
+
+def wait_for_finished(db: str, name: str, count: int, process: subprocess.Popen[bytes]) -> None:
+    for _ in range(600):  # up to a minute, in tenths of a second
+        assert process.poll() is None, "the tournament ended before it could be killed"
+        try:
+            store = Store.open(db, migrate=False)
+        except StoreError:  # the tournament process has not created its tables yet
+            time.sleep(0.1)
+            continue
+        try:
+            tournament = store.find_tournament(name)
+            if tournament is not None and store.count_matches(tournament.id).get("finished", 0) >= count:
+                return
+        finally:
+            store.close()
+        time.sleep(0.1)
+    raise AssertionError(f"no {count} finished matches within a minute")
+
+
+def test_a_sigkilled_tournament_resumes_exactly(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    # pace the matches (1 ms a step) so the kill lands mid-tournament, with matches running
+    args = [*tournament_args(db, "killed"), "--pace-ms", "1"]
+    process = subprocess.Popen(botarena(*args), cwd=tmp_path, env=env, start_new_session=True)
+    try:
+        wait_for_finished(db, "killed", 4, process)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its pool workers, at once
+        process.wait(timeout=30)
+    assert process.returncode == -signal.SIGKILL
+
+    store = Store.open(db)
+    try:
+        tournament = store.find_tournament("killed")
+        assert tournament is not None and tournament.status == "running"
+        before = {r.key: r for r in store.list_matches(tournament.id, status="finished")}
+        assert 4 <= len(before) < MATCHES
+    finally:
+        store.close()
+
+    resumed = subprocess.run(
+        botarena("tournament", "--resume", "killed", "--workers", "2", "--db", db, "--no-progress"),
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert resumed.returncode == 0, resumed.stderr
+    assert (
+        "resuming tournament" in resumed.stdout
+        and f"{MATCHES - len(before)} matches played now" in resumed.stdout
+    )
+
+    reference = subprocess.run(
+        botarena(*tournament_args(db, "reference")), cwd=tmp_path, env=env, capture_output=True, text=True,
+        timeout=300,
+    )  # fmt: skip
+    assert reference.returncode == 0, reference.stderr
+
+    store = Store.open(db)
+    try:
+        tournament = store.find_tournament("killed")
+        assert tournament is not None and tournament.status == "finished"
+        after = store.list_matches(tournament.id)
+        assert len(after) == MATCHES and len({r.key for r in after}) == MATCHES
+        assert all(r.status == "finished" for r in after)
+        for row in after:
+            if row.key in before:
+                assert row == before[row.key]  # a result finished before the kill is kept as it was
+        # every finished match has its replay file, and nothing was recorded twice
+        assert all(store.replay_path(r.replay_hash).is_file() for r in after)
+        assert outcomes(store, "killed") == outcomes(store, "reference")
+    finally:
+        store.close()
