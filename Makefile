@@ -1,12 +1,12 @@
 # botarena: two commands on a fresh machine.
-#   make run    set up .venv, play a GameOfDrones demo match, write its replay, serve the viewer
+#   make run    set up .venv, start the organizer's server on SQLite (./var), run a demo round robin of
+#               every game's starter bots (watch them live), print the URL
 #   make test   set up .venv, then ruff, mypy, and every pytest test (browser tests included)
 
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
-DEMO   := var/replays/demo.json.gz
 PORT   ?= 8765
 
 .PHONY: setup run test lint typecheck pytest bench clean
@@ -20,9 +20,7 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 
 run: setup
-	$(BIN)/botarena play drones tactician adaptive --seed 7 --replay $(DEMO)
-	$(BIN)/botarena replay $(DEMO) --verify
-	$(BIN)/botarena view $(DEMO) --port $(PORT)
+	$(BIN)/botarena serve --demo --port $(PORT)
 
 lint: setup
 	$(BIN)/ruff check src tests benchmarks examples

@@ -240,11 +240,11 @@ def dask_executor(address: str) -> Executor:
             f"--dask needs dask.distributed, which is not installed; run: {DASK_HINT}"
         ) from None
     try:
-        client = Client(address, timeout=10, set_as_default=False)
+        client = Client(address, timeout=10, set_as_default=False)  # type: ignore[no-untyped-call]
     except OSError as exc:
         raise ValueError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     # pure=False: two tasks with equal arguments are two matches, never one cached result.
-    executor: Executor = client.get_executor(pure=False)
+    executor: Executor = client.get_executor(pure=False)  # type: ignore[no-untyped-call]
     executor._botarena_client = client  # type: ignore[attr-defined]  # closed by close_executor
     return executor
 

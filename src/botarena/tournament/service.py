@@ -306,7 +306,7 @@ class _Coordinator:
             tournament_id=t.id,
             key=spec.key,
             game=t.game,
-            preset=t.preset,
+            preset=t.preset or "default",
             overrides=dict(t.config),
             seed=spec.seed,
             seats=spec.seats,
