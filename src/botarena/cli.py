@@ -266,6 +266,8 @@ def tournament_command(
     """Run a tournament (or resume one) and print its leaderboard."""
     from botarena.tournament.service import TournamentPlan, create_tournament
 
+    if workers < 0:
+        raise UserError(f"--workers must be 0 or more, got {workers}")
     store = _open_store(db)
     try:
         if resume is not None:
@@ -319,8 +321,6 @@ def _run_with_progress(store: Any, tournament: Any, workers: int, dask: str | No
     from botarena.tournament.progress import TournamentProgress
     from botarena.tournament.service import run_tournament
 
-    if workers < 0:
-        raise UserError(f"--workers must be 0 or more, got {workers}")
     factory = partial(make_executor, workers, dask) if (dask or workers) else None
     executor = factory() if factory else None
     bar = TournamentProgress(tournament.name) if show else None

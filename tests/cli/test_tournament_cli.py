@@ -1,0 +1,79 @@
+"""`botarena tournament` and `botarena leaderboard`: a whole tournament from the command line, and a
+one-line error with exit code 2 for every bad input (nothing half-written to the store)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import orjson
+import pytest
+
+from botarena.cli import main
+from botarena.store import Store
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'arena.db'}"
+
+
+def test_tournament_then_leaderboard(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(
+        ["tournament", "drones", "--bots", "adaptive,zergy", "--bots", "me=tactician", "--workers", "0",
+         "--db", db, "--name", "cup", "--seed", "3", "--no-progress"]
+    )  # fmt: skip
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert "finished: 3 matches played now, 0 failed" in out
+    for name in ("adaptive", "zergy", "me"):
+        assert name in out
+    assert main(["leaderboard", "cup", "--db", db, "--json"]) == 0
+    data = orjson.loads(capsys.readouterr().out)
+    assert data["tournament"]["name"] == "cup" and data["tournament"]["status"] == "finished"
+    assert sorted(r["name"] for r in data["leaderboard"]["rows"]) == ["adaptive", "me", "zergy"]
+    assert sum(r["played"] for r in data["leaderboard"]["rows"]) == 6
+    assert main(["leaderboard", "--db", db]) == 0  # the newest tournament, as a table
+    assert "cup" in capsys.readouterr().out
+
+
+def test_resuming_a_finished_tournament_plays_nothing(db: str, capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["--workers", "0", "--db", db, "--no-progress"]
+    assert main(["tournament", "drones", "--bots", "adaptive,zergy", "--name", "t", *args]) == 0
+    capsys.readouterr()
+    assert main(["tournament", "--resume", "t", *args]) == 0
+    assert "finished: 0 matches played now, 0 failed, 1 recorded in all" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["tournament", "drones", "--bots", "adaptive,nobody"], "unknown bot 'nobody'"),
+        (["tournament", "drones", "--bots", "adaptive"], "entrant"),
+        (["tournament", "drones", "--bots", "a,b", "--format", "knockout"], "unknown format"),
+        (["tournament", "chess", "--bots", "a,b"], "unknown game 'chess'"),
+        (["tournament", "drones", "--bots", "adaptive,zergy", "--set", "rounds=0"], "rounds"),
+        (["tournament", "drones", "--bots", "adaptive,zergy", "--workers", "-1"], "--workers"),
+        (["tournament", "--resume", "nothing-here"], "no tournament 'nothing-here'"),
+        (["tournament", "drones", "--resume", "x"], "--resume takes no GAME"),
+        (["tournament"], "name a GAME"),
+        (["leaderboard", "nope"], "no tournament 'nope'"),
+        (["leaderboard"], "no tournaments in"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_2(
+    db: str, args: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*args, "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1, err
+    store = Store.open(db)
+    try:
+        assert store.list_tournaments() == []  # nothing half-created
+    finally:
+        store.close()
+
+
+def test_a_bad_database_url_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["leaderboard", "--db", "mysql+nothing://x"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("botarena: error:") and err.count("\n") == 1
