@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Engine, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, selectinload, sessionmaker
@@ -43,6 +43,37 @@ from botarena.store.rows import (
 
 MAX_ERROR_CHARS = 4000  # a failure's message is for people; a traceback's tail is enough
 _CHUNK = 500  # rows per INSERT batch
+
+
+# The hot paths' statements, built once: building a statement costs several times what SQLite
+# takes to run it (benchmarks/store_writes.py), and a built one keeps its compiled-cache key.
+_BY_KEY = (Match.tournament_id == bindparam("p_tournament_id")) & (Match.key == bindparam("p_key"))
+_NOT_FINISHED = Match.status != "finished"
+_FIND = select(Match.id, Match.status, Match.seats).where(_BY_KEY)
+_EXISTS = select(Match.id).where(_BY_KEY)
+_MARK_RUNNING = (
+    update(Match)
+    .where(_BY_KEY, _NOT_FINISHED)
+    .values(status="running", attempts=Match.attempts + 1, started_at=bindparam("p_now"))
+)
+_FINISH = (
+    update(Match)
+    .where(Match.id == bindparam("p_match_id"), _NOT_FINISHED)
+    .values(
+        status="finished",
+        error=None,
+        replay_hash=bindparam("p_replay_hash"),
+        steps=bindparam("p_steps"),
+        duration_s=bindparam("p_duration_s"),
+        finished_at=bindparam("p_now"),
+    )
+)
+_FAIL = (
+    update(Match)
+    .where(_BY_KEY, _NOT_FINISHED)
+    .values(status="failed", error=bindparam("p_error"), finished_at=bindparam("p_now"))
+)
+_INSERT_PLAYERS = insert(MatchPlayer)
 
 
 class MatchSpecLike(Protocol):
@@ -78,7 +109,9 @@ class Store:
         self.dialect: str = engine.dialect.name
         self.replays = ReplayFiles(replay_dir)
         self._read = sessionmaker(engine, expire_on_commit=False)
-        self._write = sessionmaker(engine.execution_options(**{eng.WRITE: True}), expire_on_commit=False)
+        self._writer = engine.execution_options(**{eng.WRITE: True})
+        self._write = sessionmaker(self._writer, expire_on_commit=False)
+        self._versions: dict[int, dict[str, int]] = {}
 
     # ------------------------------------------------------------------------------ lifecycle
 
@@ -132,6 +165,18 @@ class Store:
 
     def __repr__(self) -> str:
         return f"Store({self.display_url!r})"
+
+    @contextlib.contextmanager
+    def _read_connection(self, what: str) -> Iterator[Connection]:
+        """A Core connection in a read transaction (cheaper than a session for one statement)."""
+        with eng.translated(what), self._engine.begin() as conn:
+            yield conn
+
+    @contextlib.contextmanager
+    def _write_connection(self, what: str) -> Iterator[Connection]:
+        """A Core connection in a write transaction (BEGIN IMMEDIATE on SQLite), committed at the end."""
+        with eng.translated(what), self._writer.begin() as conn:
+            yield conn
 
     @contextlib.contextmanager
     def _reading(self, what: str) -> Iterator[Session]:
@@ -369,14 +414,12 @@ class Store:
 
     def mark_running(self, tournament_id: int, key: str) -> None:
         """Status running, one more attempt, started now. A finished match is left alone."""
-        with self._writing(f"cannot update match {key!r}") as session:
-            result = session.execute(
-                update(Match)
-                .where(Match.tournament_id == tournament_id, Match.key == key, Match.status != "finished")
-                .values(status="running", attempts=Match.attempts + 1, started_at=utcnow())
+        with self._write_connection(f"cannot update match {key!r}") as conn:
+            result = conn.execute(
+                _MARK_RUNNING, {"p_tournament_id": tournament_id, "p_key": key, "p_now": utcnow()}
             )
-            if _rowcount(result) == 0:
-                self._require_match(session, tournament_id, key)
+            if result.rowcount == 0:
+                self._require_match(conn, tournament_id, key)
 
     def record_result(
         self,
@@ -397,12 +440,13 @@ class Store:
         The replay file is written first (by content hash: a crash after it leaves at most an
         unreferenced file), then one transaction marks the match finished and writes its players.
         """
-        current = self.find_match(tournament_id, key)
-        if current is None:
+        with self._read_connection("cannot read matches") as conn:
+            found = conn.execute(_FIND, {"p_tournament_id": tournament_id, "p_key": key}).first()
+        if found is None:
             raise StoreError(f"no match {key!r} in tournament {tournament_id}")
-        if current.status == "finished":  # the cheap answer; the transaction below decides for real
+        match_id, status, seats = found
+        if status == "finished":  # the cheap answer (no file written); the transaction decides for real
             return False
-        seats = current.seats
         for label, values in (
             ("ranks", ranks),
             ("scores", scores),
@@ -411,53 +455,52 @@ class Store:
         ):
             if len(values) != len(seats):
                 raise StoreError(f"match {key!r}: {len(values)} {label} for {len(seats)} seats")
+        versions = self._entrant_versions(tournament_id)
+        players = [
+            {
+                "match_id": match_id,
+                "seat": seat,
+                "name": name,
+                "bot_version_id": versions.get(name),
+                "rank": int(ranks[seat]),
+                "score": float(scores[seat]),
+                "statuses": {str(k): int(v) for k, v in statuses[seat].items()},
+                "time_used_ms": float(time_used_ms[seat]),
+            }
+            for seat, name in enumerate(seats)
+        ]
         digest = self.replays.write(replay_gz)
-        with self._writing(f"cannot record match {key!r}") as session:
-            # FOR UPDATE: a concurrent PostgreSQL caller waits here, then sees "finished" below.
-            # (SQLite has no row locks: BEGIN IMMEDIATE already made this the only writer.)
-            match = session.scalar(
-                select(Match).where(Match.tournament_id == tournament_id, Match.key == key).with_for_update()
+        with self._write_connection(f"cannot record match {key!r}") as conn:
+            # The status condition makes this exactly-once. On PostgreSQL a concurrent caller's
+            # UPDATE waits for this row's lock, then re-checks the condition against the committed
+            # row and matches nothing; on SQLite BEGIN IMMEDIATE made this the only writer.
+            result = conn.execute(
+                _FINISH,
+                {
+                    "p_match_id": match_id,
+                    "p_replay_hash": digest,
+                    "p_steps": int(steps),
+                    "p_duration_s": float(duration_s),
+                    "p_now": utcnow(),
+                },
             )
-            if match is None or match.status == "finished":
+            if result.rowcount == 0:
                 return False
-            entrants = select(TournamentEntrant.name, TournamentEntrant.bot_version_id).where(
-                TournamentEntrant.tournament_id == tournament_id
-            )
-            versions = {name: version for name, version in session.execute(entrants)}
-            match.status = "finished"
-            match.error = None
-            match.replay_hash = digest
-            match.steps = int(steps)
-            match.duration_s = float(duration_s)
-            match.finished_at = utcnow()
-            session.execute(
-                insert(MatchPlayer),
-                [
-                    {
-                        "match_id": match.id,
-                        "seat": seat,
-                        "name": name,
-                        "bot_version_id": versions.get(name),
-                        "rank": int(ranks[seat]),
-                        "score": float(scores[seat]),
-                        "statuses": {str(k): int(v) for k, v in statuses[seat].items()},
-                        "time_used_ms": float(time_used_ms[seat]),
-                    }
-                    for seat, name in enumerate(match.seats)
-                ],
-            )
+            conn.execute(_INSERT_PLAYERS, players)
         return True
 
     def record_failure(self, tournament_id: int, key: str, error: str) -> None:
         """Status failed with the reason, unless the match already finished (a result is never lost)."""
-        with self._writing(f"cannot update match {key!r}") as session:
-            result = session.execute(
-                update(Match)
-                .where(Match.tournament_id == tournament_id, Match.key == key, Match.status != "finished")
-                .values(status="failed", error=error[:MAX_ERROR_CHARS], finished_at=utcnow())
-            )
-            if _rowcount(result) == 0:
-                self._require_match(session, tournament_id, key)
+        with self._write_connection(f"cannot update match {key!r}") as conn:
+            params = {
+                "p_tournament_id": tournament_id,
+                "p_key": key,
+                "p_error": error[:MAX_ERROR_CHARS],
+                "p_now": utcnow(),
+            }
+            result = conn.execute(_FAIL, params)
+            if result.rowcount == 0:
+                self._require_match(conn, tournament_id, key)
 
     def reset_running(self, tournament_id: int) -> int:
         """Matches left running by a dead process go back to scheduled; returns how many."""
@@ -470,10 +513,22 @@ class Store:
             return _rowcount(result)
 
     @staticmethod
-    def _require_match(session: Session, tournament_id: int, key: str) -> None:
-        found = session.scalar(select(Match.id).where(Match.tournament_id == tournament_id, Match.key == key))
+    def _require_match(conn: Connection, tournament_id: int, key: str) -> None:
+        found = conn.scalar(_EXISTS, {"p_tournament_id": tournament_id, "p_key": key})
         if found is None:
             raise StoreError(f"no match {key!r} in tournament {tournament_id}")
+
+    def _entrant_versions(self, tournament_id: int) -> dict[str, int]:
+        """Entrant name -> bot version id (cached: a tournament's entrants never change)."""
+        versions = self._versions.get(tournament_id)
+        if versions is None:
+            query = select(TournamentEntrant.name, TournamentEntrant.bot_version_id).where(
+                TournamentEntrant.tournament_id == tournament_id
+            )
+            with self._read_connection("cannot read entrants") as conn:
+                versions = {name: version for name, version in conn.execute(query)}
+            self._versions[tournament_id] = versions
+        return versions
 
     # -------------------------------------------------------------------------------- ratings
 
