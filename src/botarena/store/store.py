@@ -9,11 +9,12 @@ from this process or another, changes nothing.
 from __future__ import annotations
 
 import contextlib
+from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, selectinload, sessionmaker
@@ -74,6 +75,10 @@ _FAIL = (
     .values(status="failed", error=bindparam("p_error"), finished_at=bindparam("p_now"))
 )
 _INSERT_PLAYERS = insert(MatchPlayer)
+_MATCHES = select(*(column for column in Match.__table__.c))
+_PLAYERS = select(
+    MatchPlayer.match_id, MatchPlayer.rank, MatchPlayer.score, MatchPlayer.statuses, MatchPlayer.time_used_ms
+).order_by(MatchPlayer.match_id, MatchPlayer.seat)
 
 
 class MatchSpecLike(Protocol):
@@ -371,7 +376,7 @@ class Store:
     ) -> list[MatchRow]:
         """Matches (of a tournament, with a status or one of several), ordered by (tournament, round,
         key)."""
-        query = select(Match).options(selectinload(Match.players))
+        query = _MATCHES
         if tournament_id is not None:
             query = query.where(Match.tournament_id == tournament_id)
         if status is not None:
@@ -380,8 +385,7 @@ class Store:
         query = query.order_by(Match.tournament_id, Match.round, Match.key).offset(offset)
         if limit is not None:
             query = query.limit(limit)
-        with self._reading("cannot read matches") as session:
-            return [_match_row(m) for m in session.scalars(query)]
+        return self._match_rows(query)
 
     def count_matches(self, tournament_id: int) -> dict[str, int]:
         """Matches by status, every status present (0 when none)."""
@@ -397,20 +401,26 @@ class Store:
         return counts
 
     def get_match(self, match_id: int) -> MatchRow | None:
-        with self._reading("cannot read matches") as session:
-            found = session.scalar(
-                select(Match).options(selectinload(Match.players)).where(Match.id == match_id)
-            )
-            return None if found is None else _match_row(found)
+        found = self._match_rows(_MATCHES.where(Match.id == match_id))
+        return found[0] if found else None
 
     def find_match(self, tournament_id: int, key: str) -> MatchRow | None:
-        with self._reading("cannot read matches") as session:
-            found = session.scalar(
-                select(Match)
-                .options(selectinload(Match.players))
-                .where(Match.tournament_id == tournament_id, Match.key == key)
-            )
-            return None if found is None else _match_row(found)
+        """The match called `key` in the tournament, or None."""
+        found = self._match_rows(_MATCHES.where(Match.tournament_id == tournament_id, Match.key == key))
+        return found[0] if found else None
+
+    def _match_rows(self, query: Select[Any]) -> list[MatchRow]:
+        """MatchRows for a query of _MATCHES, with their finished matches' players (Core queries: the
+        ORM would cost several times more per row)."""
+        with self._read_connection("cannot read matches") as conn:
+            matches = conn.execute(query).all()
+            finished = [m.id for m in matches if m.status == "finished"]
+            players: dict[int, list[Any]] = defaultdict(list)
+            for start in range(0, len(finished), _CHUNK):
+                chosen = _PLAYERS.where(MatchPlayer.match_id.in_(finished[start : start + _CHUNK]))
+                for player in conn.execute(chosen):
+                    players[player.match_id].append(player)
+        return [_match_row(m, players.get(m.id)) for m in matches]
 
     def mark_running(self, tournament_id: int, key: str) -> None:
         """Status running, one more attempt, started now. A finished match is left alone."""
@@ -613,8 +623,10 @@ def _tournament_row(t: Tournament) -> TournamentRow:
     )
 
 
-def _match_row(m: Match) -> MatchRow:
-    players = m.players if m.status == "finished" and m.players else None
+def _match_row(m: Any, players: list[Any] | None) -> MatchRow:
+    """A MatchRow from a _MATCHES row and its players in seat order (None unless finished)."""
+    if m.status != "finished":
+        players = None
     return MatchRow(
         id=m.id,
         tournament_id=m.tournament_id,
@@ -622,7 +634,7 @@ def _match_row(m: Match) -> MatchRow:
         round=m.round,
         seats=list(m.seats),
         seed=m.seed,
-        status=m.status,  # type: ignore[arg-type]
+        status=m.status,
         attempts=m.attempts,
         error=m.error,
         replay_hash=m.replay_hash,
