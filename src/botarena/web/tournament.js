@@ -260,7 +260,7 @@ if (!id || !/^[1-9][0-9]{0,17}$/.test(id)) {
   // refresh while the tournament runs (or cannot be reached yet: the server may be restarting)
   poll(refresh, REFRESH_MS, () => !state.gone && (!state.tournament || ACTIVE.has(state.tournament.status)));
   const reload = () => refresh();
-  $("match-status").addEventListener("change", (event) => {
+  $("status-filter").addEventListener("change", (event) => {
     state.status = event.target.value;
     state.offset = 0;
     reload();
