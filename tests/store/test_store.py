@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC
 from types import SimpleNamespace
 from typing import Any
@@ -90,6 +91,21 @@ def test_bot_versions(store: Store) -> None:
     elsewhere = store.register_bot("domains", "tactician", "pkg:tactician")
     assert elsewhere.bot_id != first.bot_id
     assert elsewhere.version == 1
+
+
+def test_concurrent_registrations_agree(store: Store) -> None:
+    specs = ["one.py", "two.py", "one.py", "three.py", "two.py", "one.py"] * 2
+    barrier = threading.Barrier(len(specs))
+
+    def register(spec: str) -> tuple[str, int, int]:
+        barrier.wait()
+        row = store.register_bot("drones", "racer", spec)
+        return spec, row.id, row.version
+
+    with ThreadPoolExecutor(len(specs)) as pool:
+        rows = set(pool.map(register, specs))
+    assert len(rows) == 3  # one version per spec, whoever won each race
+    assert sorted(version for _, _, version in rows) == [1, 2, 3]
 
 
 def test_rows_are_frozen(store: Store) -> None:

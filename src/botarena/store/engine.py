@@ -31,6 +31,7 @@ WRITE = "botarena_write"  # execution option: this connection's transactions wri
 # Any constant: serializes concurrent migrations of one PostgreSQL database (two processes
 # starting at once would otherwise both try to create the tables).
 _MIGRATION_LOCK = 0x626F7461  # "bota"
+REGISTER_LOCK = 0x626F7462  # serializes bot registrations on PostgreSQL (store.register_bot)
 _URL_HINT = "expected sqlite:///PATH or postgresql://USER:PASSWORD@HOST[:PORT]/DATABASE"
 
 

@@ -2,8 +2,8 @@
 
 One `Store` is shared by a coordinator thread that writes and server threads that read; every method
 runs in its own short transaction (sessions never leak out). Writes that must happen exactly once
-(`record_result`) lock the match row and check its status inside the transaction, so a second call,
-from this process or another, changes nothing.
+(`record_result`) update the match only while it is not finished, inside the transaction that adds
+its players, so a second call, from this process or another, changes nothing.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ from botarena.store.rows import (
 )
 
 MAX_ERROR_CHARS = 4000  # a failure's message is for people; a traceback's tail is enough
-_CHUNK = 500  # rows per INSERT batch
+_CHUNK = 500  # rows per INSERT batch, ids per IN (...) list
 
 
 # The hot paths' statements, built once: building a statement costs several times what SQLite
@@ -200,41 +200,34 @@ class Store:
         """The version of bot (game, name) with this spec and digest, created if new (versions count
         1, 2, ... per bot)."""
         stored_digest = digest or ""
-        # Two PostgreSQL writers may race to create the same bot or version: the loser's insert
-        # violates a unique constraint, and its retry finds the winner's row.
-        for attempt in range(3):
-            try:
-                with self._writing(f"cannot register bot {name!r}") as session:
-                    bot = session.scalar(select(Bot).where(Bot.game == game, Bot.name == name))
-                    if bot is None:
-                        bot = Bot(game=game, name=name, created_at=utcnow())
-                        session.add(bot)
-                        session.flush()
-                    version = session.scalar(
-                        select(BotVersion).where(
-                            BotVersion.bot_id == bot.id,
-                            BotVersion.spec == spec,
-                            BotVersion.digest == stored_digest,
-                        )
-                    )
-                    if version is None:
-                        latest = session.scalar(
-                            select(func.max(BotVersion.version)).where(BotVersion.bot_id == bot.id)
-                        )
-                        version = BotVersion(
-                            bot_id=bot.id,
-                            version=(latest or 0) + 1,
-                            spec=spec,
-                            digest=stored_digest,
-                            created_at=utcnow(),
-                        )
-                        session.add(version)
-                        session.flush()
-                    return _bot_version_row(version, bot)
-            except StoreError:
-                if attempt == 2:
-                    raise
-        raise AssertionError("unreachable")
+        with self._writing(f"cannot register bot {name!r}") as session:
+            if self.dialect == "postgresql":
+                # Registrations are rare: one at a time (the lock is released at commit), so two
+                # processes registering the same bot cannot both create it or number two versions alike.
+                # (On SQLite, BEGIN IMMEDIATE has the same effect.)
+                session.execute(select(func.pg_advisory_xact_lock(eng.REGISTER_LOCK)))
+            return self._register_bot(session, game, name, spec, stored_digest)
+
+    @staticmethod
+    def _register_bot(session: Session, game: str, name: str, spec: str, digest: str) -> BotVersionRow:
+        bot = session.scalar(select(Bot).where(Bot.game == game, Bot.name == name))
+        if bot is None:
+            bot = Bot(game=game, name=name, created_at=utcnow())
+            session.add(bot)
+            session.flush()
+        version = session.scalar(
+            select(BotVersion).where(
+                BotVersion.bot_id == bot.id, BotVersion.spec == spec, BotVersion.digest == digest
+            )
+        )
+        if version is None:
+            latest = session.scalar(select(func.max(BotVersion.version)).where(BotVersion.bot_id == bot.id))
+            version = BotVersion(
+                bot_id=bot.id, version=(latest or 0) + 1, spec=spec, digest=digest, created_at=utcnow()
+            )
+            session.add(version)
+            session.flush()
+        return _bot_version_row(version, bot)
 
     # ---------------------------------------------------------------------------- tournaments
 
@@ -318,13 +311,13 @@ class Store:
                 f"unknown tournament status {status!r} (one of {', '.join(TOURNAMENT_STATUSES)})"
             )
         finished_at = utcnow() if status in ("finished", "failed") else None
-        with self._writing(f"cannot update tournament {tournament_id}") as session:
-            result = session.execute(
+        with self._write_connection(f"cannot update tournament {tournament_id}") as conn:
+            result = conn.execute(
                 update(Tournament)
                 .where(Tournament.id == tournament_id)
                 .values(status=status, finished_at=finished_at)
             )
-            if _rowcount(result) == 0:
+            if result.rowcount == 0:
                 raise StoreError(f"no tournament {tournament_id}")
 
     # -------------------------------------------------------------------------------- matches
@@ -514,13 +507,13 @@ class Store:
 
     def reset_running(self, tournament_id: int) -> int:
         """Matches left running by a dead process go back to scheduled; returns how many."""
-        with self._writing(f"cannot update tournament {tournament_id}") as session:
-            result = session.execute(
+        with self._write_connection(f"cannot update tournament {tournament_id}") as conn:
+            result = conn.execute(
                 update(Match)
                 .where(Match.tournament_id == tournament_id, Match.status == "running")
                 .values(status="scheduled")
             )
-            return _rowcount(result)
+            return result.rowcount
 
     @staticmethod
     def _require_match(conn: Connection, tournament_id: int, key: str) -> None:
@@ -584,10 +577,6 @@ class Store:
 def _default_replay_dir(url: URL) -> Path:
     path = eng.sqlite_file(url)
     return path.parent / "replays" if path is not None else Path("var") / "replays"
-
-
-def _rowcount(result: Any) -> int:
-    return int(result.rowcount)
 
 
 def _bot_version_row(version: BotVersion, bot: Bot) -> BotVersionRow:
