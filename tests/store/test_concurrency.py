@@ -43,7 +43,7 @@ def test_a_reader_process_sees_each_result_as_it_is_committed(
     tid = tournament.id
     store.add_matches(tid, [spec(f"m{i:02d}") for i in range(MATCHES)])
     reader = subprocess.Popen(
-        [sys.executable, "-c", READER, store.url, str(tmp_path / "replays"), str(tid), str(MATCHES)],
+        [sys.executable, "-c", READER, store.connect_url, str(tmp_path / "replays"), str(tid), str(MATCHES)],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

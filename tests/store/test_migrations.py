@@ -30,12 +30,12 @@ def _differences(url: str) -> list[object]:
 
 def test_migrations_match_the_models(open_store: StoreFactory) -> None:
     store = open_store()
-    assert _differences(store.url) == []
+    assert _differences(store.connect_url) == []
 
 
 def test_downgrade_to_base_and_upgrade_again(open_store: StoreFactory) -> None:
     store = open_store()
-    url = store.url
+    url = store.connect_url
     store.close()
     engine = create_engine(url)
     with engine.begin() as conn:

@@ -25,7 +25,7 @@ TABLES = {"bots", "bot_versions", "tournaments", "tournament_entrants", "matches
 
 def test_migrate_from_empty_creates_every_table(db_url: str, open_store: StoreFactory) -> None:
     store = open_store()
-    engine = create_engine(store.url)
+    engine = create_engine(store.connect_url)
     try:
         assert TABLES | {"alembic_version"} <= set(inspect(engine).get_table_names())
     finally:
@@ -313,7 +313,7 @@ def test_concurrent_record_result_records_once(tournament: SimpleNamespace) -> N
         assert match.replay_hash is not None
         replay = gzip.decompress(store.replay_path(match.replay_hash).read_bytes())
         assert replay.startswith(match.key.encode())
-    engine = create_engine(store.url)
+    engine = create_engine(store.connect_url)
     with engine.connect() as conn:
         assert conn.exec_driver_sql("SELECT count(*) FROM match_players").scalar() == 2 * len(keys)
     engine.dispose()
@@ -407,6 +407,15 @@ def test_bad_urls_are_one_line_store_errors(url: str, message: str, tmp_path: ob
 def test_an_unwritable_replay_directory_is_a_store_error(db_url: str) -> None:
     with pytest.raises(StoreError, match="cannot create the replay directory /proc/replays"):
         Store.open(db_url, replay_dir="/proc/replays")
+
+
+def test_the_shown_url_hides_the_password(backend: str, store: Store) -> None:
+    if backend == "sqlite":
+        assert store.url == store.connect_url and store.url.startswith("sqlite:///")
+    else:
+        assert store.url.startswith("postgresql+psycopg://") and "***" in store.url
+        assert ":***@" not in store.connect_url
+    assert store.url in repr(store)
 
 
 def test_postgresql_urls_get_the_psycopg_driver() -> None:

@@ -110,7 +110,10 @@ class Store:
 
     def __init__(self, engine: Engine, url: str, replay_dir: Path) -> None:
         self._engine = engine
-        self.url = url  # normalized, password included (another process can open the same store)
+        # The URL for people (password hidden, as SQLAlchemy prints URLs) and the one to connect with,
+        # e.g. to open the same store from another process.
+        self.connect_url = url
+        self.url = make_url(url).render_as_string(hide_password=True)
         self.dialect: str = engine.dialect.name
         self.replays = ReplayFiles(replay_dir)
         self._read = sessionmaker(engine, expire_on_commit=False)
@@ -154,11 +157,6 @@ class Store:
             raise
         return cls(engine, parsed.render_as_string(hide_password=False), replays)
 
-    @property
-    def display_url(self) -> str:
-        """The URL with its password hidden, for messages and pages."""
-        return make_url(self.url).render_as_string(hide_password=True)
-
     def close(self) -> None:
         self._engine.dispose()
 
@@ -169,7 +167,7 @@ class Store:
         self.close()
 
     def __repr__(self) -> str:
-        return f"Store({self.display_url!r})"
+        return f"Store({self.url!r})"
 
     @contextlib.contextmanager
     def _read_connection(self, what: str) -> Iterator[Connection]:
