@@ -7,6 +7,7 @@ from botarena.games.domains.bots import STARTERS
 from botarena.games.domains.bots.testing import RandomLegal
 from botarena.games.domains.config import GAME_ID, PRESETS, RULES_VERSION, DomainsConfig
 from botarena.games.domains.engine import DomainsEngine
+from botarena.games.domains.observe import hidden_info_check
 
 GAME = GameInfo(
     id=GAME_ID,
@@ -23,5 +24,6 @@ GAME = GameInfo(
     extras={
         "conformance_overrides": {"number_of_rounds": 60, "board_height": 20, "board_width": 20},
         "cpp_kit": "domains-cpp",
+        "hidden_info_check": hidden_info_check,
     },
 )

@@ -106,3 +106,41 @@ def competition_ranks(points: list[int]) -> list[int]:
 def end_payload(points: list[int]) -> dict[str, Any]:
     """7.1: the `end` request payload."""
     return {"points": list(points), "ranks": competition_ranks(points)}
+
+
+def hidden_info_check(game: Any) -> None:
+    """Section 1 and 4: information is full, so every seat's observation is the same apart from `me`;
+    no request carries another seat's bot_seed (the registry-wide suite checks seeds)."""
+    from botarena.bots.inprocess import PythonBot
+    from botarena.games.domains.bots.testing import RandomLegal
+    from botarena.runner import run_match
+
+    seen: list[list[dict[str, Any]]] = [[], []]
+
+    class Recorder(RandomLegal):
+        def act(self, obs: dict[str, Any]) -> dict[str, Any]:
+            seen[obs["me"]].append({key: value for key, value in obs.items() if key != "me"})
+            return super().act(obs)
+
+    config = game.config(overrides={"number_of_rounds": 12, "board_height": 10, "board_width": 10})
+    run_match(game, [PythonBot(Recorder, "a"), PythonBot(Recorder, "b")], config=config, seed=99)
+    assert len(seen[0]) == len(seen[1]) == 12
+    for first, second in zip(*seen, strict=True):
+        assert first == second
+        assert set(first) == {
+            "round",
+            "num_players",
+            "rows",
+            "cols",
+            "points",
+            "painter",
+            "drawer",
+            "drawer_unit",
+            "ability",
+            "units",
+            "bubbles",
+            "bonuses",
+            "unit_table_size",
+            "bubble_table_size",
+            "config",
+        }
