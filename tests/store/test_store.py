@@ -175,6 +175,10 @@ def test_bad_entrants_are_one_line_errors(store: Store) -> None:
         store.create_tournament(name="t", entrants=[("a", bot.id), ("a", bot.id)], **common)
     with pytest.raises(StoreError, match="no bot version 12345"):
         store.create_tournament(name="t", entrants=[("a", bot.id), ("b", 12345)], **common)
+    with pytest.raises(StoreError, match="tournament 't': seed -9223372036854775809 does not fit"):
+        store.create_tournament(name="t", entrants=[("a", bot.id)], **{**common, "seed": -(2**63) - 1})
+    with pytest.raises(StoreError, match="not JSON serializable"):
+        store.create_tournament(name="t", entrants=[("a", bot.id)], **{**common, "config": {"x": object()}})
     assert store.list_tournaments() == []
 
 
@@ -198,10 +202,13 @@ def test_add_matches_is_idempotent(tournament: SimpleNamespace) -> None:
     assert all(m.status == "scheduled" and m.attempts == 0 and m.ranks is None for m in matches)
     assert store.count_matches(tid) == {"scheduled": 4, "running": 0, "finished": 0, "failed": 0}
     assert [m.key for m in store.list_matches(tid, limit=2, offset=1)] == ["r01-m002", "r02-m001"]
+    assert [m.key for m in store.list_matches(tid, offset=3)] == ["r02-m002"]
     assert store.get_match(matches[2].id) == matches[2]
     assert store.get_match(matches[2].id + 1000) is None
     with pytest.raises(StoreError, match="no tournament 999"):
         store.add_matches(999, [spec("x")])
+    with pytest.raises(StoreError, match="match 'big': seed 18446744073709551616 does not fit in 64 bits"):
+        store.add_matches(tid, [spec("big", seed=2**64)])
 
 
 def test_add_matches_in_large_batches(tournament: SimpleNamespace) -> None:

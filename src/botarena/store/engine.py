@@ -71,17 +71,17 @@ def translated(what: str) -> Iterator[None]:
     """Turn database errors into a one-line StoreError saying what was being done."""
     try:
         yield
-    except exc.DBAPIError as error:
+    except exc.StatementError as error:  # a driver's error, or a value it could not take (JSON, ...)
         raise StoreError(f"{what}: {one_line(error)}") from None
 
 
-def _json_dumps(value: Any) -> str:
+def json_dumps(value: Any) -> str:
     return orjson.dumps(value, option=orjson.OPT_SERIALIZE_NUMPY).decode()
 
 
 def make_engine(url: URL) -> Engine:
     """An engine for `url` with the store's connection settings (see the module docstring)."""
-    common: dict[str, Any] = {"json_serializer": _json_dumps, "json_deserializer": orjson.loads}
+    common: dict[str, Any] = {"json_serializer": json_dumps, "json_deserializer": orjson.loads}
     if url.get_backend_name() == "postgresql":
         try:
             import psycopg  # noqa: F401

@@ -242,6 +242,9 @@ class Store:
         entrants: Sequence[tuple[str, int]],
     ) -> TournamentRow:
         """A new tournament in status "created"; `entrants` are (name, bot_version_id) in order."""
+        _check_int64(seed, f"tournament {name!r}: seed")
+        _check_json(config, f"tournament {name!r}: config")
+        _check_json(options, f"tournament {name!r}: options")
         names = [entrant for entrant, _ in entrants]
         duplicates = sorted({n for n in names if names.count(n) > 1})
         if duplicates:
@@ -326,6 +329,7 @@ class Store:
         rows: dict[str, dict[str, Any]] = {}
         now = utcnow()
         for spec in specs:
+            _check_int64(spec.seed, f"match {spec.key!r}: seed")
             if spec.key not in rows:  # the first of a repeated key wins, as an earlier call's would
                 rows[spec.key] = {
                     "tournament_id": tournament_id,
@@ -570,6 +574,18 @@ class Store:
     def replay_path(self, digest: str) -> Path:
         """The file of the replay with this hash (MatchRow.replay_hash)."""
         return self.replays.path(digest)
+
+
+def _check_int64(value: int, what: str) -> None:
+    if not -(2**63) <= int(value) < 2**63:
+        raise StoreError(f"{what} {value} does not fit in 64 bits")
+
+
+def _check_json(value: object, what: str) -> None:
+    try:
+        eng.json_dumps(value)
+    except TypeError as error:
+        raise StoreError(f"{what}: {error}") from None
 
 
 def _default_replay_dir(url: URL) -> Path:
