@@ -75,7 +75,8 @@ def parse_orders(
             cause = "not an object"
         else:
             unit = as_wire_int(_plain(entry.get("unit")))
-            kind = KINDS.get(entry.get("type")) if isinstance(entry.get("type"), str) else None
+            kind_name = entry.get("type")
+            kind = KINDS.get(kind_name) if isinstance(kind_name, str) else None
             direction: int | None = 0
             if unit is None or not 0 <= unit < unit_table_size:
                 cause = f"unit must be an integer in [0, {unit_table_size})"

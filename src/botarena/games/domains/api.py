@@ -88,6 +88,8 @@ class Position:
     """A board position: `x` is the row, `y` the column. Immutable and hashable."""
 
     __slots__ = ("x", "y")
+    x: int
+    y: int
 
     def __init__(self, x: int = 0, y: int = 0) -> None:
         object.__setattr__(self, "x", int(x))
@@ -595,7 +597,7 @@ class GameInfo:
             return l if isinstance(l, int) else 0
         if l > r:
             _warn(f"randomNumber: l {l} > r {r}")
-            return l
+            return int(l)
         return self._random.random_number(l, r)
 
     def randomPermutation(self) -> list[int]:

@@ -11,43 +11,67 @@ GAME_ID = "domains"
 RULES_VERSION = "domains_v1"
 
 
-def _int(lo: int, hi: int, text: str) -> Any:
-    return Annotated[StrictInt, Field(ge=lo, le=hi, description=text)]
-
-
 @dataclass(frozen=True)
 class DomainsConfig:
     """Every key of spec section 2, with the original's `config.cnf` values as defaults."""
 
     __pydantic_config__ = ConfigDict(extra="forbid")
 
-    num_players: _int(1, 4, "number of players (matches: 2-4)") = 2
+    num_players: Annotated[StrictInt, Field(ge=1, le=4, description="number of players (matches: 2-4)")] = 2
     rng: Literal["pcg64", "reference"] = "pcg64"
-    setup_timeout_ms: _int(10, 120_000, "deadline of the start exchange") = 5000
-    turn_timeout_ms: _int(10, 60_000, "per-round reply limit") = 1000
-    overage_bank_ms: _int(0, 600_000, "overage bank per player; 0 = none") = 0
-    number_of_rounds: _int(1, 10_000, "rounds played") = 500
-    board_height: _int(6, 127, "rows H") = 50
-    board_width: _int(6, 127, "columns W") = 50
-    max_number_of_units: _int(1, 100, "cap on a player's owned units") = 10
-    units_at_start: _int(0, 100, "no effect; written to the export only") = 1
-    min_number_of_units: _int(0, 100, "no effect; written to the export only") = 5
-    max_number_of_bonuses: _int(0, 32, "bonus slots") = 4
-    max_bonuses_per_player: _int(0, 100, "most upgraded units a player may own") = 1
-    rounds_per_respawn: _int(1, 1000, "unit respawn period") = 3
-    rounds_per_bubble: _int(1, 1000, "bubble spawn period") = 15
-    rounds_per_bubble_move: _int(1, 1000, "bubble movement period") = 5
-    max_rounds_per_bonus: _int(1, 1000, "bonus respawn threshold") = 4
-    points_per_unit: _int(0, 1_000_000, "points for a kill") = 500
-    points_per_bubble: _int(0, 1_000_000, "points for popping an own bubble") = 500
-    points_per_pop: _int(0, 1_000_000, "points for a timed pop") = 5000
-    points_per_square: _int(0, 1_000_000, "points per owned square per round") = 1
-    energy_at_start: _int(0, 1000, "energy of a new unit") = 5
-    max_energy: _int(1, 1000, "cap of the per-round gain") = 20
-    min_energy: _int(0, 1000, "floor of the per-round loss and of the fight cost") = 1
-    ability_size: _int(1, 25, "side of the ability zone (odd)") = 5
-    ability_duration: _int(1, 120, "rounds an ability zone blocks") = 10
-    rounds_to_pop: _int(1, 120, "timer set when a bubble is recoloured") = 3
+    setup_timeout_ms: Annotated[
+        StrictInt, Field(ge=10, le=120_000, description="deadline of the start exchange")
+    ] = 5000
+    turn_timeout_ms: Annotated[StrictInt, Field(ge=10, le=60_000, description="per-round reply limit")] = 1000
+    overage_bank_ms: Annotated[
+        StrictInt, Field(ge=0, le=600_000, description="overage bank per player; 0 = none")
+    ] = 0
+    number_of_rounds: Annotated[StrictInt, Field(ge=1, le=10_000, description="rounds played")] = 500
+    board_height: Annotated[StrictInt, Field(ge=6, le=127, description="rows H")] = 50
+    board_width: Annotated[StrictInt, Field(ge=6, le=127, description="columns W")] = 50
+    max_number_of_units: Annotated[
+        StrictInt, Field(ge=1, le=100, description="cap on a player's owned units")
+    ] = 10
+    units_at_start: Annotated[
+        StrictInt, Field(ge=0, le=100, description="no effect; written to the export only")
+    ] = 1
+    min_number_of_units: Annotated[
+        StrictInt, Field(ge=0, le=100, description="no effect; written to the export only")
+    ] = 5
+    max_number_of_bonuses: Annotated[StrictInt, Field(ge=0, le=32, description="bonus slots")] = 4
+    max_bonuses_per_player: Annotated[
+        StrictInt, Field(ge=0, le=100, description="most upgraded units a player may own")
+    ] = 1
+    rounds_per_respawn: Annotated[StrictInt, Field(ge=1, le=1000, description="unit respawn period")] = 3
+    rounds_per_bubble: Annotated[StrictInt, Field(ge=1, le=1000, description="bubble spawn period")] = 15
+    rounds_per_bubble_move: Annotated[
+        StrictInt, Field(ge=1, le=1000, description="bubble movement period")
+    ] = 5
+    max_rounds_per_bonus: Annotated[
+        StrictInt, Field(ge=1, le=1000, description="bonus respawn threshold")
+    ] = 4
+    points_per_unit: Annotated[StrictInt, Field(ge=0, le=1_000_000, description="points for a kill")] = 500
+    points_per_bubble: Annotated[
+        StrictInt, Field(ge=0, le=1_000_000, description="points for popping an own bubble")
+    ] = 500
+    points_per_pop: Annotated[StrictInt, Field(ge=0, le=1_000_000, description="points for a timed pop")] = (
+        5000
+    )
+    points_per_square: Annotated[
+        StrictInt, Field(ge=0, le=1_000_000, description="points per owned square per round")
+    ] = 1
+    energy_at_start: Annotated[StrictInt, Field(ge=0, le=1000, description="energy of a new unit")] = 5
+    max_energy: Annotated[StrictInt, Field(ge=1, le=1000, description="cap of the per-round gain")] = 20
+    min_energy: Annotated[
+        StrictInt, Field(ge=0, le=1000, description="floor of the per-round loss and of the fight cost")
+    ] = 1
+    ability_size: Annotated[StrictInt, Field(ge=1, le=25, description="side of the ability zone (odd)")] = 5
+    ability_duration: Annotated[
+        StrictInt, Field(ge=1, le=120, description="rounds an ability zone blocks")
+    ] = 10
+    rounds_to_pop: Annotated[
+        StrictInt, Field(ge=1, le=120, description="timer set when a bubble is recoloured")
+    ] = 3
 
     def check(self) -> None:
         """Cross-key ranges that a field constraint cannot express."""
@@ -67,17 +91,17 @@ class DomainsConfig:
     @property
     def unit_table_size(self) -> int:
         """U = max_number_of_units x n."""
-        return self.max_number_of_units * self.num_players
+        return int(self.max_number_of_units * self.num_players)
 
     @property
     def bubble_table_size(self) -> int:
         """B = n x (number_of_rounds div rounds_per_bubble + 1)."""
-        return self.num_players * (self.number_of_rounds // self.rounds_per_bubble + 1)
+        return int(self.num_players * (self.number_of_rounds // self.rounds_per_bubble + 1))
 
     @property
     def bonus_table_size(self) -> int:
         """K = max_number_of_bonuses."""
-        return self.max_number_of_bonuses
+        return int(self.max_number_of_bonuses)
 
 
 PRESETS: dict[str, dict[str, Any]] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import ndimage
+from scipy import ndimage  # type: ignore[import-untyped]
 
 from botarena.games.domains.config import DomainsConfig
 from botarena.games.domains.rng import RandomSource, make_source
@@ -658,7 +658,7 @@ class DomainsGame:
         owned = self.state.owned[p]
         if owned.size == 0:
             return owned
-        return owned[self.state.empty_mask()[owned]]
+        return np.asarray(owned[self.state.empty_mask()[owned]])
 
     def phase_respawn(self) -> None:
         """I (DR-29)."""
@@ -817,7 +817,7 @@ class DomainsGame:
         if changed.size == 0:
             return []
         state = self.state
-        return np.stack(
+        rows: list[list[int]] = np.stack(
             (
                 changed,
                 state.painter[changed],
@@ -826,3 +826,4 @@ class DomainsGame:
             ),
             axis=1,
         ).tolist()
+        return rows

@@ -159,7 +159,7 @@ class State:
 
     def is_empty(self, index: int) -> bool:
         """No unit, bubble or bonus on the square (paint, trails and flags do not count)."""
-        return self.unit_at[index] < 0 and self.bubble_at[index] < 0 and self.bonus_at[index] < 0
+        return bool(self.unit_at[index] < 0 and self.bubble_at[index] < 0 and self.bonus_at[index] < 0)
 
     def empty_mask(self) -> np.ndarray:
         return (self.unit_at < 0) & (self.bubble_at < 0) & (self.bonus_at < 0)

@@ -1,3 +1,4 @@
+# mypy: disable-error-code="no-untyped-call,no-untyped-def"
 """`surveyor` (spec section 10): escape, strike, protect trails, bubbles, draw rectangles, idle.
 
 Each round, for each own unit in ascending id, the first rule that applies gives its order. No two
@@ -68,7 +69,7 @@ class Surveyor(Player):
 
         def path_first(start: tuple[int, int], goal, avoid_trail: bool = False, limit: int = 10_000):  # type: ignore[no-untyped-def]
             seen = {start}
-            queue = deque([(start, None, 0)])
+            queue: deque[tuple[tuple[int, int], Direction | None, int]] = deque([(start, None, 0)])
             while queue:
                 pos, first, depth = queue.popleft()
                 if depth >= limit:
@@ -120,7 +121,7 @@ class Surveyor(Player):
                 for d in steps_from(pos):
                     dx, dy = DELTAS[d]
                     nxt = (pos[0] + dx, pos[1] + dy)
-                    enemy = unit_at.get(nxt)
+                    enemy = unit_at.get(nxt)  # type: ignore[assignment]
                     if enemy is None or enemy.player() == me or nxt in targeted:
                         continue
                     unfair = d > 4 and painter[nxt[0]][nxt[1]] != enemy.player()
