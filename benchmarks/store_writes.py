@@ -164,8 +164,9 @@ def bench(store: Store, args: argparse.Namespace, blobs: list[bytes]) -> None:
         f"list_matches ({rows} rows, players included)",
         "rows",
         [lambda: store.list_matches(tid)] * 5,
-        5,
-        rows,
+        args.seconds,
+        per_item=rows,
+        chunk=1,
     )
 
 
