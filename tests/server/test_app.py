@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -455,6 +456,44 @@ def test_serve_runs_until_stopped_and_calls_on_ready(arena: Arena) -> None:
     thread.join(15)
     assert not thread.is_alive()
     assert seen["stopped"] is True
+
+
+def test_serve_ends_open_event_streams_when_it_stops(arena: Arena) -> None:
+    """An open SSE stream must not hold the shutdown up: the hub is closed first, so uvicorn never
+    has to cancel the stream at its graceful-shutdown timeout (which it would log as an error)."""
+    hub = LiveHub()
+    stop = threading.Event()
+    seen: dict[str, str] = {}
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            records.append(record)
+
+    handler = Keep(logging.WARNING)
+
+    def on_ready(url: str) -> None:
+        logging.getLogger("uvicorn.error").addHandler(handler)  # (uvicorn configured its loggers by now)
+        seen["url"] = url
+
+    hub.publish({"type": "header", "key": "t1/r01-m001", "tournament_id": 1, "replay": {"players": []}})
+    thread = threading.Thread(
+        target=serve, args=(arena.store,), kwargs={"port": 0, "hub": hub, "on_ready": on_ready, "stop": stop}
+    )
+    thread.start()
+    wait_until(lambda: "url" in seen)
+    stream = SseStream(seen["url"].removesuffix("/arena.html"), "/api/live/t1/r01-m001/events")
+    try:
+        events = stream.events()
+        assert next(events).event == "header"
+        stop.set()
+        assert list(events) == []  # the stream ends with the server
+    finally:
+        stream.close()
+        thread.join(15)
+        logging.getLogger("uvicorn.error").removeHandler(handler)
+    assert not thread.is_alive()
+    assert [r.getMessage() for r in records] == []
 
 
 def test_serve_reports_a_busy_port_in_one_line(arena: Arena) -> None:

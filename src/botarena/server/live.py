@@ -30,7 +30,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -420,7 +420,9 @@ class LiveHub:
         with self._lock:
             return len(self._matches)
 
-    def subscribe(self, key: str, *, heartbeat_s: float | None = 15.0) -> AsyncIterator[LiveEvent] | None:
+    def subscribe(
+        self, key: str, *, heartbeat_s: float | None = 15.0
+    ) -> AsyncGenerator[LiveEvent, None] | None:
         """An async iterator over the match's events, or None if the hub does not hold `key`.
 
         It yields the header, the steps so far (merged into few events), then each new batch, then
@@ -435,7 +437,7 @@ class LiveHub:
                 return None
         return self._follow(match, heartbeat_s)
 
-    async def _follow(self, match: _Match, heartbeat_s: float | None) -> AsyncIterator[LiveEvent]:
+    async def _follow(self, match: _Match, heartbeat_s: float | None) -> AsyncGenerator[LiveEvent, None]:
         waiter = _Waiter()
         with self._lock:
             match.waiters.add(waiter)
