@@ -347,3 +347,50 @@ def test_a_running_tournament_refreshes_itself(
         assert page.evaluate("window.__tournament.refreshes") == refreshes
     finally:
         store.close()
+
+
+def test_a_real_tournament_streams_its_match_live(page: Any, serve: Any, tmp_path: Path) -> None:
+    """The whole path: run_tournament(live=hub.publish) with pace_ms, the hub, SSE, the viewer."""
+    from botarena.server.app import create_app
+    from botarena.server.live import LiveHub
+    from botarena.store import Store
+    from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, run_tournament
+
+    store = Store.open(f"sqlite:///{tmp_path / 'live.db'}", replay_dir=tmp_path / "replays")
+    hub = LiveHub()
+    plan = TournamentPlan(
+        name="live duel",
+        game="drones",
+        format="round-robin",
+        entrants=[Entrant("zergy", "zergy"), Entrant("adaptive", "adaptive")],
+        seed=3,
+        options={"pace_ms": 60},  # 100 steps: about six seconds to watch
+    )
+    tournament = create_tournament(store, plan)
+    stop = threading.Event()
+    pool = ThreadPoolExecutor(1)
+    try:
+        url = serve(create_app(store, hub)).url
+        done = pool.submit(run_tournament, store, tournament.id, None, live=hub.publish, stop=stop)
+        key = f"t{tournament.id}/r01-m001"
+        page.goto(f"{url}/arena.html")
+        page.wait_for_selector(f'[data-testid="live-row"][data-key="{key}"] [data-testid="watch-live"]')
+        page.locator(f'[data-testid="live-row"][data-key="{key}"]').get_by_test_id("watch-live").click()
+        page.wait_for_function(
+            "window.__botarena && window.__botarena.live === 'live' && window.__botarena.stepCount > 0"
+        )
+        before = page.evaluate("window.__botarena.stepCount")
+        page.wait_for_function(f"window.__botarena.stepCount > {before}")
+        assert page.get_by_test_id("live").inner_text() in ("LIVE", "ENDED")
+        page.wait_for_function("window.__botarena.live === 'ended'", timeout=30_000)
+        assert done.result(timeout=30).status == "finished"
+        match = store.list_matches(tournament.id)[0]
+        assert page.evaluate("window.__botarena.stepCount") == match.steps
+        assert page.get_by_test_id("stored-replay").get_attribute("href") == (
+            f"index.html?replay=%2Fapi%2Fmatches%2F{match.id}%2Freplay"
+        )
+    finally:
+        stop.set()
+        pool.shutdown(wait=True)
+        hub.close()
+        store.close()
