@@ -1,8 +1,23 @@
-"""Shared fixtures for the whole suite."""
+"""Shared fixtures for the whole suite.
+
+Database fixtures: `db_url` is an empty database for each `backend`, SQLite (a file under tmp_path)
+and PostgreSQL. PostgreSQL comes from `BOTARENA_TEST_POSTGRES_URL` (a role that may CREATEDB). Each
+pytest session creates a database of its own with a random name and drops it at the end, and each
+test gets a schema of its own in it (through the connection's search_path), so parallel and earlier
+runs never meet. Without the variable, or with the server down, the PostgreSQL tests are skipped
+with the reason; with `BOTARENA_REQUIRE_POSTGRES=1` (CI) they fail instead.
+"""
 
 from __future__ import annotations
 
+import os
+import secrets
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import URL, make_url
 
 from botarena.core.game import GameInfo
 from botarena.core.registry import get_game
@@ -11,3 +26,70 @@ from botarena.core.registry import get_game
 @pytest.fixture
 def drones() -> GameInfo:
     return get_game("drones")
+
+
+POSTGRES_ENV = "BOTARENA_TEST_POSTGRES_URL"
+REQUIRE_ENV = "BOTARENA_REQUIRE_POSTGRES"
+BACKENDS = ["sqlite", "postgresql"]
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get(REQUIRE_ENV) == "1":
+        pytest.fail(f"{REQUIRE_ENV}=1 but {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[URL | None]:
+    """A fresh PostgreSQL database for this session (dropped afterwards); None when there is none."""
+    raw = os.environ.get(POSTGRES_ENV)
+    if not raw:
+        yield None
+        return
+    admin_url = make_url(raw).set(drivername="postgresql+psycopg")
+    name = f"botarena_t_{secrets.token_hex(6)}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 5})
+    try:
+        with admin.connect() as conn:
+            conn.execute(text(f'CREATE DATABASE "{name}"'))
+    except Exception as error:
+        admin.dispose()
+        reason = str(getattr(error, "orig", error)).strip().splitlines()[0]
+        yield admin_url.set(database=f"!unreachable: {reason}")
+        return
+    try:
+        yield admin_url.set(database=name)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+def _postgres_url(database: URL | None) -> str:
+    """A URL whose connections work in a new schema of the session's database."""
+    if database is None:
+        _unavailable(f"{POSTGRES_ENV} is not set (a PostgreSQL URL for the store tests)")
+    assert database is not None
+    if database.database and database.database.startswith("!unreachable: "):
+        _unavailable(f"PostgreSQL at {POSTGRES_ENV} is unusable: {database.database[14:]}")
+    schema = f"t_{secrets.token_hex(6)}"
+    engine = create_engine(database)
+    with engine.begin() as conn:
+        conn.execute(text(f'CREATE SCHEMA "{schema}"'))
+    engine.dispose()
+    return database.update_query_dict({"options": f"-csearch_path={schema}"}).render_as_string(
+        hide_password=False
+    )
+
+
+@pytest.fixture(params=BACKENDS)
+def backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def db_url(backend: str, tmp_path: Path, postgres_database: URL | None) -> str:
+    """A database URL for the backend under test, empty (no tables)."""
+    if backend == "sqlite":
+        return f"sqlite:///{tmp_path / 'db' / 'botarena.db'}"
+    return _postgres_url(postgres_database)

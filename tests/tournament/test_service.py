@@ -30,8 +30,9 @@ STARTERS = ("adaptive", "randomonium", "tactician")
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Any:
-    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
+def store(db_url: str, tmp_path: Path) -> Any:
+    """The same tournaments on SQLite and on PostgreSQL (`db_url` in tests/conftest.py)."""
+    store = Store.open(db_url, replay_dir=tmp_path / "replays")
     yield store
     store.close()
 
