@@ -273,6 +273,36 @@ def test_matches_of_every_status(mixed: tuple[Store, int, dict[str, int]], start
     assert sum(r["played"] for r in detail["leaderboard"]["rows"]) == 2
 
 
+def test_the_leaderboard_is_recomputed_only_when_results_change(
+    mixed: tuple[Store, int, dict[str, int]], start_server: Any, replay: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import botarena.server.app as app_module
+
+    store, tid, _ = mixed
+    calls: list[int] = []
+    real = app_module.tournament_leaderboard
+    monkeypatch.setattr(app_module, "tournament_leaderboard", lambda s, t: calls.append(t) or real(s, t))
+    server = start_server(store)
+    first = get_json(server.url + f"/api/tournaments/{tid}")[1]
+    assert get_json(server.url + f"/api/tournaments/{tid}")[1] == first
+    assert calls == [tid]  # the second answer came from the cache
+    store.record_result(
+        tid,
+        "r01-m003",
+        ranks=replay.result["ranks"],
+        scores=replay.result["scores"],
+        statuses=replay.statuses,
+        time_used_ms=replay.time_used_ms,
+        steps=len(replay.steps),
+        duration_s=0.1,
+        replay_gz=gzip.compress(replay.dumps()),
+    )
+    second = get_json(server.url + f"/api/tournaments/{tid}")[1]
+    assert calls == [tid, tid]
+    assert second["tournament"]["matches"]["finished"] == 2
+    assert sum(r["played"] for r in second["leaderboard"]["rows"]) == 4
+
+
 def test_a_deleted_replay_file_is_404(mixed: tuple[Store, int, dict[str, int]], start_server: Any) -> None:
     store, _, ids = mixed
     server = start_server(store)

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
@@ -256,6 +257,32 @@ def match_out(row: MatchRow, hub: LiveHub | None) -> dict[str, Any]:
     }
 
 
+class BoardCache:
+    """The last leaderboard of each tournament, kept while its status and match counts stay the same
+    (the ratings depend only on its finished and failed matches): spectators polling a big tournament
+    cost one count query each, not a re-read of every match and a re-rating."""
+
+    def __init__(self, size: int = 32) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._boards: OrderedDict[int, tuple[Hashable, dict[str, Any]]] = OrderedDict()
+
+    def get(self, tournament_id: int, version: Hashable) -> dict[str, Any] | None:
+        with self._lock:
+            found = self._boards.get(tournament_id)
+            if found is None or found[0] != version:
+                return None
+            self._boards.move_to_end(tournament_id)
+            return found[1]
+
+    def put(self, tournament_id: int, version: Hashable, board: dict[str, Any]) -> None:
+        with self._lock:
+            self._boards[tournament_id] = (version, board)
+            self._boards.move_to_end(tournament_id)
+            while len(self._boards) > self.size:
+                self._boards.popitem(last=False)
+
+
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split())
     return text or type(exc).__name__
@@ -378,17 +405,21 @@ def create_app(
         rows = store.list_tournaments(game or None)
         return [tournament_out(row, store.count_matches(row.id)) for row in rows]
 
+    boards = BoardCache()
+
     @app.get("/api/tournaments/{tournament_id}", response_model=TournamentDetail)
     def tournament(tournament_id: TournamentId) -> TournamentDetail:
         row = _tournament(tournament_id)
-        try:
-            data = tournament_leaderboard(store, tournament_id)
-        except LookupError:
-            raise HTTPException(404, f"no tournament {tournament_id}") from None
-        except ImportError as exc:
-            raise HTTPException(503, f"leaderboards are not available: {_one_line(exc)}") from None
-        counts = (data.get("tournament") or {}).get("matches") or store.count_matches(tournament_id)
-        return TournamentDetail(tournament=tournament_out(row, counts), leaderboard=data["leaderboard"])
+        counts = store.count_matches(tournament_id)
+        version = (row.status, tuple(sorted(counts.items())))
+        board = boards.get(tournament_id, version)
+        if board is None:
+            try:
+                board = tournament_leaderboard(store, tournament_id)["leaderboard"]
+            except LookupError:
+                raise HTTPException(404, f"no tournament {tournament_id}") from None
+            boards.put(tournament_id, version, board)
+        return TournamentDetail(tournament=tournament_out(row, counts), leaderboard=board)
 
     @app.get("/api/tournaments/{tournament_id}/matches", response_model=MatchPage)
     def tournament_matches(
