@@ -1,0 +1,34 @@
+"""The Devops Game (`devops`): Ghent University's DevOps course game. Rules: spec devops.md."""
+
+from __future__ import annotations
+
+from botarena.core.game import GameInfo
+from botarena.games.devops.bots import STARTERS, RandomBot
+from botarena.games.devops.config import GAME_ID, PRESETS, RULES_VERSION, DevopsConfig
+from botarena.games.devops.rules import DevopsEngine
+
+GAME = GameInfo(
+    id=GAME_ID,
+    rules_version=RULES_VERSION,
+    title="Devops Game",
+    min_players=2,
+    max_players=64,
+    config_class=DevopsConfig,
+    presets=PRESETS,
+    new_engine=DevopsEngine,
+    starter_bots=STARTERS,
+    random_bot=RandomBot,
+    keyframe_every=25,
+    extras={
+        # 64 factions need room (DV-6); short games keep the registry-wide suite quick
+        "conformance_overrides": {
+            "map_width_min": 48,
+            "map_width_max": 48,
+            "map_height_min": 40,
+            "map_height_max": 40,
+            "turn_limit": 25,
+        },
+        # `botarena play devops http://...` reaches a URL through the course's native HTTP contract
+        "url_bot": "botarena.bots.devops_http:DevopsHttpBot",
+    },
+)

@@ -1,0 +1,123 @@
+"""What each faction sees (spec section 4): BaseMoveInput and UnitMoveInput, built fresh for every
+call from the turn's snapshot, with bombs shown only to a SAPPER's own view (hidden information)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botarena.games.devops.config import UNIT_MOVE_TYPES, UNIT_TYPES, DevopsConfig
+from botarena.games.devops.state import Faction, GameState, Unit
+
+BONUS_TYPES = ("EXTRA_GOLD", "INCOME_MULTIPLIER", "CHEAPER_UNITS", "RUSH_ATTACK")
+
+
+def population_cap(config: DevopsConfig, faction: Faction) -> int:
+    """DV-3."""
+    return min(
+        config.population_cap_max,
+        config.population_cap_base + faction.territory // config.population_cap_tiles_per_unit,
+    )
+
+
+def effective_unit_cost(config: DevopsConfig, faction: Faction, unit_type: str) -> int:
+    """DV-20 CHEAPER_UNITS applied to `unit_cost`."""
+    cost = config.unit_cost[unit_type]
+    if "CHEAPER_UNITS" in faction.bonuses:
+        return cost * (100 - config.bonus_cheaper_units_percent) // 100
+    return cost
+
+
+def unit_json(unit: Unit, damage: int) -> dict[str, Any]:
+    return {
+        "id": unit.id,
+        "owner": unit.owner,
+        "type": unit.type,
+        "damage": damage,
+        "health": unit.health,
+        "defenseBonus": unit.defense,
+        "enlightened": unit.enlightened,
+    }
+
+
+def location_json(
+    state: GameState, config: DevopsConfig, x: int, y: int, show_bombs: bool = False
+) -> dict[str, Any]:
+    board = state.board
+    tile = y * board.width + x
+    owner = board.owner[tile]
+    mined = show_bombs and tile in board.bomb
+    unit_id = board.unit_at.get(tile)
+    occupying = None
+    if unit_id is not None:
+        unit = state.units[unit_id]
+        occupying = unit_json(unit, config.unit_damage[unit.type])
+    return {
+        "x": x,
+        "y": y,
+        "base": bool(board.base[tile]),
+        "resource": bool(board.resource[tile]),
+        "fortified": bool(board.fortified[tile]),
+        "mined": mined,
+        "rigged": mined,
+        "owner": owner or None,
+        "occupyingUnit": occupying,
+    }
+
+
+def context_json(state: GameState, config: DevopsConfig, faction: Faction, game_id: str) -> dict[str, Any]:
+    return {
+        "turnNumber": state.turn,
+        "gameId": game_id,
+        "mapWidth": state.board.width,
+        "mapHeight": state.board.height,
+        "unitBaseHealth": {t: config.unit_base_health[t] for t in UNIT_TYPES},
+        "unitCost": {t: effective_unit_cost(config, faction, t) for t in UNIT_TYPES},
+        "unitMoveCost": {m: config.move_cost(m) for m in UNIT_MOVE_TYPES},
+        "bombCost": config.bomb_cost,
+        "activeBonuses": [b for b in BONUS_TYPES if b in faction.bonuses],
+    }
+
+
+def faction_json(state: GameState, config: DevopsConfig, faction: Faction) -> dict[str, Any]:
+    x, y = faction.base
+    return {
+        "id": faction.id,
+        "name": faction.name,
+        "base": location_json(state, config, x, y),
+        "gold": faction.gold,
+        "bombs": faction.bombs,
+        "territorySize": faction.territory,
+        "population": faction.population,
+        "populationCap": population_cap(config, faction),
+        "kills": faction.kills,
+        "score": faction.score,
+        "defeated": faction.defeated,
+        "currentUpkeep": faction.upkeep,
+    }
+
+
+def base_input(state: GameState, config: DevopsConfig, faction: Faction, game_id: str) -> dict[str, Any]:
+    """Spec 4.1."""
+    slot = faction.slot
+    return {
+        "context": context_json(state, config, faction, game_id),
+        "faction": faction_json(state, config, faction),
+        "buildSlotState": None if slot is None else {"turnsLeft": slot[1], "unitType": slot[0]},
+    }
+
+
+def unit_input(
+    state: GameState, config: DevopsConfig, faction: Faction, unit: Unit, game_id: str
+) -> dict[str, Any]:
+    """Spec 4.2: the unit, its tile and its 8 neighbours (bombs visible to SAPPERs only)."""
+    sapper = unit.type == "SAPPER"
+    board = state.board
+    return {
+        "context": context_json(state, config, faction, game_id),
+        "faction": faction_json(state, config, faction),
+        "unit": unit_json(unit, config.unit_damage[unit.type]),
+        "unitLocation": location_json(state, config, unit.x, unit.y, sapper),
+        "neighbouringLocations": [
+            location_json(state, config, x, y, sapper) for x, y in board.neighbours(unit.x, unit.y)
+        ],
+    }
