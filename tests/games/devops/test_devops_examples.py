@@ -305,7 +305,7 @@ def test_example_12_dv34_dv49_defeat() -> None:
     assert e.state.board.base[e.state.board.index(8, 8)]
     assert {"event": "defeat", "faction": 2, "turn": 40} in record["events"]
     assert e.state.faction(1).score == 20
-    _, requests, _ = play(e, {(1, p.id): {"type": "CONQUER_NEUTRAL_TILE"}})
+    _, _requests, _ = play(e, {(1, p.id): {"type": "CONQUER_NEUTRAL_TILE"}})
     assert {key[0] for key in e._pending} == {1, 3}
     assert e.state.board.owner[e.state.board.index(8, 8)] == 1 and e.state.faction(1).score == 45
     _, _, calls = play(e, {(1, 0): {"type": "MOVE_BASE", "baseLocation": {"x": 8, "y": 8}}})
@@ -454,7 +454,7 @@ def test_example_19_dv13_dv20_dv34_bonus_code_lifecycle() -> None:
     e.state.turn = 18
     play(e)  # turn 19: the team redeems during this turn
     e.queue_redemption(1, "RUSH_ATTACK", 30)
-    _, requests, calls = play(
+    _, requests, _calls = play(
         e, {(1, p.id): {"type": "NEUTRALIZE_ENEMY_TILE"}, (1, p2.id): {"type": "NEUTRALIZE_ENEMY_TILE"}}
     )
     seen = inputs(requests, e)
