@@ -324,12 +324,15 @@ def _run_with_progress(store: Any, tournament: Any, workers: int, dask: str | No
     factory = partial(make_executor, workers, dask) if (dask or workers) else None
     executor = factory() if factory else None
     bar = TournamentProgress(tournament.name) if show else None
+    finished = False
     try:
         with bar or contextlib.nullcontext():
-            return run_tournament(store, tournament.id, executor, progress=bar, executor_factory=factory)
+            summary = run_tournament(store, tournament.id, executor, progress=bar, executor_factory=factory)
+        finished = True
+        return summary
     finally:
-        if executor is not None:
-            close_executor(executor)
+        if executor is not None:  # on Ctrl-C, matches under way are dropped: --resume plays them
+            close_executor(executor, cancel=not finished)
 
 
 def _print_leaderboard(store: Any, tournament_id: int) -> None:

@@ -44,6 +44,26 @@ def end(key: str, match_id: int | None = 17) -> dict[str, Any]:
     return {"type": "end", "key": key, "match_id": match_id, "fields": {"result": {"ranks": [0, 1]}}}
 
 
+def run_async(coroutine: Any) -> Any:
+    """`asyncio.run` in a thread of its own: after the browser tests, the session's Playwright keeps
+    an event loop running in the main thread, where `asyncio.run` refuses to start another."""
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = asyncio.run(coroutine)
+        except BaseException as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="test-event-loop")
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "the event loop did not finish within a minute"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
 async def collect(
     hub: LiveHub, key: str, *, heartbeat_s: float | None = None, limit: float = 10.0
 ) -> list[LiveEvent]:
@@ -89,7 +109,7 @@ def test_a_late_subscriber_gets_everything_so_far_then_the_end() -> None:
     for first in range(0, 30, 3):
         hub.publish(steps(key, first, 3))
     hub.publish(end(key))
-    events = asyncio.run(collect(hub, key))
+    events = run_async(collect(hub, key))
     assert [e.event for e in events] == ["header", "steps", "end"]  # the ten batches merged into one
     head = json.loads(events[0].data)
     assert head["key"] == key and head["tournament_id"] == 3 and head["match"] == "r01-m002"
@@ -139,7 +159,7 @@ def test_publishers_in_threads_and_subscribers_see_every_step_in_order() -> None
             thread.join(5)
         return results
 
-    for events in asyncio.run(main()):
+    for events in run_async(main()):
         assert events[0].event == "header" and events[-1].event == "end"
         assert json.loads(events[-1].data)["replay_url"] is None
         assert step_indices(events) == list(range(200))
@@ -157,7 +177,7 @@ def test_heartbeat_while_nothing_happens() -> None:
 
     thread = threading.Thread(target=later)
     thread.start()
-    events = asyncio.run(collect(hub, key, heartbeat_s=0.05))
+    events = run_async(collect(hub, key, heartbeat_s=0.05))
     thread.join(5)
     names = [e.event for e in events]
     assert names[0] == "header" and names[-2:] == ["steps", "end"]
@@ -173,7 +193,7 @@ def test_overlapping_batches_are_trimmed_and_gaps_are_visible() -> None:
     hub.publish(steps(key, 3, 5))  # 3, 4 again: only 5..7 are new
     hub.publish(steps(key, 2, 2))  # nothing new
     hub.publish(end(key))
-    assert step_indices(asyncio.run(collect(hub, key))) == list(range(8))
+    assert step_indices(run_async(collect(hub, key))) == list(range(8))
     info = hub.get(key)
     assert info is not None and info.steps == 8 and info.finished and info.match_id == 17
 
@@ -184,7 +204,7 @@ def test_integers_beyond_64_bits_still_go_out() -> None:
     hub.publish(header(key))
     hub.publish({"type": "steps", "key": key, "first": 0, "steps": [{"record": {"i": 0, "n": 2**70}}]})
     hub.publish(end(key))
-    events = asyncio.run(collect(hub, key))
+    events = run_async(collect(hub, key))
     assert json.loads(events[1].data)["steps"][0]["record"]["n"] == 2**70
 
 
@@ -272,7 +292,7 @@ def test_steps_beyond_the_bound_drop_the_oldest_chunks() -> None:
     for first in range(0, 30, 4):
         hub.publish(steps(key, first, 4))
     hub.publish(end(key))
-    indices = step_indices(asyncio.run(collect(hub, key)))
+    indices = step_indices(run_async(collect(hub, key)))
     assert indices == list(range(24, 32))  # chunks of 4 go while over 10 steps: two are left
     info = hub.get(key)
     assert info is not None and info.steps == 32
@@ -292,7 +312,7 @@ def test_total_bytes_bound_drops_finished_matches_then_trims_the_largest() -> No
     for i in range(20, 30):
         hub.publish(steps("t1/live", i, 1))
     hub.publish(end("t1/live"))
-    indices = step_indices(asyncio.run(collect(hub, "t1/live")))
+    indices = step_indices(run_async(collect(hub, "t1/live")))
     assert indices[-1] == 29 and 20 <= len(indices) <= 25
 
 
@@ -311,7 +331,7 @@ def test_a_retried_match_ends_the_old_subscription() -> None:
         hub.publish(end(key))
         return first, await collect(hub, key)
 
-    first, second = asyncio.run(main())
+    first, second = run_async(main())
     assert [e.event for e in first] == ["header", "steps"]  # stopped without an end: the client reconnects
     assert step_indices(second) == [0, 1]
 
@@ -326,7 +346,7 @@ def test_close_ends_every_subscription_and_refuses_new_events() -> None:
         threading.Thread(target=hub.close).start()
         return await task
 
-    assert [e.event for e in asyncio.run(main())] == ["header"]
+    assert [e.event for e in run_async(main())] == ["header"]
     hub.publish(header("t1/b"))
     assert len(hub) == 0 and hub.subscribe("t1/b") is None
 
@@ -351,7 +371,7 @@ def test_a_cancelled_subscriber_leaves_no_waiter() -> None:
         with pytest.raises(asyncio.CancelledError):
             await task
 
-    asyncio.run(main())
+    run_async(main())
     assert hub._matches[key].waiters == set()
     hub.publish(steps(key, 0, 1))  # waking nobody is fine
 

@@ -17,6 +17,7 @@ import gzip
 import logging
 import multiprocessing
 import os
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -30,6 +31,7 @@ from botarena.core.replay import Replay
 log = logging.getLogger(__name__)
 
 LIVE_FLUSH_S = 0.1
+TERMINATE_GRACE_S = 1.0  # after SIGTERM, a pool worker gets this long to close its bots
 DASK_HINT = "pip install 'botarena[dask]'"
 
 LiveSink = Callable[[dict[str, Any]], None]
@@ -182,6 +184,15 @@ class _LiveStreamer:
 def _init_worker(live_queue: Any) -> None:
     global _worker_live_queue
     _worker_live_queue = live_queue
+    # Ctrl-C in a terminal reaches the whole process group: the coordinator decides what stops.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # SIGTERM (close_executor(cancel=True)) unwinds the match under way, so run_match closes its
+    # bots (subprocess bots live in process groups of their own and would be left behind).
+    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    raise SystemExit(128 + signum)
 
 
 class LiveQueuePump:
@@ -250,7 +261,23 @@ def dask_executor(address: str) -> Executor:
 
 
 def close_executor(executor: Executor, *, cancel: bool = False) -> None:
-    """Shut `executor` down (and its Dask client, if it has one)."""
+    """Shut `executor` down (and its Dask client, if it has one).
+
+    With `cancel`, matches under way are abandoned (a resumed tournament plays them again): queued
+    ones are cancelled and a process pool's workers are terminated, so that stopping never waits for
+    a long match to end.
+    """
+    if cancel and isinstance(executor, ProcessPoolExecutor):
+        processes = list((getattr(executor, "_processes", None) or {}).values())
+        executor.shutdown(wait=False, cancel_futures=True)
+        for process in processes:
+            process.terminate()
+        deadline = time.monotonic() + TERMINATE_GRACE_S
+        for process in processes:
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
+            if process.is_alive():  # e.g. the SystemExit landed in a bot's call and became its crash
+                process.kill()
+                process.join(timeout=5)
     executor.shutdown(wait=not cancel, cancel_futures=cancel)
     client = getattr(executor, "_botarena_client", None)
     if client is not None:
