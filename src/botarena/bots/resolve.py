@@ -65,6 +65,10 @@ def resolve_bot(spec: str, game: GameInfo) -> Bot:
     if spec in game.starter_bots:
         return PythonBot(game.starter_bots[spec], name=spec)
     if spec.startswith(("http://", "https://")):
+        native = game.extras.get("url_bot")
+        if native is not None:  # "module:Class": the game's own HTTP contract (devops spec 7.1)
+            module_name, _, attr = str(native).partition(":")
+            return getattr(importlib.import_module(module_name), attr)(spec)  # type: ignore[no-any-return]
         from botarena.bots.http import HttpBot
 
         return HttpBot(spec)

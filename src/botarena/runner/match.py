@@ -14,6 +14,7 @@ re-scanning the growing replay (`_GcPacer`).
 from __future__ import annotations
 
 import gc
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -69,10 +70,23 @@ class _Exchange:
         ]
 
         self.all_direct = all(a is not None for a in self.ask)
+        # Batch bots (e.g. botarena.bots.devops_http) take all of their requests of a batch at once
+        # with `send_batch(requests)` and answer them with `receive_batch()`; they enforce every limit
+        # themselves (per request, and the chain budget). No overage bank applies to them.
+        self.batch = [callable(getattr(bot, "send_batch", None)) for bot in bots]
+        self.any_batch = any(self.batch)
+        if self.any_batch:
+            self.all_direct = False
 
     def run(self, requests: list[Request]) -> list[Reply]:
         if self.all_direct:
             return self._run_direct(requests)
+        if self.any_batch:
+            return self._run_with_batches(requests)
+        return self._run_one_by_one(requests)
+
+    def _run_one_by_one(self, requests: list[Request]) -> list[Reply]:
+        """Send every request (in-process bots are asked directly), then collect in request order."""
         bots, banks, ask = self.bots, self.banks, self.ask
         # 1. work out every request's allowance and send what goes to a live bot (None: not sent)
         allowances: list[float | None] = []
@@ -116,6 +130,31 @@ class _Exchange:
                 self.chain_spent_ms[request.chain] = self.chain_spent_ms.get(request.chain, 0.0) + used
             replies.append(reply)
         return replies
+
+    def _run_with_batches(self, requests: list[Request]) -> list[Reply]:
+        """`run` when some bots take batches: their requests go out first, all seats concurrently,
+        then the other bots are asked as usual, then the batches are collected."""
+        batched: dict[int, list[int]] = {}
+        rest: list[int] = []
+        for index, request in enumerate(requests):
+            if self.batch[request.seat]:
+                batched.setdefault(request.seat, []).append(index)
+            else:
+                rest.append(index)
+        for seat, indexes in batched.items():
+            self.bots[seat].send_batch([requests[i] for i in indexes])  # type: ignore[attr-defined]
+        replies: list[Reply | None] = [None] * len(requests)
+        if rest:
+            answered = self._run_one_by_one([requests[i] for i in rest])
+            for index, reply in zip(rest, answered, strict=True):
+                replies[index] = reply
+        for seat, indexes in batched.items():
+            answers = self.bots[seat].receive_batch()  # type: ignore[attr-defined]
+            for index, reply in zip(indexes, answers, strict=True):
+                reply.seat = seat
+                self.time_used_ms[seat] += reply.time_ms
+                replies[index] = reply
+        return replies  # type: ignore[return-value]
 
     def _run_direct(self, requests: list[Request]) -> list[Reply]:
         """`run` when every bot is in-process: each is asked in turn (sending first changes nothing
@@ -230,6 +269,13 @@ def run_match(
         config = game.config(preset)
     match_id = match_id or f"{game.id}-{seed}-{uuid.uuid4().hex[:8]}"
     engine = game.new_engine(config, seed, len(bots))
+    set_names = getattr(engine, "set_player_names", None)
+    if set_names is not None:  # games whose bots see each other's display names (devops DV-6)
+        set_names([bot.name for bot in bots])
+    for bot in bots:
+        use_config = getattr(bot, "use_config", None)
+        if use_config is not None:  # game-native transports that follow config keys (devops parallelism)
+            use_config(config)
     exchange = _Exchange(bots, int(getattr(config, "overage_bank_ms", 0)))
     statuses: list[dict[str, int]] = [{} for _ in bots]
     replay = Replay(
@@ -253,7 +299,8 @@ def run_match(
         replay.keyframes.append({"step": 0, "state": engine.keyframe()})
         if on_begin is not None:
             on_begin(replay)
-        _play(engine, exchange, replay, statuses, game.keyframe_every, on_step, pacer)
+        interval_s = int(getattr(config, "turn_interval_ms", 0) or 0) / 1000.0
+        _play(engine, exchange, replay, statuses, game.keyframe_every, on_step, pacer, interval_s)
         replies = exchange.run(engine.end_requests())
         verdicts = engine.apply_end(replies)
         replay.end = _exchange_json(replies, verdicts)
@@ -278,7 +325,10 @@ def _play(
     keyframe_every: int,
     on_step: StepObserver | None,
     pacer: _GcPacer,
+    interval_s: float = 0.0,
 ) -> None:
+    """`interval_s` > 0 paces the match for live viewing: a batch starts no earlier than that long
+    after the previous one started (a config's `turn_interval_ms`, devops DV-51)."""
     steps = replay.steps
     keyframes = replay.keyframes
     next_requests, apply, run = engine.next_requests, engine.apply, exchange.run
@@ -286,10 +336,16 @@ def _play(
     append = steps.append
     pace_every = pacer.every if pacer.active else 0
     index = 0
+    last_start = 0.0
     while True:
         requests = next_requests()
         if not requests:
             break
+        if interval_s > 0.0:
+            wait = last_start + interval_s - time.monotonic()
+            if wait > 0.0 and index:
+                time.sleep(wait)
+            last_start = time.monotonic()
         replies = run(requests)
         step = apply(replies)
         verdicts = step.verdicts
