@@ -163,6 +163,22 @@ def view_command(
     serve_viewer(file, host=host, port=port)
 
 
+@app.command("devops-service")
+def devops_service_command(
+    port: Annotated[int | None, typer.Option(help="Port (default: $HTTP_PORT or 8080).")] = None,
+    bot: Annotated[str, typer.Option(help="Logic: starter, expander, banker, random or idle.")] = "starter",
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+) -> None:
+    """Run the Devops Game starter logic service (POST /moves/base, /moves/unit; GET /logs)."""
+    from botarena.games.devops.bots import LOGICS
+    from botarena.games.devops.starter_service import serve
+
+    if bot not in LOGICS:
+        raise UserError(f"unknown devops logic {bot!r} (known: {', '.join(sorted(LOGICS))})")
+    print(f"devops {bot} logic listening on http://{host}:{port or os.environ.get('HTTP_PORT', '8080')}")
+    serve(port, bot, host)
+
+
 # -- tournaments, leaderboards, the organizer's server ---------------------------------------------
 
 DbOption = Annotated[
