@@ -1,0 +1,97 @@
+"""`botarena serve --demo` (what `make run` starts): the server comes up on SQLite, prints its URL,
+plays a round robin of every registered game's starter bots, shows them in its API, and stops
+cleanly on Ctrl-C, its worker processes with it."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botarena.core.registry import game_ids
+
+
+def get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=10) as response:  # raises for 4xx/5xx
+        return bytes(response.read())
+
+
+def get_json(url: str) -> Any:
+    return json.loads(get(url))
+
+
+@pytest.mark.timeout(240)
+def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None:
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    command = [
+        sys.executable,
+        "-m",
+        "botarena",
+        "serve",
+        "--demo",
+        "--port",
+        "0",
+        "--db",
+        db,
+        "--pace-ms",
+        "0",
+    ]
+    process = subprocess.Popen(
+        command,
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline() for _ in range(2)]
+        url = lines[1].strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/arena.html"), lines
+        base = url.removesuffix("/arena.html")
+        assert b"<html" in get(url)
+        for _ in range(1800):  # up to three minutes, in tenths of a second
+            tournaments = get_json(f"{base}/api/tournaments")
+            if len(tournaments) == len(game_ids()) and all(t["status"] == "finished" for t in tournaments):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError(f"the demo did not finish: {tournaments}")
+        assert sorted(t["game"] for t in tournaments) == game_ids()
+        for tournament in tournaments:
+            board = get_json(f"{base}/api/tournaments/{tournament['id']}")["leaderboard"]
+            assert sum(row["played"] for row in board["rows"]) > 0, tournament["name"]
+            matches = get_json(f"{base}/api/tournaments/{tournament['id']}/matches")["matches"]
+            request = urllib.request.Request(
+                base + matches[0]["replay_url"], headers={"Accept-Encoding": "gzip"}
+            )
+            with urllib.request.urlopen(request, timeout=10) as response:
+                raw = response.read()
+            replay = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
+            assert replay["game"] == tournament["game"]
+        os.kill(process.pid, signal.SIGINT)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    stderr = process.stderr.read() if process.stderr else ""
+    assert "Traceback" not in stderr, stderr
+    # no worker process outlives the server (they share its session); the forkserver and the
+    # resource tracker notice their parent's exit and end within moments
+    for _ in range(100):
+        leftover = subprocess.run(["pgrep", "-a", "-s", str(process.pid)], capture_output=True, text=True)
+        if not leftover.stdout.strip():
+            break
+        time.sleep(0.1)
+    assert leftover.stdout.strip() == "", leftover.stdout
