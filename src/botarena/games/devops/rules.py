@@ -93,6 +93,7 @@ class DevopsEngine(Engine):
             draw = int(stream(seed, "devops.game_id").integers(0, 2**48))
             self.game_id = f"devops-{draw:012x}"
         self.state = self._setup(stream(seed, "devops.setup"))
+        self.state.dirty.clear()  # keyframe 0 shows the setup
         self._pending: list[tuple[int, int]] = []  # per request: (faction id, unit id or 0 for base)
         self._pending_gold: dict[int, int] = {}
 
@@ -334,8 +335,52 @@ class DevopsEngine(Engine):
                     if outcome == "ignored":
                         state.faction(call["faction"]).ignored += 1
         self._end_of_turn(t, events, failed)
-        record = {"turn": t, "order": order, "calls": calls, "events": events}
+        record = {"turn": t, "order": order, "calls": calls, "events": events, **self._view_delta()}
         return Step(record, verdicts)
+
+    def _view_delta(self) -> dict[str, Any]:
+        """Spec 12, per step and compact: the tiles changed this turn, every unit and every faction,
+        so the viewer can show any step from the latest keyframe plus the records after it.
+        tiles: [x, y, owner, base, resource, fortified, bombOwner]; units: [id, owner, type, x, y,
+        health, defenseBonus, enlightened]; factions: [id, score, gold, territorySize, population,
+        populationCap, kills, bombs, defeatTurn, timeouts, errors]."""
+        state, c = self.state, self.config
+        board = state.board
+        w = board.width
+        tiles = [
+            [
+                t % w,
+                t // w,
+                board.owner[t],
+                board.base[t],
+                board.resource[t],
+                board.fortified[t],
+                board.bomb.get(t, 0),
+            ]
+            for t in sorted(state.dirty)
+        ]
+        state.dirty.clear()
+        units = [
+            [u.id, u.owner, u.type, u.x, u.y, u.health, int(u.defense), int(u.enlightened)]
+            for _, u in sorted(state.units.items())
+        ]
+        factions = [
+            [
+                f.id,
+                f.score,
+                f.gold,
+                f.territory,
+                f.population,
+                population_cap(c, f),
+                f.kills,
+                f.bombs,
+                f.defeat_turn or 0,
+                f.timeouts,
+                f.errors,
+            ]
+            for f in state.factions
+        ]
+        return {"tiles": tiles, "units": units, "factions": factions}
 
     # -- base moves (DV-24 .. DV-30) ---------------------------------------------------------------
     def _income_factor(self, f: Faction) -> int:
@@ -485,6 +530,7 @@ class DevopsEngine(Engine):
         elif kind == "NEUTRALIZE_ENEMY_TILE":  # DV-34
             if board.fortified[tile]:
                 board.fortified[tile] = 0
+                state.dirty.add(tile)
             elif "RUSH_ATTACK" in f.bonuses:
                 state.set_owner(tile, f.id)
                 f.score += c.score_neutralize + c.score_conquer
@@ -516,6 +562,7 @@ class DevopsEngine(Engine):
             unit.defense = True
         elif kind == "FORTIFY":  # DV-38
             board.fortified[tile] = 1
+            state.dirty.add(tile)
             f.score += c.score_fortify
         elif kind == "PRAY":  # DV-39
             unit.enlightened = True
@@ -535,8 +582,10 @@ class DevopsEngine(Engine):
         elif kind == "DEPLOY_BOMB":  # DV-42
             f.bombs -= 1
             board.bomb[tile] = f.id
+            state.dirty.add(tile)
         elif kind == "CLEAR_BOMB":  # DV-43
             bomb_owner = board.bomb.pop(tile)
+            state.dirty.add(tile)
             if bomb_owner != f.id:
                 f.score += c.score_defuse
         elif kind == "RETIRE":  # DV-44
@@ -557,6 +606,7 @@ class DevopsEngine(Engine):
             return
         self._remove(unit)
         del board.bomb[tile]
+        state.dirty.add(tile)
         g = state.faction(bomb_owner)
         g.kills += 1
         g.score += self.config.score_kill
@@ -582,6 +632,7 @@ class DevopsEngine(Engine):
                     state.set_owner(tile, 0)
             for tile in [tile for tile, owner in board.bomb.items() if owner in ids]:
                 del board.bomb[tile]
+                state.dirty.add(tile)
             for f in beaten:
                 f.slot = None
                 f.bombs = 0

@@ -96,6 +96,7 @@ class GameState:
     turn: int = 0  # the last turn that started
     finished: bool = False
     aborted: bool = False
+    dirty: set[int] = field(default_factory=set)  # tiles changed this turn (for the viewer's records)
 
     def faction(self, faction_id: int) -> Faction:
         return self.factions[faction_id - 1]
@@ -107,6 +108,7 @@ class GameState:
         old = board.owner[tile]
         if old == owner:
             return
+        self.dirty.add(tile)
         if old:
             self.factions[old - 1].territory -= 1
         if owner:
