@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 from scipy import ndimage  # type: ignore[import-untyped]
 
+from botarena.games.domains.bitboard import Geometry, from_mask, indices
 from botarena.games.domains.config import DomainsConfig
 from botarena.games.domains.rng import RandomSource, make_source
 from botarena.games.domains.state import (
@@ -37,27 +38,6 @@ TRAPPED = "TRAPPED"
 SHUT_OUT = "SHUT_OUT"
 OWN_UNIT = "OWN_UNIT"
 NOT_UPGRADED = "NOT_UPGRADED"
-
-
-def _merge_labels(count: int, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Union of labels 0..count along the edges (a[i], b[i]): each label's smallest merged label.
-
-    Min-label hooking with pointer jumping, all in numpy: a few passes even for long chains.
-    """
-    roots = np.arange(count + 1)
-    while True:
-        ra = roots[a]
-        rb = roots[b]
-        if np.array_equal(ra, rb):
-            return roots
-        low = np.minimum(ra, rb)
-        np.minimum.at(roots, ra, low)
-        np.minimum.at(roots, rb, low)
-        while True:
-            jumped = roots[roots]
-            if np.array_equal(jumped, roots):
-                break
-            roots = jumped
 
 
 class Snapshot:
@@ -96,6 +76,7 @@ class DomainsGame:
         self.config = config
         self.source: RandomSource = source if source is not None else make_source(config.rng, seed)
         self.state = State.empty(config)
+        self.geo = Geometry(config.board_height, config.board_width)
         self.events: list[list[Any]] = []  # this round's refusals and notable happenings
         self.frames: list[str] = []  # export frames (spec 7.4): the initial one, then one per round
         self.changes: list[list[int]] = []  # this round's changed squares, for the replay record
@@ -354,109 +335,145 @@ class DomainsGame:
                 drawer[c + 1] = NONE
                 stack.append(c + 1)
 
-    def _box(self, p: int, s: int) -> tuple[int, int, int, int]:
-        """DR-19 step 1: the bounding box (x0, x1, y0, y1) of the border search from s.
+    def paint(self, p: int, u: int, s: int) -> None:
+        """DR-19: the enclosure. Fill the regions next to u's closing trail that do not touch the box edge.
 
-        Vectorised: the search's edges are symmetric, so the visited set is the connected component
-        of s in the graph of border squares (s included) with orthogonal edges, plus the diagonal
-        edges whose two side squares are not both or neither p-owned. The 4-connected components
-        come from `ndimage.label`; the few diagonal edges merge them (union-find on labels).
+        Computed on bitboards, in an order that usually spares most of the box search:
+
+        - A region (a 4-connected set of non-wall squares in the box) next to T succeeds exactly when
+          the whole-board region R of the same walls through that square has its bounding rectangle
+          strictly inside the box: if R reaches the board edge or the box's boundary, or leaves the
+          box, the part in the box touches the box's boundary. So the regions are flooded on the
+          whole board first, each stopped as soon as it reaches the board edge (it fails then).
+        - The box only grows as the border search proceeds, so the search stops as soon as its
+          bounding rectangle holds all of u's trail squares and, one square further out, every
+          bounded region: nothing more of the box could change the outcome. Only when the search
+          ends before that does the outcome depend on the exact box, and then it is used as is.
         """
         state = self.state
-        H, W = state.H, state.W
-        painter2 = state.painter.reshape(H, W)
-        owned = (painter2 == p) | (state.drawer.reshape(H, W) == p)
-        other = painter2 != p
-        near = np.zeros((H, W), dtype=bool)
-        near[1:, :] |= other[:-1, :]
-        near[:-1, :] |= other[1:, :]
-        near[:, 1:] |= other[:, :-1]
-        near[:, :-1] |= other[:, 1:]
-        border = owned & near
-        sx, sy = divmod(s, W)
-        border[sx, sy] = True
-        labels, _count = ndimage.label(border, structure=CROSS)
-        side = owned[:-1, 1:] ^ owned[1:, :-1]  # the two side squares of a down-right step
-        anti = owned[:-1, :-1] ^ owned[1:, 1:]  # ... of a down-left step
-        down_right = border[:-1, :-1] & border[1:, 1:] & side
-        down_left = border[:-1, 1:] & border[1:, :-1] & anti
-        root = int(labels[sx, sy])
-        mask = None
-        if down_right.any() or down_left.any():
-            a = np.concatenate((labels[:-1, :-1][down_right], labels[:-1, 1:][down_left]))
-            b = np.concatenate((labels[1:, 1:][down_right], labels[1:, :-1][down_left]))
-            differ = a != b
-            if differ.any():
-                roots = _merge_labels(_count, a[differ], b[differ])
-                mask = (roots == roots[root])[labels]
-        if mask is None:
-            mask = labels == root
-        rows = np.flatnonzero(mask.any(axis=1))
-        cols = np.flatnonzero(mask.any(axis=0))
-        return int(rows[0]), int(rows[-1]), int(cols[0]), int(cols[-1])
-
-    def paint(self, p: int, u: int, s: int) -> None:
-        """DR-19: the enclosure. Fill the regions next to u's closing trail that do not touch the box edge."""
-        state = self.state
-        H, W = state.H, state.W
-        x0, x1, y0, y1 = self._box(p, s)
         state.unit_record[u] = None  # 2
-        painter2 = state.painter.reshape(H, W)
-        unit2 = state.drawer_unit.reshape(H, W)
-        box_painter = painter2[x0 : x1 + 1, y0 : y1 + 1]
-        box_trail = unit2[x0 : x1 + 1, y0 : y1 + 1] == u
-        walls = (box_painter == p) | box_trail
-        open_ = ~walls
-        # T: u's trail reachable from s inside the box
-        trail_labels, _ = ndimage.label(box_trail, structure=CROSS)
-        sx, sy = divmod(s, W)
-        t_label = trail_labels[sx - x0, sy - y0]
-        if t_label == 0:
+        drawer_unit = state.drawer_unit
+        if drawer_unit[s] != u:
             return
-        t_mask = trail_labels == t_label
-        regions, count = ndimage.label(open_, structure=CROSS)
-        selected = None
-        if count:
-            near_t = t_mask.copy()  # T grown by one orthogonal step
-            near_t[1:, :] |= t_mask[:-1, :]
-            near_t[:-1, :] |= t_mask[1:, :]
-            near_t[:, 1:] |= t_mask[:, :-1]
-            near_t[:, :-1] |= t_mask[:, 1:]
-            good = np.zeros(count + 1, dtype=bool)
-            good[regions[near_t & open_]] = True
-            good[regions[0, :]] = False
-            good[regions[-1, :]] = False
-            good[regions[:, 0]] = False
-            good[regions[:, -1]] = False
-            good[0] = False
-            if good.any():
-                selected = good[regions]
-        if selected is not None:
-            bx, by = np.nonzero(selected)
-            fill = ((bx + x0) * W + (by + y0)).astype(np.intp)  # row-major already
-            # 4. clean-up, in row-major order
-            drawer_unit = state.drawer_unit
-            records = state.unit_record
-            origins = {rec[0] for rec in records if rec is not None}
-            candidates = fill[drawer_unit[fill] >= 0].tolist()
-            if origins:
-                candidates = sorted(set(candidates) | (origins & set(fill.tolist())))
-            for q in candidates:
-                if q in origins:
-                    for i, rec in enumerate(records):
-                        if rec is not None and rec[0] == q:
-                            self.erase(i, rec[1])
-                w = int(drawer_unit[q])
-                if w >= 0:
-                    self.erase(w, q)
-            state.painter[fill] = p
+        geo = self.geo
+        full = geo.full
+        painted = from_mask(state.painter == p)
+        trail_u = from_mask(drawer_unit == u)
+        nonwall = full & ~(painted | trail_u)
+        start = 1 << s
+        # T and the regions next to it, on the whole board
+        t_full = geo.flood4(start, trail_u)
+        pending = geo.grow4(t_full) & nonwall
+        regions: list[tuple[int, tuple[int, int, int, int]]] = []  # the bounded ones
+        while pending:
+            region = geo.flood4_inner(pending & -pending, nonwall)
+            if region < 0:  # reached the board edge: fails whatever the box
+                pending &= ~(-region)
+                continue
+            pending &= ~region
+            regions.append((region, geo.bounds(region)))
+        # 1. the box, just far enough to decide
+        x0, x1, y0, y1 = geo.bounds(trail_u)
+        for _, (rx0, rx1, ry0, ry1) in regions:
+            x0, x1, y0, y1 = min(x0, rx0 - 1), max(x1, rx1 + 1), min(y0, ry0 - 1), max(y1, ry1 + 1)
+        box = self._box(p, painted, start, (x0, x1, y0, y1))
+        if box is None:  # the box holds the whole trail and every bounded region strictly inside
+            fill = 0
+            for region, _ in regions:
+                fill |= region
+            trail_box = trail_u
+        else:
+            bx0, bx1, by0, by1 = box
+            inside = geo.rectangle(bx0, bx1, by0, by1)
+            trail_box = trail_u & inside
+            t_box = t_full if trail_box == trail_u else geo.flood4(start, trail_box)
+            near = geo.grow4(t_box) & nonwall & inside
+            fill = 0
+            for region, (rx0, rx1, ry0, ry1) in regions:
+                if region & near and bx0 < rx0 and rx1 < bx1 and by0 < ry0 and ry1 < by1:
+                    fill |= region
+        if fill:
+            self._fill(p, fill)
         # 5. u's trail squares in the box become p's
-        bx, by = np.nonzero(state.drawer_unit.reshape(H, W)[x0 : x1 + 1, y0 : y1 + 1] == u)
-        if bx.size:
-            own = (bx + x0) * W + (by + y0)
-            state.painter[own] = p
-            state.drawer[own] = NONE
-            state.drawer_unit[own] = NONE
+        own = np.array(indices(trail_box), dtype=np.intp)
+        state.painter[own] = p
+        state.drawer[own] = NONE
+        drawer_unit[own] = NONE
+
+    def _box(
+        self, p: int, painted: int, start: int, goal: tuple[int, int, int, int]
+    ) -> tuple[int, int, int, int] | None:
+        """DR-19 step 1: the bounding box (x0, x1, y0, y1) of the border search from s, or None as soon
+        as the squares visited so far span the rectangle `goal` (the box can only grow from there).
+
+        The search's edges are symmetric, so the visited set is the connected component of s in the
+        graph of border squares (s included): orthogonal edges, and diagonal edges whose two side
+        squares are not both or neither p-owned. It is flooded a layer at a time.
+        """
+        state, geo = self.state, self.geo
+        W, full, nl, nr = geo.W, geo.full, geo.not_left, geo.not_right
+        owned = painted | from_mask(state.drawer == p)
+        other = full & ~painted
+        near = (other >> W) | ((other << W) & full) | ((other & nl) >> 1) | ((other & nr) << 1)
+        border = (owned & near) | start
+        # the squares from which each diagonal step is allowed (exactly one side square p-owned)
+        dr = ((owned >> 1) ^ (owned >> W)) & nr
+        ul = ((owned << W) ^ (owned << 1)) & nl
+        dl = ((owned << 1) ^ (owned >> W)) & nl
+        ur = ((owned << W) ^ (owned >> 1)) & nr
+        gx0, gx1, gy0, gy1 = goal
+        gx0, gy0 = max(gx0, 0), max(gy0, 0)
+        top = (1 << ((gx0 + 1) * W)) - 1  # rows 0..gx0
+        bottom_shift = gx1 * W  # rows gx1.. after shifting
+        left = geo.columns_upto(gy0)
+        right = geo.columns_from(gy1) if gy1 < W else 0
+        reached = 0  # which of the goal's four sides the visited squares reach (bits 1, 2, 4, 8)
+        seen = start
+        frontier = start
+        while frontier:
+            if not reached & 1 and frontier & top:
+                reached |= 1
+            if not reached & 2 and frontier >> bottom_shift:
+                reached |= 2
+            if not reached & 4 and frontier & left:
+                reached |= 4
+            if not reached & 8 and frontier & right:
+                reached |= 8
+            if reached == 15:
+                return None
+            grown = (
+                (frontier >> W)
+                | ((frontier << W) & full)
+                | ((frontier & nl) >> 1)
+                | ((frontier & nr) << 1)
+                | (((frontier & dr) << (W + 1)) & full)
+                | ((frontier & ul) >> (W + 1))
+                | (((frontier & dl) << (W - 1)) & full)
+                | ((frontier & ur) >> (W - 1))
+            ) & border
+            frontier = grown & ~seen
+            seen |= frontier
+        return geo.bounds(seen)
+
+    def _fill(self, p: int, fill: int) -> None:
+        """DR-19 steps 4 and 5 for the successful regions: clean-up in row-major order, then paint."""
+        state = self.state
+        squares = np.array(indices(fill), dtype=np.intp)  # row-major already
+        drawer_unit = state.drawer_unit
+        records = state.unit_record
+        origins = {rec[0] for rec in records if rec is not None}
+        candidates = squares[drawer_unit[squares] >= 0].tolist()
+        if origins:
+            candidates = sorted(set(candidates) | (origins & set(squares.tolist())))
+        for q in candidates:
+            if q in origins:
+                for i, rec in enumerate(records):
+                    if rec is not None and rec[0] == q:
+                        self.erase(i, rec[1])
+            w = int(drawer_unit[q])
+            if w >= 0:
+                self.erase(w, q)
+        state.painter[squares] = p
 
     def fight(self, u: int, v: int, unfair: bool) -> bool:
         """DR-20 on the real units (F1). Returns True when the attacker u wins."""
