@@ -77,3 +77,32 @@ def test_a_bad_database_url_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["leaderboard", "--db", "mysql+nothing://x"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("botarena: error:") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("format_args", "matches"),
+    [
+        (["--format", "swiss", "--rounds", "3"], 6),  # 5 entrants: 2 matches and a bye a round
+        (["--format", "single-elimination"], None),  # 4 or more (a drawn match is replayed)
+        (["--format", "ladder", "--matches", "8"], 8),
+        (["--format", "drones_2018_event", "--set", "rounds=3"], 10),
+    ],
+)
+def test_every_format_runs_from_the_command_line(
+    db: str, format_args: list[str], matches: int | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bots = "adaptive,zergy,pacifist,randomonium,tactician"
+    args = ["tournament", "drones", "--bots", bots, *format_args, "--workers", "0", "--db", db, "--name", "t"]
+    assert main([*args, "--no-progress"]) == 0, capsys.readouterr().err
+    store = Store.open(db)
+    try:
+        tournament = store.find_tournament("t")
+        assert tournament is not None and tournament.status == "finished"
+        rows = store.list_matches(tournament.id)
+        assert all(r.status == "finished" for r in rows)
+        if matches is not None:
+            assert len(rows) == matches
+        else:
+            assert len(rows) >= 4
+    finally:
+        store.close()
