@@ -64,15 +64,31 @@ def location_json(
     }
 
 
+_TABLES: dict[int, tuple[DevopsConfig, dict[str, int], dict[str, int]]] = {}
+
+
+def _tables(config: DevopsConfig) -> tuple[dict[str, int], dict[str, int]]:
+    """The config's fixed context tables, built once per config (copied into every input)."""
+    entry = _TABLES.get(id(config))
+    if entry is None or entry[0] is not config:
+        health = {t: config.unit_base_health[t] for t in UNIT_TYPES}
+        costs = {m: config.move_cost(m) for m in UNIT_MOVE_TYPES}
+        if len(_TABLES) > 64:
+            _TABLES.clear()
+        entry = _TABLES[id(config)] = (config, health, costs)
+    return entry[1], entry[2]
+
+
 def context_json(state: GameState, config: DevopsConfig, faction: Faction, game_id: str) -> dict[str, Any]:
+    health, costs = _tables(config)
     return {
         "turnNumber": state.turn,
         "gameId": game_id,
         "mapWidth": state.board.width,
         "mapHeight": state.board.height,
-        "unitBaseHealth": {t: config.unit_base_health[t] for t in UNIT_TYPES},
+        "unitBaseHealth": dict(health),
         "unitCost": {t: effective_unit_cost(config, faction, t) for t in UNIT_TYPES},
-        "unitMoveCost": {m: config.move_cost(m) for m in UNIT_MOVE_TYPES},
+        "unitMoveCost": dict(costs),
         "bombCost": config.bomb_cost,
         "activeBonuses": [b for b in BONUS_TYPES if b in faction.bonuses],
     }
