@@ -280,8 +280,8 @@ def test_the_leaderboard_is_recomputed_only_when_results_change(
 
     store, tid, _ = mixed
     calls: list[int] = []
-    real = app_module.tournament_leaderboard
-    monkeypatch.setattr(app_module, "tournament_leaderboard", lambda s, t: calls.append(t) or real(s, t))
+    real = app_module.tournament_board
+    monkeypatch.setattr(app_module, "tournament_board", lambda s, t: calls.append(t.id) or real(s, t))
     server = start_server(store)
     first = get_json(server.url + f"/api/tournaments/{tid}")[1]
     assert get_json(server.url + f"/api/tournaments/{tid}")[1] == first

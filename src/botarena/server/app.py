@@ -55,6 +55,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         f"the server needs {exc.name}, which is not installed; run: {PIP_HINT}"
     ) from None
 
+from botarena.tournament.service import tournament_board
+
 if TYPE_CHECKING:
     from botarena.store import MatchRow, Store, TournamentRow
 
@@ -77,14 +79,6 @@ def live_events_url(key: str) -> str:
 
 def match_replay_url(match_id: int) -> str:
     return f"/api/matches/{match_id}/replay"
-
-
-def tournament_leaderboard(store: Store, tournament_id: int) -> dict[str, Any]:
-    """{"tournament": {...}, "leaderboard": {...}} from the tournament service (the same code the
-    `botarena leaderboard` command uses). Raises LookupError for an unknown tournament."""
-    from botarena.tournament.service import tournament_leaderboard as board
-
-    return board(store, tournament_id)
 
 
 TournamentId = Annotated[int, Path(ge=1, le=MAX_ID, description="tournament id")]
@@ -414,10 +408,7 @@ def create_app(
         version = (row.status, tuple(sorted(counts.items())))
         board = boards.get(tournament_id, version)
         if board is None:
-            try:
-                board = tournament_leaderboard(store, tournament_id)["leaderboard"]
-            except LookupError:
-                raise HTTPException(404, f"no tournament {tournament_id}") from None
+            board = tournament_board(store, row)
             boards.put(tournament_id, version, board)
         return TournamentDetail(tournament=tournament_out(row, counts), leaderboard=board)
 

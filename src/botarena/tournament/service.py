@@ -11,11 +11,12 @@ exactly-once per key).
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -197,39 +198,23 @@ def finished_matches(rows: Sequence[MatchRow]) -> dict[str, FinishedMatch]:
     return {row.key: _finished_of(row) for row in rows if row.status in ("finished", "failed")}
 
 
+def tournament_board(store: Store, tournament: TournamentRow) -> dict[str, Any]:
+    """The leaderboard of `tournament` (ratings, W/D/L, points, pair matrix, standings), JSON-able.
+
+    Computed from the recorded results each time, by the same code locally and on the server."""
+    rows = store.list_matches(tournament.id, status=["finished", "failed"])
+    names = [e.name for e in tournament.entrants]
+    return leaderboard(names, finished_matches(rows).values(), format_name=tournament.format)
+
+
 def tournament_leaderboard(store: Store, tournament_id: int) -> dict[str, Any]:
-    """The tournament and its leaderboard (ratings, pair matrix, standings) as JSON-able data."""
+    """{"tournament": the row with its match counts, "leaderboard": `tournament_board`} (orjson-able:
+    the row is a dataclass with datetimes)."""
     tournament = store.get_tournament(tournament_id)
     if tournament is None:
         raise LookupError(f"no tournament {tournament_id}")
-    rows = store.list_matches(tournament_id)
-    board = leaderboard(
-        [e.name for e in tournament.entrants], finished_matches(rows).values(), format_name=tournament.format
-    )
-    counts: dict[str, int] = {}
-    for row in rows:
-        counts[row.status] = counts.get(row.status, 0) + 1
-    return {"tournament": tournament_json(tournament, counts), "leaderboard": board}
-
-
-def tournament_json(tournament: TournamentRow, counts: Mapping[str, int] | None = None) -> dict[str, Any]:
-    data = {
-        "id": tournament.id,
-        "name": tournament.name,
-        "game": tournament.game,
-        "format": tournament.format,
-        "preset": tournament.preset,
-        "config": tournament.config,
-        "seed": tournament.seed,
-        "options": tournament.options,
-        "status": tournament.status,
-        "created_at": tournament.created_at.isoformat() if tournament.created_at else None,
-        "finished_at": tournament.finished_at.isoformat() if tournament.finished_at else None,
-        "entrants": [{"name": e.name, "spec": e.spec, "version": e.version} for e in tournament.entrants],
-    }
-    if counts is not None:
-        data["matches"] = dict(counts)
-    return data
+    info = {**dataclasses.asdict(tournament), "matches": store.count_matches(tournament_id)}
+    return {"tournament": info, "leaderboard": tournament_board(store, tournament)}
 
 
 # -- running -------------------------------------------------------------------------------------------
