@@ -1,181 +1,242 @@
-# mypy: disable-error-code="no-untyped-call,no-untyped-def"
 """`dummy` (spec section 10): targets within 20 steps, otherwise one-square trails home.
 
-Written from the spec's description only. The searches read whole board layers through the API's
-`grid()` accessor: building a Square per visited square would cost more than the whole engine.
+Written from the spec's description only. Its searches are breadth-first searches in a fixed
+direction order; they run on bitboards (`botarena.games.domains.bitboard`), where a whole layer of
+a search is a handful of integer shifts instead of a Python loop over squares.
+
+Why the result is the square-by-square search's: a breadth-first search that expands squares in
+first-in, first-out order, and each square's steps in a fixed order, visits the squares of a layer
+in the lexicographic order of their smallest step sequences. So the first goal it visits is the
+end of the lexicographically smallest shortest path to a goal. `first_step` finds that path
+directly: layers forwards until one holds a goal; backwards, the squares of each layer that lead to
+a goal; forwards again, taking at each square the first step in direction order that stays on them.
 """
 
 from __future__ import annotations
 
-from collections import deque
+from typing import Any
 
 from botarena.games.domains.api import Direction, Player
+from botarena.games.domains.bitboard import DELTAS, Geometry, iter_indices
 
-DELTAS = ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
-DIAGONALS = (Direction.UL, Direction.UR, Direction.DL, Direction.DR)
 TARGET_DEPTH = 20
+DIAGONALS = (int(Direction.UL), int(Direction.UR), int(Direction.DL), int(Direction.DR))
+
+
+def _diagonal_moves(geo: Geometry, board: int) -> int:
+    """The diagonal neighbours of a board's squares."""
+    W, full = geo.W, geo.full
+    left, right = board & geo.not_left, board & geo.not_right
+    return (left >> (W + 1)) | (right >> (W - 1)) | ((left << (W - 1)) & full) | ((right << (W + 1)) & full)
+
+
+def first_step(
+    geo: Geometry,
+    start: int,
+    order: tuple[int, ...],
+    open_: int,
+    expand: int,
+    diagonal_from: int,
+    goal: int,
+    max_depth: int,
+) -> tuple[int, int] | None:
+    """The search of spec section 10 from square `start`, with steps in `order` (diagonal ones only
+    from squares of `diagonal_from`): a square is visited if it is open and not yet visited; squares
+    other than the start are expanded only if in `expand`; the first visited square of `goal` within
+    `max_depth` moves ends it. Returns (the path's first direction, the goal square), or None."""
+    W, full, nl, nr = geo.W, geo.full, geo.not_left, geo.not_right
+    diagonal = len(order) > 4
+    seen = frontier = 1 << start  # frontier: the squares expanded into the next layer
+    layers: list[int] = []
+    hit = 0
+    while len(layers) < max_depth:
+        layer = (frontier >> W) | ((frontier << W) & full) | ((frontier & nl) >> 1) | ((frontier & nr) << 1)
+        if diagonal and frontier & diagonal_from:
+            layer |= _diagonal_moves(geo, frontier & diagonal_from)
+        layer &= open_ & ~seen
+        if not layer:
+            return None
+        layers.append(layer)
+        hit = layer & goal
+        if hit:
+            break
+        seen |= layer
+        frontier = layer & expand
+    if not hit:
+        return None
+    useful = hit
+    path_sets = [hit]
+    for j in range(len(layers) - 2, -1, -1):  # the squares of layer j with a step into `useful`
+        back = (useful >> W) | ((useful << W) & full) | ((useful & nl) >> 1) | ((useful & nr) << 1)
+        if diagonal:
+            back |= _diagonal_moves(geo, useful) & diagonal_from
+        useful = layers[j] & expand & back
+        path_sets.append(useful)
+    path_sets.reverse()
+    here, first = start, -1
+    H = geo.H
+    for j, allowed in enumerate(path_sets):
+        x, y = divmod(here, W)
+        corner = diagonal_from >> here & 1
+        for d in order:
+            if d > 4 and not corner:
+                continue
+            dx, dy = DELTAS[d]
+            nx, ny = x + dx, y + dy
+            if 0 <= nx < H and 0 <= ny < W and allowed >> (nx * W + ny) & 1:
+                if j == 0:
+                    first = d
+                here = nx * W + ny
+                break
+    return first, here
+
+
+class Boards:
+    """Turns the observation's grids into bitboards, redoing only the rows that changed since the
+    last round (most rows of a 50x50 board do not change from one round to the next)."""
+
+    def __init__(self) -> None:
+        self.geo: Geometry | None = None
+        self.rows: list[tuple[Any, ...]] = []
+        self.bits: list[tuple[int, int, int]] = []
+
+    def read(self, me: int, H: int, W: int, painter: Any, drawer: Any, ability: Any) -> tuple[int, int, int]:
+        """(own squares, own trail squares, enemy zone squares)."""
+        if self.geo is None or self.geo.H != H or self.geo.W != W:
+            self.geo = Geometry(H, W)
+            self.rows = [((), (), ())] * H
+            self.bits = [(0, 0, 0)] * H
+        own = trail = zone = 0
+        rows, bits = self.rows, self.bits
+        for x in range(H):
+            p, d, a = painter[x], drawer[x], ability[x]
+            cached = rows[x]
+            if p != cached[0] or d != cached[1] or a != cached[2]:
+                rows[x] = (p[:], d[:], a[:])
+                o = t = z = 0
+                for y in range(W):
+                    v = p[y]
+                    if v == me:
+                        o |= 1 << y
+                    elif v >= 0 and a[y] > 0:
+                        z |= 1 << y
+                    if d[y] == me:
+                        t |= 1 << y
+                bits[x] = (o, t, z)
+            o, t, z = bits[x]
+            shift = x * W
+            own |= o << shift
+            trail |= t << shift
+            zone |= z << shift
+        return own, trail, zone
 
 
 class Dummy(Player):
     """Abilities first, then claimed targets, then drawing moves (spec section 10, steps 1-5)."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.boards = Boards()
+
     def play(self) -> None:
         me = self.me()
         H, W = self.rows(), self.cols()
-        painter = self.grid("painter")
-        drawer = self.grid("drawer")
-        ability = self.grid("ability")
+        own, own_trail, zone = self.boards.read(
+            me, H, W, self.grid("painter"), self.grid("drawer"), self.grid("ability")
+        )
+        geo = self.boards.geo
+        assert geo is not None
+        full = geo.full
         mine = self.units(me)
-        unit_at: dict[tuple[int, int], int] = {}  # square -> owner
+        my_units = enemy_units = 0
+        enemies: list[int] = []
         for pl in range(self.numPlayers()):
             for uid in self.units(pl):
                 pos = self.unit(uid).position()
-                unit_at[(pos.x, pos.y)] = pl
-        bubbles = {(b.position().x, b.position().y): b for b in self.bubbles()}
-        bonuses = {(k.position().x, k.position().y) for k in self.bonuses()}
-        reserved: set[tuple[int, int]] = set()
-
-        def own(x: int, y: int) -> bool:
-            return painter[x][y] == me
-
-        def open_square(x: int, y: int) -> bool:
-            if not (0 <= x < H and 0 <= y < W):
-                return False
-            if unit_at.get((x, y)) == me or (x, y) in reserved:
-                return False
-            p = painter[x][y]
-            return not (ability[x][y] > 0 and p >= 0 and p != me)
+                square = pos.x * W + pos.y
+                if pl == me:
+                    my_units |= 1 << square
+                else:
+                    enemy_units |= 1 << square
+                    enemies.append(square)
+        units = my_units | enemy_units
+        bubbles = targets = 0
+        for b in self.bubbles():
+            square = b.position().x * W + b.position().y
+            bubbles |= 1 << square
+            if b.player() != me or b.roundsToPop() == 0:
+                targets |= 1 << square
+        for k in self.bonuses():
+            targets |= 1 << (k.position().x * W + k.position().y)
+        targets |= enemy_units & own  # enemy units on own squares
+        stop = bubbles | enemy_units  # visited but not expanded
+        open_ = full & ~my_units & ~zone  # minus the reserved squares, as they are reserved
 
         abilities = [uid for uid in mine if self.unit(uid).upgraded()]
         others = [uid for uid in mine if uid not in abilities]
-        orders_of: dict[int, list[Direction]] = {}
+        orders_of: dict[int, tuple[int, ...]] = {}
         for uid in others:
             perm = self.randomPermutation()
-            orders_of[uid] = [Direction(v + 1) for v in perm] + list(DIAGONALS)
+            orders_of[uid] = (perm[0] + 1, perm[1] + 1, perm[2] + 1, perm[3] + 1, *DIAGONALS)
 
-        claimed: set[tuple[int, int]] = set()
-        target_moves: list[tuple[int, Direction]] = []
-        drawing: list[int] = []
+        claimed = 0
+        target_moves: list[tuple[int, int]] = []
+        drawing: list[tuple[int, int]] = []
         for uid in others:
             pos = self.unit(uid).position()
             ux, uy = pos.x, pos.y
-            p = painter[ux][uy]
-            if ability[ux][uy] > 0 and p >= 0 and p != me:
+            here = ux * W + uy
+            if zone >> here & 1:
                 continue  # stuck in an enemy zone: no order
-            candidates = self._targets(ux, uy, me, unit_at, bubbles, bonuses, own) - claimed
+            near = 0
+            for square in enemies:  # enemy units within Chebyshev distance 2
+                if abs(square // W - ux) <= 2 and abs(square % W - uy) <= 2:
+                    near |= 1 << square
+            candidates = (targets | near) & ~claimed
+            if candidates and not any(
+                abs(square // W - ux) <= TARGET_DEPTH and abs(square % W - uy) <= TARGET_DEPTH
+                for square in iter_indices(candidates)
+            ):
+                candidates = 0  # nothing within reach: spare the search
             found = None
-            if candidates and any(max(abs(tx - ux), abs(ty - uy)) <= TARGET_DEPTH for tx, ty in candidates):
-                found = self._search_target(
-                    ux, uy, orders_of[uid], candidates, open_square, own, unit_at, bubbles, me
+            if candidates:
+                found = first_step(
+                    geo, here, orders_of[uid], open_, full & ~stop, own, candidates, TARGET_DEPTH
                 )
             if found is None:
-                drawing.append(uid)
+                drawing.append((uid, here))
                 continue
-            target, first = found
-            claimed.add(target)
-            reserved.add((ux + DELTAS[first][0], uy + DELTAS[first][1]))
+            first, target = found
+            claimed |= 1 << target
+            open_ &= ~(1 << (here + DELTAS[first][0] * W + DELTAS[first][1]))
             target_moves.append((uid, first))
 
-        drawing_moves: list[tuple[int, Direction]] = []
-        for uid in drawing:
-            pos = self.unit(uid).position()
-            ux, uy = pos.x, pos.y
-            if own(ux, uy):
-                first = self._search(
-                    ux,
-                    uy,
-                    [d for d in orders_of[uid] if d <= 4],
-                    expand=lambda x, y: own(x, y) and (x, y) not in unit_at and (x, y) not in bubbles,
-                    goal=lambda x, y: (
-                        not own(x, y)
-                        and (x, y) not in unit_at
-                        and (x, y) not in bubbles
-                        and drawer[x][y] != me
-                    ),
-                    open_square=open_square,
-                    diagonal_from=lambda x, y: False,
+        drawing_moves: list[tuple[int, int]] = []
+        free = full & ~units & ~bubbles
+        for uid, here in drawing:
+            if own >> here & 1:  # inside own paint: the nearest square just outside, orthogonally
+                found = first_step(
+                    geo,
+                    here,
+                    orders_of[uid][:4],
+                    open_,
+                    own & free,
+                    0,
+                    free & ~own & ~own_trail,
+                    H * W,
                 )
-            else:
-                first = self._search(
-                    ux,
-                    uy,
-                    orders_of[uid],
-                    expand=lambda x, y: True,
-                    goal=own,
-                    open_square=lambda x, y: (
-                        open_square(x, y)
-                        and (x, y) not in unit_at
-                        and (x, y) not in bubbles
-                        and drawer[x][y] != me
-                    ),
-                    diagonal_from=own,
+            else:  # on its trail or outside: the nearest own square, never over its own trail
+                found = first_step(
+                    geo, here, orders_of[uid], open_ & free & ~own_trail, full, own, own, H * W
                 )
-            if first is not None:
-                reserved.add((ux + DELTAS[first][0], uy + DELTAS[first][1]))
+            if found is not None:
+                first = found[0]
+                open_ &= ~(1 << (here + DELTAS[first][0] * W + DELTAS[first][1]))
                 drawing_moves.append((uid, first))
 
         for uid in abilities:
             self.ability(uid)
         for uid, d in target_moves:
-            self.move(uid, d)
+            self.move(uid, Direction(d))
         for uid, d in drawing_moves:
-            self.move(uid, d)
-
-    def _targets(self, ux, uy, me, unit_at, bubbles, bonuses, own):  # type: ignore[no-untyped-def]
-        targets = set(bonuses)
-        for square, bubble in bubbles.items():
-            if bubble.player() != me or bubble.roundsToPop() == 0:
-                targets.add(square)
-        for (x, y), owner in unit_at.items():
-            if owner != me and (own(x, y) or max(abs(x - ux), abs(y - uy)) <= 2):
-                targets.add((x, y))
-        return targets
-
-    def _search_target(self, ux, uy, order, candidates, open_square, own, unit_at, bubbles, me):  # type: ignore[no-untyped-def]
-        """Step 3: BFS to depth 20; bubbles and enemy units are not expanded; first unclaimed target wins."""
-        start = (ux, uy)
-        seen = {start}
-        queue = deque([(ux, uy, 0, None)])
-        while queue:
-            x, y, depth, first = queue.popleft()
-            if depth >= TARGET_DEPTH:
-                continue
-            steps = order if own(x, y) else [d for d in order if d <= 4]
-            for d in steps:
-                dx, dy = DELTAS[d]
-                nx, ny = x + dx, y + dy
-                if (nx, ny) in seen or not open_square(nx, ny):
-                    continue
-                seen.add((nx, ny))
-                step = d if first is None else first
-                if (nx, ny) in candidates:
-                    return (nx, ny), step
-                holder = unit_at.get((nx, ny))
-                if (nx, ny) in bubbles or (holder is not None and holder != me):
-                    continue
-                queue.append((nx, ny, depth + 1, step))
-        return None
-
-    @staticmethod
-    def _search(ux, uy, order, expand, goal, open_square, diagonal_from):  # type: ignore[no-untyped-def]
-        """Step 4: BFS without a depth limit; the start is always expanded."""
-        seen = {(ux, uy)}
-        queue = deque([(ux, uy, None)])
-        while queue:
-            x, y, first = queue.popleft()
-            if first is not None and not expand(x, y):
-                continue
-            diag = diagonal_from(x, y)
-            for d in order:
-                if d > 4 and not diag:
-                    continue
-                dx, dy = DELTAS[d]
-                nx, ny = x + dx, y + dy
-                if (nx, ny) in seen or not open_square(nx, ny):
-                    continue
-                seen.add((nx, ny))
-                step = d if first is None else first
-                if goal(nx, ny):
-                    return step
-                queue.append((nx, ny, step))
-        return None
+            self.move(uid, Direction(d))
