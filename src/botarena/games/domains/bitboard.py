@@ -56,7 +56,7 @@ def iter_indices(board: int) -> Iterator[int]:
 class Geometry:
     """The masks and shifts of one board size."""
 
-    __slots__ = ("H", "W", "_rows", "edge", "full", "not_left", "not_right")
+    __slots__ = ("H", "W", "_columns", "_rows", "edge", "full", "not_left", "not_right")
 
     def __init__(self, H: int, W: int) -> None:
         self.H, self.W = H, W
@@ -68,6 +68,7 @@ class Geometry:
         self.not_right = self.full & ~right
         self.edge = left | right | row | (row << ((H - 1) * W))
         self._rows = row
+        self._columns = [left * ((1 << (y + 1)) - 1) for y in range(W)]  # columns 0..y
 
     def shift(self, board: int, direction: int) -> int:
         """The squares `c + direction` for every c of the board that stay on it."""
@@ -114,10 +115,10 @@ class Geometry:
             region |= frontier
         return region
 
-    def flood4_inner(self, seed: int, within: int) -> int:
-        """Like `flood4`, but gives up as soon as the region reaches the board's edge: then the result
+    def flood4_inner(self, seed: int, within: int, edge: int) -> int:
+        """Like `flood4`, but gives up as soon as the region reaches a square of `edge`: then the result
         is minus the squares flooded so far (all of them in the region)."""
-        W, full, nl, nr, edge = self.W, self.full, self.not_left, self.not_right, self.edge
+        W, full, nl, nr = self.W, self.full, self.not_left, self.not_right
         region = seed & within
         if region & edge:
             return -region
@@ -134,8 +135,7 @@ class Geometry:
 
     def columns_upto(self, y: int) -> int:
         """The squares of columns 0..y."""
-        row = (1 << (y + 1)) - 1
-        return self.full // self._rows * row if y >= 0 else 0
+        return self._columns[y] if y >= 0 else 0
 
     def columns_from(self, y: int) -> int:
         """The squares of columns y..W-1."""
@@ -156,12 +156,10 @@ class Geometry:
         return x0, x1, (columns & -columns).bit_length() - 1, columns.bit_length() - 1
 
     def rectangle(self, x0: int, x1: int, y0: int, y1: int) -> int:
-        """The squares of rows x0..x1 and columns y0..y1 (empty if either range is)."""
+        """The squares of rows x0..x1 and columns y0..y1 (clipped to the board; empty if a range is)."""
+        x0, x1, y0, y1 = max(x0, 0), min(x1, self.H - 1), max(y0, 0), min(y1, self.W - 1)
         if x0 > x1 or y0 > y1:
             return 0
         W = self.W
-        row = ((1 << (y1 - y0 + 1)) - 1) << y0
-        rows = 0
-        for x in range(x0, x1 + 1):
-            rows |= row << (x * W)
-        return rows
+        rows = ((1 << ((x1 - x0 + 1) * W)) - 1) << (x0 * W)
+        return rows & self._columns[y1] & ~(self._columns[y0 - 1] if y0 else 0)

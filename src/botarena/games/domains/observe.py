@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from botarena.core.config import config_to_dict
 from botarena.games.domains.config import DomainsConfig
 from botarena.games.domains.state import State
@@ -50,21 +52,38 @@ def bonuses_json(state: State) -> list[dict[str, Any]]:
 
 
 class ObservationBuilder:
-    """Builds the turn payloads of a round: the shared parts once, a fresh object per player."""
+    """Builds the turn payloads of a round: the shared parts once, fresh objects for every player.
+
+    The four boards are kept as lists of rows from one round to the next, and only the rows that
+    changed are converted again; every player then gets its own copies of the rows (payloads go to
+    bots that may change them, and are never read back).
+    """
+
+    BOARDS = ("painter", "drawer", "drawer_unit", "ability")
 
     def __init__(self, config: DomainsConfig) -> None:
         self.config = config
         self.config_json = config_to_dict(config)
+        self._last: dict[str, np.ndarray] = {}
+        self._rows: dict[str, list[list[int]]] = {}
+
+    def _board(self, name: str, board: np.ndarray) -> list[list[int]]:
+        last = self._last.get(name)
+        if last is None:
+            rows: list[list[int]] = board.tolist()
+            self._rows[name] = rows
+        else:
+            rows = self._rows[name]
+            for x in np.flatnonzero((board != last).any(axis=1)).tolist():
+                rows[x] = board[x].tolist()
+        self._last[name] = board.copy()
+        return rows
 
     def observations(self, state: State) -> list[dict[str, Any]]:
         """Section 4: one observation per player, for the round about to be played."""
         H, W = state.H, state.W
-        boards = {
-            "painter": state.painter.reshape(H, W),
-            "drawer": state.drawer.reshape(H, W),
-            "drawer_unit": state.drawer_unit.reshape(H, W),
-            "ability": state.ability.reshape(H, W),
-        }
+        boards = [(name, self._board(name, getattr(state, name).reshape(H, W))) for name in self.BOARDS]
+        copy = list.copy
         result = []
         for me in range(state.n):
             obs: dict[str, Any] = {
@@ -75,8 +94,8 @@ class ObservationBuilder:
                 "cols": W,
                 "points": list(state.points),
             }
-            for key, array in boards.items():
-                obs[key] = array.tolist()  # fresh lists every time: payloads are never read back
+            for key, rows in boards:
+                obs[key] = list(map(copy, rows))
             obs["units"] = units_json(state)
             obs["bubbles"] = bubbles_json(state)
             obs["bonuses"] = bonuses_json(state)

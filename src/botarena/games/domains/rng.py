@@ -5,6 +5,7 @@ Both expose `draw(l, r)`, the spec's `R(l, r)`: an integer in [l, r], and `R(l, 
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Protocol
 
@@ -28,18 +29,20 @@ PERMUTATIONS: tuple[tuple[int, int, int, int], ...] = tuple(
 """The 24 orderings of (0, 1, 2, 3) in lexicographic order (DR-4)."""
 
 
-def _arctan_inverse(x: int, unity: int) -> int:
-    """arctan(1/x) * unity, in integer arithmetic (the alternating Taylor series)."""
-    total = term = unity // x
-    x2 = x * x
-    k = 1
-    sign = -1
-    while term:
-        term //= x2
-        total += sign * (term // (2 * k + 1))
-        sign = -sign
-        k += 1
-    return total
+def _chudnovsky_terms(a: int, b: int) -> tuple[int, int, int]:
+    """Binary splitting of the Chudnovsky series over terms a..b-1: (P, Q, T)."""
+    if b - a == 1:
+        if a == 0:
+            p = q = 1
+        else:
+            p = (6 * a - 5) * (2 * a - 1) * (6 * a - 1)
+            q = a * a * a * 10939058860032000  # 640320**3 // 24
+        t = p * (13591409 + 545140134 * a)
+        return p, q, -t if a & 1 else t
+    m = (a + b) // 2
+    p1, q1, t1 = _chudnovsky_terms(a, m)
+    p2, q2, t2 = _chudnovsky_terms(m, b)
+    return p1 * p2, q1 * q2, q2 * t1 + p1 * t2
 
 
 def _to_digits(value: int, width: int) -> str:
@@ -55,12 +58,15 @@ def _to_digits(value: int, width: int) -> str:
 def pi_table() -> bytes:
     """Table T of DR-2: the first 9,972 digits of pi ("3" and 9,971 decimals), then a final 0.
 
-    Machin's formula pi = 16 arctan(1/5) - 4 arctan(1/239) with 10 guard digits.
+    The Chudnovsky series (about 14 digits a term, summed by binary splitting: a few milliseconds)
+    with 10 guard digits; a test checks the table against the fixture's sha256.
     """
     decimals = TABLE_SIZE - 2  # digits after the point
     guard = 10
     unity = 10 ** (decimals + guard)
-    pi = 16 * _arctan_inverse(5, unity) - 4 * _arctan_inverse(239, unity)
+    terms = (decimals + guard) // 14 + 2
+    _, q, t = _chudnovsky_terms(0, terms)
+    pi = 426880 * math.isqrt(10005 * unity * unity) * q // t
     digits = _to_digits(pi // 10**guard, decimals + 1)
     return (digits + "0").encode("ascii")
 

@@ -365,9 +365,15 @@ class DomainsGame:
         t_full = geo.flood4(start, trail_u)
         pending = geo.grow4(t_full) & nonwall
         regions: list[tuple[int, tuple[int, int, int, int]]] = []  # the bounded ones
+        if pending:
+            # The box lies within the bounding rectangle of p's owned squares and s, so a region that
+            # reaches that rectangle's boundary fails too: its inside is all a region may fill.
+            owned = painted | from_mask(state.drawer == p) | start
+            ox0, ox1, oy0, oy1 = geo.bounds(owned)
+            outside = full & ~geo.rectangle(ox0 + 1, ox1 - 1, oy0 + 1, oy1 - 1)
         while pending:
-            region = geo.flood4_inner(pending & -pending, nonwall)
-            if region < 0:  # reached the board edge: fails whatever the box
+            region = geo.flood4_inner(pending & -pending, nonwall, outside)
+            if region < 0:  # reached the board edge or the owned rectangle's: fails whatever the box
                 pending &= ~(-region)
                 continue
             pending &= ~region
@@ -412,6 +418,9 @@ class DomainsGame:
         """
         state, geo = self.state, self.geo
         W, full, nl, nr = geo.W, geo.full, geo.not_left, geo.not_right
+        sx, sy = divmod(start.bit_length() - 1, W)
+        if sx <= goal[0] and sx >= goal[1] and sy <= goal[2] and sy >= goal[3]:
+            return None  # s alone spans the goal (a one-square trail with nothing to fill)
         owned = painted | from_mask(state.drawer == p)
         other = full & ~painted
         near = (other >> W) | ((other << W) & full) | ((other & nl) >> 1) | ((other & nr) << 1)

@@ -23,13 +23,6 @@ TARGET_DEPTH = 20
 DIAGONALS = (int(Direction.UL), int(Direction.UR), int(Direction.DL), int(Direction.DR))
 
 
-def _diagonal_moves(geo: Geometry, board: int) -> int:
-    """The diagonal neighbours of a board's squares."""
-    W, full = geo.W, geo.full
-    left, right = board & geo.not_left, board & geo.not_right
-    return (left >> (W + 1)) | (right >> (W - 1)) | ((left << (W - 1)) & full) | ((right << (W + 1)) & full)
-
-
 def first_step(
     geo: Geometry,
     start: int,
@@ -44,49 +37,62 @@ def first_step(
     from squares of `diagonal_from`): a square is visited if it is open and not yet visited; squares
     other than the start are expanded only if in `expand`; the first visited square of `goal` within
     `max_depth` moves ends it. Returns (the path's first direction, the goal square), or None."""
-    W, full, nl, nr = geo.W, geo.full, geo.not_left, geo.not_right
+    W, nl, nr = geo.W, geo.not_left, geo.not_right
+    up_left, up_right = W + 1, W - 1
     diagonal = len(order) > 4
-    seen = frontier = 1 << start  # frontier: the squares expanded into the next layer
+    corners = diagonal_from if diagonal else 0
+    frontier = 1 << start  # the squares expanded into the next layer
+    free = open_ & ~frontier  # open and not yet visited
     layers: list[int] = []
     hit = 0
+    # Shifts may carry squares past the last row; `free` (within the board) drops them.
     while len(layers) < max_depth:
-        layer = (frontier >> W) | ((frontier << W) & full) | ((frontier & nl) >> 1) | ((frontier & nr) << 1)
-        if diagonal and frontier & diagonal_from:
-            layer |= _diagonal_moves(geo, frontier & diagonal_from)
-        layer &= open_ & ~seen
+        left, right = frontier & nl, frontier & nr
+        layer = (frontier >> W) | (frontier << W) | (left >> 1) | (right << 1)
+        if corners & frontier:
+            left &= corners
+            right &= corners
+            layer |= (left >> up_left) | (right >> up_right) | (left << up_right) | (right << up_left)
+        layer &= free
         if not layer:
             return None
         layers.append(layer)
         hit = layer & goal
         if hit:
             break
-        seen |= layer
+        free ^= layer
         frontier = layer & expand
     if not hit:
         return None
+    # backwards: the squares of each layer with a step into the next layer's useful squares
     useful = hit
     path_sets = [hit]
-    for j in range(len(layers) - 2, -1, -1):  # the squares of layer j with a step into `useful`
-        back = (useful >> W) | ((useful << W) & full) | ((useful & nl) >> 1) | ((useful & nr) << 1)
-        if diagonal:
-            back |= _diagonal_moves(geo, useful) & diagonal_from
+    for j in range(len(layers) - 2, -1, -1):
+        left, right = useful & nl, useful & nr
+        back = (useful >> W) | (useful << W) | (left >> 1) | (right << 1)
+        if corners:
+            back |= (
+                (left >> up_left) | (right >> up_right) | (left << up_right) | (right << up_left)
+            ) & corners
         useful = layers[j] & expand & back
         path_sets.append(useful)
     path_sets.reverse()
+    # forwards: at each square, the first step in direction order that stays on useful squares
     here, first = start, -1
-    H = geo.H
-    for j, allowed in enumerate(path_sets):
-        x, y = divmod(here, W)
-        corner = diagonal_from >> here & 1
+    for allowed in path_sets:
+        y = here % W
+        corner = corners >> here & 1
         for d in order:
             if d > 4 and not corner:
                 continue
-            dx, dy = DELTAS[d]
-            nx, ny = x + dx, y + dy
-            if 0 <= nx < H and 0 <= ny < W and allowed >> (nx * W + ny) & 1:
-                if j == 0:
+            dy = DELTAS[d][1]
+            if (dy < 0 and y == 0) or (dy > 0 and y == W - 1):
+                continue
+            square = here + DELTAS[d][0] * W + dy
+            if square >= 0 and allowed >> square & 1:
+                if first < 0:
                     first = d
-                here = nx * W + ny
+                here = square
                 break
     return first, here
 
@@ -97,37 +103,42 @@ class Boards:
 
     def __init__(self) -> None:
         self.geo: Geometry | None = None
-        self.rows: list[tuple[Any, ...]] = []
-        self.bits: list[tuple[int, int, int]] = []
+        self.painter: list[Any] = []
+        self.drawer: list[Any] = []
+        self.ability: list[Any] = []
+        self.own: list[int] = []
+        self.trail: list[int] = []
+        self.zone: list[int] = []
 
     def read(self, me: int, H: int, W: int, painter: Any, drawer: Any, ability: Any) -> tuple[int, int, int]:
         """(own squares, own trail squares, enemy zone squares)."""
         if self.geo is None or self.geo.H != H or self.geo.W != W:
             self.geo = Geometry(H, W)
-            self.rows = [((), (), ())] * H
-            self.bits = [(0, 0, 0)] * H
+            self.painter, self.drawer, self.ability = [None] * H, [None] * H, [None] * H
+            self.own, self.trail, self.zone = [0] * H, [0] * H, [0] * H
         own = trail = zone = 0
-        rows, bits = self.rows, self.bits
         for x in range(H):
-            p, d, a = painter[x], drawer[x], ability[x]
-            cached = rows[x]
-            if p != cached[0] or d != cached[1] or a != cached[2]:
-                rows[x] = (p[:], d[:], a[:])
-                o = t = z = 0
-                for y in range(W):
-                    v = p[y]
-                    if v == me:
-                        o |= 1 << y
-                    elif v >= 0 and a[y] > 0:
-                        z |= 1 << y
-                    if d[y] == me:
-                        t |= 1 << y
-                bits[x] = (o, t, z)
-            o, t, z = bits[x]
             shift = x * W
-            own |= o << shift
-            trail |= t << shift
-            zone |= z << shift
+            p = painter[x]
+            new_paint = p != self.painter[x]
+            if new_paint:
+                self.painter[x] = p[:]
+                self.own[x] = sum([1 << y for y, v in enumerate(p) if v == me])
+            d = drawer[x]
+            if d != self.drawer[x]:
+                self.drawer[x] = d[:]
+                self.trail[x] = sum([1 << y for y, v in enumerate(d) if v == me])
+            a = ability[x]
+            if new_paint or a != self.ability[x]:
+                self.ability[x] = a[:]
+                self.zone[x] = (
+                    sum([1 << y for y, v in enumerate(a) if v > 0 and p[y] >= 0 and p[y] != me])
+                    if any(a)
+                    else 0
+                )
+            own |= self.own[x] << shift
+            trail |= self.trail[x] << shift
+            zone |= self.zone[x] << shift
         return own, trail, zone
 
 
