@@ -124,3 +124,18 @@ def test_the_example_bot_loads_and_plays() -> None:
     bot.setup({"me": 0, "bot_seed": 4})
     reply = bot.act(observation())
     assert len(reply["orders"]) == 1 and reply["orders"][0]["type"] == "move"
+
+
+def test_a_four_player_replay_records_its_player_count_in_the_keyframes() -> None:
+    """The config handed to a match may be the preset's (num_players 2); the engine follows the seat
+    count, and its keyframes say how many players the match really has (the viewer reads it)."""
+    from botarena.bots.inprocess import PythonBot
+    from botarena.runner import run_match
+    from botarena.runner.verify import verify_replay
+
+    game = get_game("domains")
+    config = game.config(overrides={"number_of_rounds": 8, "board_height": 12, "board_width": 12})
+    run = run_match(game, [PythonBot(game.starter_bots["dummy"], "d")] * 4, config=config, seed=3)
+    assert all(kf["state"]["num_players"] == 4 for kf in run.replay.keyframes)
+    assert len(run.replay.keyframes[-1]["state"]["points"]) == 4
+    assert verify_replay(run.replay).identical

@@ -162,9 +162,11 @@ class DomainsEngine(Engine):
         return MatchResult(ranks=ranks, scores=[float(p) for p in points], details={"points": points})
 
     def keyframe(self) -> dict[str, Any]:
-        """The whole visible state: flat row-major boards and the tables."""
+        """The whole visible state: flat row-major boards and the tables, and the match's player count
+        (the effective `num_players`: the engine follows the seat count, whatever config it was given)."""
         state = self.state
         return {
+            "num_players": state.n,
             "round": state.round,
             "rows": state.H,
             "cols": state.W,

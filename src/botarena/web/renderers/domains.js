@@ -174,7 +174,9 @@ function ownedCounts(board, n) {
 }
 
 function playerCount(replay) {
-  return (replay.players || []).length || 2;
+  // The engine's keyframes carry the effective count (the recorded config may hold the preset's 2).
+  const recorded = replay.keyframes?.[0]?.state?.num_players;
+  return recorded || (replay.players || []).length || 2;
 }
 
 function drawSide(ctx, replay, board) {
