@@ -86,32 +86,37 @@ class _Exchange:
         return self._run_one_by_one(requests)
 
     def _run_one_by_one(self, requests: list[Request]) -> list[Reply]:
-        """Send every request (in-process bots are asked directly), then collect in request order."""
-        bots, banks, ask = self.bots, self.banks, self.ask
-        # 1. work out every request's allowance and send what goes to a live bot (None: not sent)
-        allowances: list[float | None] = []
-        for request in requests:
+        """Send the first request of every seat with a wire bot, then collect in request order.
+
+        A seat with several requests in one batch (a Devops faction's calls) is asked one request at a
+        time, in order: its later requests are sent (and in-process bots asked) only when collected,
+        with what is left of the chain budget then, since a wire bot has one request in flight.
+        """
+        bots, ask = self.bots, self.ask
+        # 1. send the first request of each wire bot's seat (None: not sent; a float: its allowance)
+        allowances: list[float | None] = [None] * len(requests)
+        decided = [False] * len(requests)
+        asked: set[int] = set()
+        for index, request in enumerate(requests):
             seat = request.seat
-            allowance = request.timeout_ms + banks[seat]
-            if request.chain is not None and request.chain_budget_ms > 0:
-                left = request.chain_budget_ms - self.chain_spent_ms.get(request.chain, 0.0)
-                if left < allowance:
-                    allowance = left
-            bot = bots[seat]
-            if allowance <= 0 or not bot.alive:
-                allowances.append(None)
+            if ask[seat] is not None or seat in asked:
                 continue
-            allowances.append(allowance)
-            if ask[seat] is None:
-                self.next_id += 1
-                bot.send(request, self.next_id, allowance / 1000.0)
+            asked.add(seat)
+            allowances[index] = self._send(request)
+            decided[index] = True
         # 2. collect the replies in request order
         replies: list[Reply] = []
-        time_used = self.time_used_ms
-        for request, granted in zip(requests, allowances, strict=True):
+        banks, time_used = self.banks, self.time_used_ms
+        for index, request in enumerate(requests):
             seat = request.seat
+            direct = ask[seat]
+            if decided[index]:
+                granted = allowances[index]
+            elif direct is not None:
+                granted = self._allowance(request)
+            else:
+                granted = self._send(request)
             if granted is not None:
-                direct = ask[seat]
                 if direct is not None:
                     reply = direct(request, granted / 1000.0)
                 else:
@@ -130,6 +135,25 @@ class _Exchange:
                 self.chain_spent_ms[request.chain] = self.chain_spent_ms.get(request.chain, 0.0) + used
             replies.append(reply)
         return replies
+
+    def _allowance(self, request: Request) -> float | None:
+        """The request's hard limit in ms (its own, the bank, the chain budget left), or None."""
+        seat = request.seat
+        allowance = request.timeout_ms + self.banks[seat]
+        if request.chain is not None and request.chain_budget_ms > 0:
+            left = request.chain_budget_ms - self.chain_spent_ms.get(request.chain, 0.0)
+            if left < allowance:
+                allowance = left
+        if allowance <= 0 or not self.bots[seat].alive:
+            return None
+        return allowance
+
+    def _send(self, request: Request) -> float | None:
+        allowance = self._allowance(request)
+        if allowance is not None:
+            self.next_id += 1
+            self.bots[request.seat].send(request, self.next_id, allowance / 1000.0)
+        return allowance
 
     def _run_with_batches(self, requests: list[Request]) -> list[Reply]:
         """`run` when some bots take batches: their requests go out first, all seats concurrently,
