@@ -137,3 +137,37 @@ def unit_input(
             location_json(state, config, x, y, sapper) for x, y in board.neighbours(unit.x, unit.y)
         ],
     }
+
+
+def hidden_info_check(game: Any) -> None:
+    """The conformance suite's check of spec 4 *Hidden information*: bombs show only in a SAPPER's own
+    unit view, never in `faction.base`; each input names only the asking faction and its own gold."""
+    from botarena.core.protocol import Reply
+    from botarena.core.status import Status
+
+    config = game.config("smoke", {"starting_units": ["SAPPER", "PIONEER"], "turn_limit": 3})
+    engine = game.new_engine(config, 12345, 3)
+    state = engine.state
+    board = state.board
+    for f in state.factions:  # a bomb under every unit and base
+        board.bomb[board.index(*f.base)] = f.id
+    for unit in state.units.values():
+        board.bomb[board.index(unit.x, unit.y)] = unit.owner
+    while requests := engine.next_requests():
+        for request in requests:
+            payload = request.payload["input"]
+            seat_faction = request.seat + 1
+            assert payload["faction"]["id"] == seat_faction
+            assert (
+                payload["faction"]["base"]["mined"] is False and payload["faction"]["base"]["rigged"] is False
+            )
+            assert str(payload).count("'gold'") == 1
+            if request.payload["call"] == "unit":
+                sapper = payload["unit"]["type"] == "SAPPER"
+                for loc in [payload["unitLocation"], *payload["neighbouringLocations"]]:
+                    assert loc["mined"] == loc["rigged"]
+                    if not sapper:
+                        assert loc["mined"] is False
+                if sapper:
+                    assert payload["unitLocation"]["mined"] is True
+        engine.apply([Reply(r.seat, Status.OK, {"type": "IDLE"}) for r in requests])
