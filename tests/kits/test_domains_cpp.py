@@ -29,6 +29,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         for name in ("Mover", "Attacker", "Ability", "Crash")
     }
     players["Demo"] = build_player(kit_dir() / "bots" / "AIDemo.cc", out / "demo")
+    players["Dummy"] = build_player(kit_dir() / "bots" / "AIDummy.cc", out / "dummy")
     players["Both"] = build_player([PLAYERS / "AIMover.cc", PLAYERS / "AIAttacker.cc"], out / "both")
     return players
 
@@ -127,3 +128,17 @@ def test_a_player_that_does_not_compile_is_a_one_line_error(tmp_path: Path) -> N
     )
     with pytest.raises(CppKitError, match="does not compile"):
         build_player(broken, tmp_path / "broken")
+
+
+@pytest.mark.parametrize(("players", "size", "seed"), [(2, 14, 11), (3, 16, 5)])
+def test_the_cpp_dummy_plays_exactly_as_the_python_dummy(
+    built: dict[str, Path], players: int, size: int, seed: int
+) -> None:
+    """Spec 7.3's kit tests: a C++ `dummy` (section 10) in the original's style. Same private stream
+    (DR-4), same rules: the same orders as the Python starter, round after round."""
+    python = [PythonBot(GAME.starter_bots["dummy"], "dummy") for _ in range(players)]
+    reference = match(python, rounds=60, size=size, seed=seed)
+    mixed = match([cpp(built["Dummy"]), *python[1:]], rounds=60, size=size, seed=seed)
+    assert mixed.replay.statuses[0] == {"OK": 61}
+    assert orders_of(mixed, 0) and orders_of(mixed, 0) == orders_of(reference, 0)
+    assert mixed.result.scores == reference.result.scores
