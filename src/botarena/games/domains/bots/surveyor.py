@@ -67,7 +67,7 @@ class Surveyor(Player):
         def steps_from(pos: tuple[int, int]) -> tuple[Direction, ...]:
             return ALL if own(*pos) else ORTHO
 
-        def path_first(start: tuple[int, int], goal, avoid_trail: bool = False, limit: int = 10_000):  # type: ignore[no-untyped-def]
+        def path_first(start: tuple[int, int], goal, avoid_trail: bool = False, limit: int = 10_000):
             seen = {start}
             queue: deque[tuple[tuple[int, int], Direction | None, int]] = deque([(start, None, 0)])
             while queue:
@@ -190,7 +190,7 @@ class Surveyor(Player):
             else:
                 self.ability(uid)
 
-    def _expand(self, uid, pos, drawing, painter, enemies, enterable, own, unit_at, bubbles, path_first):  # type: ignore[no-untyped-def]
+    def _expand(self, uid, pos, drawing, painter, enemies, enterable, own, unit_at, bubbles, path_first):
         me = self.me()
         H, W = self.rows(), self.cols()
         plan = self.plans.get(uid)
