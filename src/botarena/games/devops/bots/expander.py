@@ -28,7 +28,7 @@ class Expander(SeededLogic):
 
     # -- helpers -----------------------------------------------------------------------------------
     def _dist(self, ctx: dict[str, Any], a: Tile, b: Tile) -> int:
-        w, h = ctx["mapWidth"], ctx["mapHeight"]
+        w, h = int(ctx["mapWidth"]), int(ctx["mapHeight"])
         dx, dy = abs(a[0] - b[0]) % w, abs(a[1] - b[1]) % h
         return max(min(dx, w - dx), min(dy, h - dy))
 
@@ -72,7 +72,10 @@ class Expander(SeededLogic):
         ]
         if not enemies:
             return None
-        return min(enemies, key=lambda u: (u["enlightened"], u["defenseBonus"], u["health"], u["id"]))
+        weakest: dict[str, Any] = min(
+            enemies, key=lambda u: (u["enlightened"], u["defenseBonus"], u["health"], u["id"])
+        )
+        return weakest
 
     # -- base --------------------------------------------------------------------------------------
     def next_base_move(self, input: dict[str, Any]) -> dict[str, Any]:
