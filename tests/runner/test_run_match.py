@@ -109,3 +109,14 @@ def test_on_begin_sees_the_header_before_the_first_step(drones: GameInfo) -> Non
     )
     assert seen[0] == ("begin", 0)
     assert seen[1:] == [("step", i) for i in range(1, len(run.replay.steps) + 1)]
+
+
+def test_the_replay_records_the_config_the_engine_plays() -> None:
+    from botarena.core.registry import get_game
+
+    domains = get_game("domains")  # its engine takes num_players from the seat count
+    config = domains.config(overrides={"number_of_rounds": 3})
+    assert config.num_players == 2
+    bots = [PythonBot(domains.starter_bots["demo"], f"demo{i}") for i in range(3)]
+    run = run_match(domains, bots, config=config, seed=2)
+    assert run.replay.config["num_players"] == 3

@@ -231,3 +231,36 @@ def test_demo_plans_cover_every_registered_game() -> None:
     assert sorted(p.game for p in plans) == game_ids()
     for plan in plans:
         assert plan.format == "round-robin" and plan.seed == 3 and plan.options == {"pace_ms": 5}
+
+
+def test_a_dask_cluster_gives_the_same_results_as_inline(tmp_path: Path) -> None:
+    distributed = pytest.importorskip("distributed")
+    from botarena.tournament.executor import dask_executor
+
+    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
+
+    inline = create_tournament(store, drones_plan("inline"))
+    run_tournament(store, inline.id)
+    on_dask = create_tournament(store, drones_plan("dask"))
+    cluster = distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, host="127.0.0.1"
+    )
+    try:
+        executor = dask_executor(cluster.scheduler_address)  # what `--dask ADDRESS` does
+        try:
+            summary = run_tournament(store, on_dask.id, executor)
+        finally:
+            close_executor(executor)
+    finally:
+        cluster.close()
+    assert summary.status == "finished" and summary.played == 3
+    assert results(store, on_dask.id) == results(store, inline.id)
+    store.close()
+
+
+def test_an_unreachable_dask_scheduler_is_one_line() -> None:
+    pytest.importorskip("distributed")
+    from botarena.tournament.executor import dask_executor
+
+    with pytest.raises(ValueError, match=r"cannot reach the Dask scheduler at tcp://127\.0\.0\.1:9"):
+        dask_executor("tcp://127.0.0.1:9", timeout_s=1)

@@ -306,7 +306,8 @@ def run_match(
         game=game.id,
         rules=game.rules_version,
         preset=preset,
-        config=_config_json(config),
+        # the config the engine plays, which may follow the seat count (domains' num_players)
+        config=_config_json(getattr(engine, "config", config)),
         seed=seed,
         players=[{"seat": seat, **bot.describe()} for seat, bot in enumerate(bots)],
         match_id=match_id,

@@ -242,7 +242,7 @@ def live_queue_for_pool() -> Any:
     return multiprocessing.get_context("forkserver").Queue()
 
 
-def dask_executor(address: str) -> Executor:
+def dask_executor(address: str, *, timeout_s: float = 10.0) -> Executor:
     """The `concurrent.futures` executor of the Dask cluster at `address` (raises ValueError on failure)."""
     try:
         from distributed import Client
@@ -251,7 +251,7 @@ def dask_executor(address: str) -> Executor:
             f"--dask needs dask.distributed, which is not installed; run: {DASK_HINT}"
         ) from None
     try:
-        client = Client(address, timeout=10, set_as_default=False)  # type: ignore[no-untyped-call]
+        client = Client(address, timeout=timeout_s, set_as_default=False)  # type: ignore[no-untyped-call]
     except OSError as exc:
         raise ValueError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
     # pure=False: two tasks with equal arguments are two matches, never one cached result.
@@ -278,10 +278,12 @@ def close_executor(executor: Executor, *, cancel: bool = False) -> None:
             if process.is_alive():  # e.g. the SystemExit landed in a bot's call and became its crash
                 process.kill()
                 process.join(timeout=5)
-    executor.shutdown(wait=not cancel, cancel_futures=cancel)
     client = getattr(executor, "_botarena_client", None)
-    if client is not None:
+    if client is not None:  # Dask's executor: its shutdown takes no cancel_futures
+        executor.shutdown(wait=not cancel)
         client.close()
+        return
+    executor.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
 def default_workers() -> int:
