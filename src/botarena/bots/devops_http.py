@@ -7,9 +7,14 @@ the runner's batch extension): the base call first, then every unit call concurr
 deadline (`timeout_ms` from the moment it is actually sent: connect, send, slow drip and read
 included), and the whole turn inside the faction's `turn_budget_ms` (DV-17).
 
-All bots share the one background asyncio loop of `botarena.bots.http`; each keeps a pool of
-kept-alive connections (aiohttp's client protocol sets TCP_NODELAY on every connection). A call cut
-off by its deadline drops its connection, so a late response is never read as another call's.
+All bots share the one background asyncio loop of `botarena.bots.http`, and a turn crosses into it
+once (one handoff per faction batch, not per call). For `http://` services each bot keeps a pool of
+kept-alive connections with TCP_NODELAY and speaks HTTP/1.1 itself (prebuilt request bytes, the
+httptools C parser, callbacks instead of a task per call): the host's cost per call is what limits a
+turn of 1,020 calls (`benchmarks/devops_http_host.py`). Other schemes (`https://`) go through
+aiohttp. A call cut off by its deadline drops its connection, so a late response is never read as
+another call's; a request that meets a kept-alive connection the service had just closed (nothing
+received) is sent once more on a new connection, within its deadline.
 
 Statuses (spec 5.2): no complete reply in time is TIMEOUT `deadline` (or `turn_budget`); a refused,
 reset or failed connection is CRASHED `transport`; a status outside 200-299 (redirects are not
@@ -22,14 +27,18 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from typing import Any
+import contextlib
+import socket
+from typing import Any, cast
+from urllib.parse import urlsplit
 
 import orjson
 
 try:
     import aiohttp
+    import httptools
 except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise ImportError("HTTP bots need aiohttp: pip install 'botarena[http]'") from exc
+    raise ImportError("HTTP bots need aiohttp and httptools: pip install 'botarena[http]'") from exc
 
 from botarena.bots.base import Bot, BotLog
 from botarena.bots.http import shared_loop
@@ -79,6 +88,8 @@ class DevopsHttpBot(Bot):
         if self.secure_key:
             self.headers["X-SECURE-KEY"] = self.secure_key
         self._session: aiohttp.ClientSession | None = None
+        self._pool: _Pool | None = None
+        self._run: _TurnRun | None = None
         self._batch: concurrent.futures.Future[list[Reply]] | None = None
         self._batch_requests: list[Request] = []
         self._single: Request | None = None
@@ -88,8 +99,18 @@ class DevopsHttpBot(Bot):
     def open(self, match_id: str, seat: int) -> None:
         super().open(match_id, seat)
         self._notes = []
-        if self._session is None:
+        parts = urlsplit(self.logic_url)
+        if parts.scheme == "http" and parts.hostname and not parts.query:
+            if self._pool is None:
+                self._pool = self._new_pool(parts.hostname, parts.port or 80, parts.netloc, parts.path)
+        elif self._session is None:
             self._session = asyncio.run_coroutine_threadsafe(self._new_session(), shared_loop()).result(10.0)
+
+    def _new_pool(self, host: str, port: int, netloc: str, path: str) -> _Pool:
+        lines = [f"Host: {netloc.rpartition('@')[2]}", "User-Agent: botarena"]
+        lines += [f"{name}: {value}" for name, value in self.headers.items()]
+        tail = " HTTP/1.1\r\n" + "\r\n".join(lines) + "\r\nContent-Length: "
+        return _Pool(host, port, (path + "/moves/").encode(), tail.encode("latin-1"), self.max_body_bytes)
 
     async def _new_session(self) -> aiohttp.ClientSession:
         connector = aiohttp.TCPConnector(
@@ -101,6 +122,14 @@ class DevopsHttpBot(Bot):
         if self._batch is not None:
             self._batch.cancel()
             self._batch = None
+        run, self._run = self._run, None
+        pool, self._pool = self._pool, None
+        if run is not None or pool is not None:
+            loop = shared_loop()
+            if run is not None:
+                loop.call_soon_threadsafe(run.cancel)
+            if pool is not None:
+                loop.call_soon_threadsafe(pool.close)
         session, self._session = self._session, None
         if session is not None:
             try:
@@ -121,6 +150,7 @@ class DevopsHttpBot(Bot):
             self.max_parallel = value
             if self._session is not None:  # the pool follows at the next open()
                 self.close()
+            # the lean client's pool has no fixed size: at most max_parallel calls are ever in flight
 
     # -- one request at a time (start and end; a turn call outside a batch) --------------------------
     def send(self, request: Request, request_id: int, timeout_s: float) -> None:
@@ -138,15 +168,24 @@ class DevopsHttpBot(Bot):
     # -- the batch extension ---------------------------------------------------------------------------
     def send_batch(self, requests: list[Request]) -> None:
         """Start every call of `requests` (one faction's turn, in the engine's order); returns at once."""
+        self._batch_requests = requests
+        pool = self._pool
+        if pool is not None:
+            loop = shared_loop()
+            future: concurrent.futures.Future[list[Reply]] = concurrent.futures.Future()
+            self._run = _TurnRun(loop, pool, requests, self.max_parallel, future)
+            self._batch = future
+            loop.call_soon_threadsafe(self._run.begin)
+            return
         session = self._session
         assert session is not None, "send_batch() before open()"
-        self._batch_requests = requests
         self._batch = asyncio.run_coroutine_threadsafe(self._turn(session, requests), shared_loop())
 
     def receive_batch(self) -> list[Reply]:
         """The replies of the last batch, in request order. Never raises for what the service does."""
         requests, future = self._batch_requests, self._batch
         assert future is not None, "receive_batch() without send_batch()"
+        run, self._run = self._run, None
         self._batch, self._batch_requests = None, []
         limit = max((r.chain_budget_ms or 0) for r in requests) or sum(r.timeout_ms for r in requests)
         try:
@@ -154,6 +193,8 @@ class DevopsHttpBot(Bot):
             return future.result(limit / 1000.0 + 5.0)
         except Exception as exc:
             future.cancel()
+            if run is not None:
+                shared_loop().call_soon_threadsafe(run.cancel)
             self._notes.append(f"[botarena] devops HTTP transport error: {type(exc).__name__}: {exc}\n")
             return [Reply(r.seat, Status.CRASHED, None, TRANSPORT, 0.0) for r in requests]
 
@@ -237,3 +278,364 @@ class DevopsHttpBot(Bot):
 def _call(request: Request) -> str:
     payload = request.payload
     return str(payload.get("call")) if isinstance(payload, dict) else "unit"
+
+
+# -- the lean HTTP/1.1 client (plain http://) --------------------------------------------------------
+# aiohttp costs ~250 us of the loop thread per call (request objects, payload registry, a task per
+# request); a turn of 20 factions x 51 calls is CPU-bound on that. This client writes one prebuilt
+# request per call on a pooled keep-alive connection, parses the reply with httptools (llhttp, in C),
+# and drives a faction's whole turn from callbacks: no task and no coroutine per call.
+
+
+class _Conn(asyncio.Protocol):
+    """One kept-alive connection to a faction's service; carries at most one call at a time."""
+
+    __slots__ = ("call", "cap", "closed", "parser", "pool", "served", "transport")
+
+    def __init__(self, pool: _Pool) -> None:
+        self.pool = pool
+        self.transport: asyncio.Transport | None = None
+        self.call: _Call | None = None
+        self.closed = False
+        self.served = 0
+        self.cap = pool.max_body
+        self.parser: Any = httptools.HttpResponseParser(self)
+
+    # asyncio.Protocol
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)  # uvloop's transports are not subclasses
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def data_received(self, data: bytes) -> None:
+        call = self.call
+        if call is None:  # unsolicited bytes: this connection cannot be trusted any more
+            self.abort()
+            return
+        call.got_bytes = True
+        try:
+            self.parser.feed_data(data)
+        except httptools.HttpParserUpgrade:
+            self._fail(Status.CRASHED, TRANSPORT, "TRANSPORT", "unexpected protocol upgrade")
+        except httptools.HttpParserError as exc:
+            self._fail(Status.CRASHED, TRANSPORT, "TRANSPORT", f"malformed HTTP response: {exc}")
+
+    def eof_received(self) -> bool | None:
+        call = self.call
+        if call is not None and call.headers_done and not call.framed:
+            self.on_message_complete()  # a body delimited by the end of the connection
+        return None
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self.pool.discard(self)
+        call = self.call
+        if call is not None:
+            self.call = None
+            if not call.got_bytes and self.served > 0 and call.retry():
+                return  # a kept-alive connection the service had closed: once more on a new one
+            detail = f"{type(exc).__name__}: {exc}" if exc else "connection closed before the reply"
+            call.finish(Status.CRASHED, None, TRANSPORT, [{"code": "TRANSPORT", "detail": detail[:500]}])
+
+    # httptools callbacks
+    def on_header(self, name: bytes, value: bytes) -> None:
+        lower = name.lower()
+        if (lower == b"content-length" or lower == b"transfer-encoding") and self.call is not None:
+            self.call.framed = True
+
+    def on_headers_complete(self) -> None:
+        call = self.call
+        if call is None:
+            return
+        call.headers_done = True
+        code = self.parser.get_status_code()
+        if not 200 <= code < 300:
+            detail = f"HTTP {code}"
+            self._fail(Status.CRASHED, HTTP_STATUS, "HTTP_STATUS", detail)
+
+    def on_body(self, chunk: bytes) -> None:
+        call = self.call
+        if call is None:
+            return
+        call.body += chunk
+        if len(call.body) > self.cap:
+            self._fail(Status.INVALID, BAD_JSON, "TOO_LARGE", f"> {self.cap} bytes")
+
+    def on_message_complete(self) -> None:
+        call = self.call
+        if call is None:
+            return
+        self.call = None
+        self.served += 1
+        keep = self.parser.should_keep_alive()
+        if keep and not self.closed:
+            self.pool.release(self)
+        else:
+            self.abort()
+        call.finish_body()
+
+    # helpers
+    def _fail(self, status: Status, reason: str, code: str, detail: str) -> None:
+        call, self.call = self.call, None
+        self.abort()
+        if call is not None:
+            call.finish(status, None, reason, [{"code": code, "detail": detail}])
+
+    def abort(self) -> None:
+        self.closed = True
+        self.pool.discard(self)
+        if self.transport is not None:
+            self.transport.abort()
+
+
+class _Pool:
+    """The kept-alive connections of one faction's service (used on the loop thread only)."""
+
+    def __init__(self, host: str, port: int, path: bytes, headers_tail: bytes, max_body: int) -> None:
+        self.host, self.port = host, port
+        self.path = path  # the logic URL's path, then "/moves/"
+        self.headers_tail = headers_tail  # the headers after the request line, up to "Content-Length: "
+        self.max_body = max_body
+        self.idle: list[_Conn] = []
+        self.all: set[_Conn] = set()
+
+    def take(self) -> _Conn | None:
+        idle = self.idle
+        while idle:
+            conn = idle.pop()
+            if not conn.closed and conn.transport is not None and not conn.transport.is_closing():
+                return conn
+        return None
+
+    def release(self, conn: _Conn) -> None:
+        self.idle.append(conn)
+
+    def discard(self, conn: _Conn) -> None:
+        self.all.discard(conn)
+        if conn in self.idle:
+            self.idle.remove(conn)
+
+    def close(self) -> None:
+        for conn in list(self.all):
+            conn.call = None
+            conn.abort()
+        self.idle.clear()
+
+
+class _Call:
+    """One POST of a faction's turn: its deadline timer, its connection, and where its reply goes."""
+
+    __slots__ = (
+        "body",
+        "conn",
+        "connecting",
+        "done",
+        "framed",
+        "got_bytes",
+        "headers_done",
+        "index",
+        "reason_on_timeout",
+        "request",
+        "retried",
+        "run",
+        "sent",
+        "timer",
+        "wire",
+    )
+
+    def __init__(self, run: _TurnRun, index: int, wire: bytes) -> None:
+        self.run = run
+        self.index = index
+        self.wire = wire
+        self.body = b""
+        self.conn: _Conn | None = None
+        self.connecting: asyncio.Task[None] | None = None
+        self.done = False
+        self.framed = False
+        self.got_bytes = False
+        self.headers_done = False
+        self.retried = False
+        self.reason_on_timeout = DEADLINE
+        self.sent = 0.0
+        self.timer: asyncio.TimerHandle | None = None
+
+    def start(self, limit: float, reason_on_timeout: str) -> None:
+        run = self.run
+        loop = run.loop
+        self.sent = loop.time()
+        self.reason_on_timeout = reason_on_timeout
+        self.timer = loop.call_at(self.sent + limit, self.expire)
+        conn = run.pool.take()
+        if conn is None:
+            self.connecting = loop.create_task(self._connect())
+        else:
+            self._write(conn)
+
+    def _write(self, conn: _Conn) -> None:
+        self.conn = conn
+        conn.call = self
+        assert conn.transport is not None
+        conn.transport.write(self.wire)
+
+    async def _connect(self) -> None:
+        pool = self.run.pool
+        loop = self.run.loop
+        try:
+            _, conn = await loop.create_connection(lambda: _Conn(pool), pool.host, pool.port)
+        except asyncio.CancelledError:
+            raise
+        except (OSError, ValueError) as exc:
+            detail = f"{type(exc).__name__}: {exc}"[:500]
+            self.finish(Status.CRASHED, None, TRANSPORT, [{"code": "TRANSPORT", "detail": detail}])
+            return
+        finally:
+            self.connecting = None
+        pool.all.add(conn)
+        if self.done:
+            pool.release(conn)
+            return
+        self._write(conn)
+
+    def retry(self) -> bool:
+        if self.retried or self.done:
+            return False
+        self.retried = True
+        self.conn = None
+        self.headers_done = self.framed = self.got_bytes = False
+        self.body = b""
+        self.connecting = self.run.loop.create_task(self._connect())
+        return True
+
+    def expire(self) -> None:
+        self.timer = None
+        if not self.done:
+            self.finish(Status.TIMEOUT, None, self.reason_on_timeout, [])
+
+    def finish_body(self) -> None:
+        try:
+            value = orjson.loads(self.body)
+        except orjson.JSONDecodeError as exc:
+            self.finish(Status.INVALID, None, BAD_JSON, [{"code": "NOT_JSON", "detail": str(exc)[:200]}])
+            return
+        if not isinstance(value, dict):
+            detail = type(value).__name__
+            self.finish(Status.INVALID, None, BAD_JSON, [{"code": "NOT_OBJECT", "detail": detail}])
+            return
+        self.finish(Status.OK, value, None, [])
+
+    def finish(self, status: Status, data: Any, reason: str | None, warnings: list[Warning]) -> None:
+        if self.done:
+            return
+        self.done = True
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if self.connecting is not None:
+            self.connecting.cancel()
+            self.connecting = None
+        conn = self.conn
+        if conn is not None and conn.call is self:  # cut off mid-call: the late reply must not be read
+            conn.call = None
+            conn.abort()
+        run = self.run
+        elapsed = (run.loop.time() - self.sent) * 1000.0
+        run.done(self.index, Reply(run.requests[self.index].seat, status, data, reason, elapsed, warnings))
+
+
+class _TurnRun:
+    """One faction's turn: the base call first, then the unit calls, `max_parallel` at a time (DV-16)."""
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        pool: _Pool,
+        requests: list[Request],
+        max_parallel: int,
+        future: concurrent.futures.Future[list[Reply]],
+    ) -> None:
+        self.loop = loop
+        self.pool = pool
+        self.requests = requests
+        self.max_parallel = max_parallel
+        self.future = future
+        self.replies: list[Reply | None] = [None] * len(requests)
+        self.left = len(requests)
+        self.next = 0
+        self.in_flight = 0
+        self.calls: list[_Call] = []
+        self.budget_end: float | None = None
+        self.width = max_parallel  # 1 while the base call is in flight: it is answered first
+        self.filling = False
+
+    def begin(self) -> None:
+        if self.future.cancelled():
+            return
+        requests = self.requests
+        budget_ms = max((r.chain_budget_ms or 0) for r in requests) if requests else 0
+        if budget_ms > 0:
+            self.budget_end = self.loop.time() + budget_ms / 1000.0
+        if not requests:
+            self.future.set_result([])
+            return
+        if requests[0].type is MessageType.TURN and _call(requests[0]) == "base":
+            self.width = 1
+        self._fill()
+
+    def _fill(self) -> None:
+        if self.filling:  # a call answered at once, inside the loop below: the loop goes on
+            return
+        self.filling = True
+        try:
+            count = len(self.requests)
+            while self.next < count and self.in_flight < self.width:
+                self._issue()
+        finally:
+            self.filling = False
+
+    def _issue(self) -> None:
+        index = self.next
+        self.next += 1
+        request = self.requests[index]
+        seat = request.seat
+        if request.type is not MessageType.TURN:
+            self.in_flight += 1
+            self.done(index, Reply(seat, Status.OK, {}, None, 0.0))
+            return
+        limit = request.timeout_ms / 1000.0
+        reason = DEADLINE
+        if self.budget_end is not None:
+            left = self.budget_end - self.loop.time()
+            if left < limit:
+                limit, reason = left, TURN_BUDGET
+                if limit <= 0:  # DV-17: not sent at all
+                    self.in_flight += 1
+                    self.done(index, Reply(seat, Status.TIMEOUT, None, TURN_BUDGET, 0.0))
+                    return
+        payload = request.payload
+        path = b"base" if _call(request) == "base" else b"unit"
+        body = orjson.dumps(payload.get("input") if isinstance(payload, dict) else payload)
+        pool = self.pool
+        length = str(len(body)).encode()
+        wire = b"".join((b"POST ", pool.path, path, pool.headers_tail, length, b"\r\n\r\n", body))
+        call = _Call(self, index, wire)
+        self.calls.append(call)
+        self.in_flight += 1
+        call.start(limit, reason)
+
+    def done(self, index: int, reply: Reply) -> None:
+        self.replies[index] = reply
+        self.in_flight -= 1
+        self.left -= 1
+        if self.left == 0:
+            with contextlib.suppress(concurrent.futures.InvalidStateError):
+                self.future.set_result([r for r in self.replies if r is not None])
+            return
+        self.width = self.max_parallel
+        self._fill()
+
+    def cancel(self) -> None:
+        for call in self.calls:
+            if not call.done:
+                call.finish(Status.CRASHED, None, TRANSPORT, [])
