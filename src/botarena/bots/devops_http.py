@@ -36,9 +36,14 @@ import orjson
 
 try:
     import aiohttp
-    import httptools
 except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise ImportError("HTTP bots need aiohttp and httptools: pip install 'botarena[http]'") from exc
+    raise ImportError("HTTP bots need aiohttp: pip install 'botarena[http]'") from exc
+try:  # the C HTTP parser of uvicorn[standard]; without it every scheme goes through aiohttp
+    import httptools
+
+    HAVE_HTTPTOOLS = True
+except ImportError:  # pragma: no cover - depends on the installation
+    HAVE_HTTPTOOLS = False
 
 from botarena.bots.base import Bot, BotLog
 from botarena.bots.http import shared_loop
@@ -100,7 +105,7 @@ class DevopsHttpBot(Bot):
         super().open(match_id, seat)
         self._notes = []
         parts = urlsplit(self.logic_url)
-        if parts.scheme == "http" and parts.hostname and not parts.query:
+        if HAVE_HTTPTOOLS and parts.scheme == "http" and parts.hostname and not parts.query:
             if self._pool is None:
                 self._pool = self._new_pool(parts.hostname, parts.port or 80, parts.netloc, parts.path)
         elif self._session is None:
