@@ -79,8 +79,19 @@ def play_command(
         Path | None,
         typer.Option(help="drones, bravolt2018: also write the 2018 MatchResult JSON here."),
     ] = None,
+    live: Annotated[
+        bool,
+        typer.Option(
+            "--live", help="Serve the viewer on 127.0.0.1 and stream the match to it while it runs."
+        ),
+    ] = False,
+    live_port: Annotated[int, typer.Option(help="--live: port of the viewer (0: a free one).")] = 0,
+    live_linger: Annotated[
+        float,
+        typer.Option(help="--live: seconds to keep serving after the end (Ctrl-C stops earlier)."),
+    ] = 60.0,
 ) -> None:
-    """Play one match and print its result."""
+    """Play one match and print its result (with --live, watch it in the viewer as it is played)."""
     from botarena.bots.resolve import resolve_bot
     from botarena.core.replay import write_replay
     from botarena.runner import run_match
@@ -92,8 +103,13 @@ def play_command(
     config = game.config(preset, overrides)
     if seed is None:
         seed = secrets.randbelow(2**32)
+    if live and (live_port < 0 or live_linger < 0):
+        raise UserError("--live-port and --live-linger must be 0 or more")
     players = [resolve_bot(spec, game) for spec in bots]
-    run = run_match(game, players, config=config, seed=seed, preset=preset)
+    if live:
+        run = _play_live(game, players, config, seed, preset, live_port, live_linger)
+    else:
+        run = run_match(game, players, config=config, seed=seed, preset=preset)
     _print_result(game_id, seed, run.replay)
     if replay is not None:
         write_replay(run.replay, replay)
@@ -104,6 +120,71 @@ def play_command(
             raise UserError(f"{game_id} has no original result format")
         original_json.write_text(writer(run.replay), encoding="utf-8")
         print(f"original MatchResult JSON written to {original_json}")
+
+
+class _Stopped(Exception):
+    """The live server stopped (Ctrl-C) while its match was being played."""
+
+
+def _play_live(
+    game: Any, players: list[Any], config: Any, seed: int, preset: str, port: int, linger_s: float
+) -> Any:
+    """Play the match in the thread of the organizer's server (`botarena.server.app.serve`) on
+    127.0.0.1, streaming it to a `LiveHub` through the tournament's `LiveStreamer`: the viewer at the
+    printed URL follows it (the config's `turn_interval_ms` paces it). Serves `linger_s` seconds
+    more after the end, then returns the match's `MatchRun`.
+    """
+    import tempfile
+    import threading
+
+    from botarena.runner import run_match
+    from botarena.server.app import ARENA_PAGE, live_events_url, serve
+    from botarena.server.live import LiveHub
+    from botarena.store import Store
+    from botarena.tournament.executor import LiveStreamer
+
+    hub = LiveHub()
+    stop = threading.Event()
+    key = f"play/{game.id}-{seed}"
+    outcome: dict[str, Any] = {}
+
+    def on_ready(url: str) -> None:
+        base = url[: -len(ARENA_PAGE)] if url.endswith(ARENA_PAGE) else url.rstrip("/")
+        print(f"watch live: {base}/index.html?live={live_events_url(key)}", flush=True)
+        streamer = LiveStreamer(key, hub.publish, match=f"{game.id} seed {seed}")
+
+        def step(index: int, record: dict[str, Any], engine: Any) -> None:
+            if stop.is_set():
+                raise _Stopped
+            streamer.step(index, record, engine)
+
+        try:
+            run = run_match(
+                game, players, config=config, seed=seed, preset=preset, on_begin=streamer.begin, on_step=step
+            )
+            streamer.end(run.replay)
+            outcome["run"] = run
+        except BaseException as exc:  # reported by the main thread once the server has stopped
+            outcome["error"] = exc
+            stop.set()
+            return
+        if linger_s > 0 and not stop.is_set():
+            print(f"match over; still serving for {linger_s:g} s (Ctrl-C stops)", flush=True)
+            stop.wait(linger_s)
+        stop.set()
+
+    with tempfile.TemporaryDirectory(prefix="botarena-live-") as folder:
+        store = Store.open(f"sqlite:///{Path(folder) / 'live.db'}", replay_dir=Path(folder) / "replays")
+        try:
+            serve(store, host="127.0.0.1", port=port, hub=hub, on_ready=on_ready, stop=stop)
+        finally:
+            store.close()
+    error = outcome.get("error")
+    if isinstance(error, _Stopped) or ("run" not in outcome and error is None):
+        raise KeyboardInterrupt
+    if error is not None:
+        raise error
+    return outcome["run"]
 
 
 def _print_result(game_id: str, seed: int, replay: Any) -> None:

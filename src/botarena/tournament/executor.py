@@ -95,7 +95,7 @@ def play_task(task: MatchTask, live: LiveSink | None = None) -> MatchOutcome:
     for bot, name in zip(bots, task.seats, strict=True):
         bot.name = name  # the entrant's name, not the spec's, in the replay and the viewer
     sink = live if live is not None else _queue_sink()
-    streamer = _LiveStreamer(task, sink) if sink is not None else None
+    streamer = LiveStreamer.for_task(task, sink) if sink is not None else None
     run = run_match(
         game,
         bots,
@@ -127,24 +127,52 @@ def _queue_sink() -> LiveSink | None:
     return queue.put if queue is not None else None
 
 
-class _LiveStreamer:
-    """Turns a running match into live events: a header, batches of steps, an end."""
+class LiveStreamer:
+    """Turns a running match into live events (`botarena.server.live`): a header, batches of steps
+    (at most every `LIVE_FLUSH_S`), an end, each handed to `sink` (e.g. `LiveHub.publish`).
 
-    def __init__(self, task: MatchTask, sink: LiveSink) -> None:
-        self.task = task
+    `begin` and `step` are `run_match`'s `on_begin` and `on_step` observers; call `end(replay)` once
+    the match is over. `pace_ms` sleeps after each step (for spectators; a game's own
+    `turn_interval_ms` is the runner's pacing and needs nothing here).
+    """
+
+    def __init__(
+        self,
+        key: str,
+        sink: LiveSink,
+        *,
+        tournament_id: int | None = None,
+        match: str | None = None,
+        match_id: int | None = None,
+        pace_ms: int = 0,
+    ) -> None:
+        self.key = key
         self.sink = sink
+        self.tournament_id = tournament_id
+        self.match = match if match is not None else key
+        self.match_id = match_id
         self.replay: Replay | None = None
         self.sent = 0
         self.last_flush = 0.0
-        self.pace_s = task.pace_ms / 1000.0
+        self.pace_s = pace_ms / 1000.0
+
+    @classmethod
+    def for_task(cls, task: MatchTask, sink: LiveSink) -> LiveStreamer:
+        return cls(
+            task.live_key,
+            sink,
+            tournament_id=task.tournament_id,
+            match=task.key,
+            match_id=task.match_id,
+            pace_ms=task.pace_ms,
+        )
 
     def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
-        task = self.task
         return {
             "type": kind,
-            "key": task.live_key,
-            "tournament_id": task.tournament_id,
-            "match": task.key,
+            "key": self.key,
+            "tournament_id": self.tournament_id,
+            "match": self.match,
             **fields,
         }
 
@@ -178,7 +206,7 @@ class _LiveStreamer:
             name: getattr(replay, name)
             for name in ("result", "end", "keyframes", "logs", "time_used_ms", "statuses")
         }
-        self.sink(self._event("end", match_id=self.task.match_id, fields=fields))
+        self.sink(self._event("end", match_id=self.match_id, fields=fields))
 
 
 def _init_worker(live_queue: Any) -> None:
