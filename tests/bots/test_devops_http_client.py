@@ -179,3 +179,55 @@ def test_a_status_outside_2xx_and_a_late_reply_are_not_read_as_the_next_call(
     assert [(r.status.value, r.reason) for r in replies[:4]] == [("CRASHED", "http_status")] + [
         ("OK", None)
     ] * 3
+
+
+def test_dv52_logs_are_fetched_after_each_turn_and_a_failure_costs_nothing(
+    raw: Callable[[Script], RawService],
+) -> None:
+    from botarena.bots.inprocess import PythonBot
+    from botarena.games.devops import GAME
+    from botarena.runner import run_match
+
+    def talkative(path: str, n: int) -> tuple[bytes, bool]:
+        if path == "/logs":
+            lines = b'["moved", "' + b"x" * 1500 + b'", 7]'
+            return ok(lines), False
+        return ok(), False
+
+    def no_logs(path: str, n: int) -> tuple[bytes, bool]:
+        if path == "/logs":
+            return b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n", False
+        return ok(), False
+
+    first, second = raw(talkative), raw(no_logs)
+    overrides = {
+        "map_width_min": 12,
+        "map_width_max": 12,
+        "map_height_min": 12,
+        "map_height_max": 12,
+        "turn_limit": 3,
+        "fetch_logs": True,
+        "log_lines_max": 2,
+    }
+    bots = [DevopsHttpBot(first.url), DevopsHttpBot(second.url), PythonBot(GAME.starter_bots["idle"], "idle")]
+    run = run_match(GAME, bots, config=GAME.config(overrides=overrides), seed=3)
+    assert first.paths.count("/logs") == 3 and second.paths.count("/logs") == 3
+    text = run.replay.logs[0]["text"]
+    for turn in (1, 2, 3):
+        assert f"[turn {turn}] moved\n" in text
+        assert f"[turn {turn}] {'x' * 1000}\n" in text  # each line cut to 1000 characters
+    assert "[turn 1] 7" not in text  # only the first log_lines_max lines are kept
+    assert run.replay.logs[1]["text"].count("logs not fetched: HTTP 404") == 3
+    assert all(set(statuses) == {"OK"} for statuses in run.replay.statuses)
+
+
+def test_no_logs_are_fetched_unless_the_config_asks(raw: Callable[[Script], RawService]) -> None:
+    from botarena.bots.inprocess import PythonBot
+    from botarena.games.devops import GAME
+    from botarena.runner import run_match
+
+    service = raw(lambda path, n: (ok(), False))
+    overrides = {"map_width_min": 12, "map_width_max": 12, "map_height_min": 12, "map_height_max": 12}
+    bots = [DevopsHttpBot(service.url), PythonBot(GAME.starter_bots["idle"], "idle")]
+    run_match(GAME, bots, config=GAME.config(overrides={**overrides, "turn_limit": 2}), seed=3)
+    assert "/logs" not in service.paths

@@ -51,6 +51,7 @@ from botarena.core.protocol import MessageType, Reply, Request
 from botarena.core.status import Status, Warning
 
 MAX_BODY_BYTES = 64 * 1024
+LOG_CAP_BYTES = 256 * 1024  # the fetched logs kept per faction and match (DV-52); the rest is counted
 TURN_BUDGET = "turn_budget"
 DEADLINE = "deadline"
 TRANSPORT = "transport"
@@ -99,16 +100,24 @@ class DevopsHttpBot(Bot):
         self._batch_requests: list[Request] = []
         self._single: Request | None = None
         self._notes: list[str] = []
+        # DV-52 (spec 7.4): `GET {logic_url}/logs` after each turn, when the config's fetch_logs is set
+        self.fetch_logs = False
+        self.log_lines_max = 500
+        self.log_timeout_s = 1.0
+        self._logs: concurrent.futures.Future[str] | None = None
+        self._log_bytes = 0
+        self._log_dropped = 0
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def open(self, match_id: str, seat: int) -> None:
         super().open(match_id, seat)
         self._notes = []
+        self._log_bytes = self._log_dropped = 0
         parts = urlsplit(self.logic_url)
-        if HAVE_HTTPTOOLS and parts.scheme == "http" and parts.hostname and not parts.query:
-            if self._pool is None:
-                self._pool = self._new_pool(parts.hostname, parts.port or 80, parts.netloc, parts.path)
-        elif self._session is None:
+        lean = HAVE_HTTPTOOLS and parts.scheme == "http" and parts.hostname and not parts.query
+        if lean and self._pool is None and parts.hostname:
+            self._pool = self._new_pool(parts.hostname, parts.port or 80, parts.netloc, parts.path)
+        if self._session is None and (self._pool is None or self.fetch_logs):
             self._session = asyncio.run_coroutine_threadsafe(self._new_session(), shared_loop()).result(10.0)
 
     def _new_pool(self, host: str, port: int, netloc: str, path: str) -> _Pool:
@@ -124,6 +133,7 @@ class DevopsHttpBot(Bot):
         return aiohttp.ClientSession(connector=connector, headers=self.headers, auto_decompress=True)
 
     def close(self) -> BotLog:
+        self._collect_logs()
         if self._batch is not None:
             self._batch.cancel()
             self._batch = None
@@ -143,13 +153,17 @@ class DevopsHttpBot(Bot):
                 self._notes.append(f"[botarena] closing the HTTP session: {exc}\n")
         text = "".join(self._notes)
         self._notes = []
-        return BotLog(text, 0)
+        return BotLog(text, self._log_dropped)
 
     def describe(self) -> dict[str, str]:
         return {"name": self.name, "kind": self.kind, "url": self.logic_url}
 
     def use_config(self, config: Any) -> None:
-        """Take `http_max_parallel_per_faction` from the game's config (the runner calls this)."""
+        """Take `http_max_parallel_per_faction` and the DV-52 log settings from the game's config (the
+        runner calls this before `open`)."""
+        self.fetch_logs = getattr(config, "fetch_logs", False) is True
+        self.log_lines_max = int(getattr(config, "log_lines_max", self.log_lines_max))
+        self.log_timeout_s = int(getattr(config, "turn_timeout_ms", 1000)) / 1000.0
         value = getattr(config, "http_max_parallel_per_faction", None)
         if isinstance(value, int) and value >= 1 and value != self.max_parallel:
             self.max_parallel = value
@@ -173,6 +187,7 @@ class DevopsHttpBot(Bot):
     # -- the batch extension ---------------------------------------------------------------------------
     def send_batch(self, requests: list[Request]) -> None:
         """Start every call of `requests` (one faction's turn, in the engine's order); returns at once."""
+        self._collect_logs()
         self._batch_requests = requests
         pool = self._pool
         if pool is not None:
@@ -195,13 +210,68 @@ class DevopsHttpBot(Bot):
         limit = max((r.chain_budget_ms or 0) for r in requests) or sum(r.timeout_ms for r in requests)
         try:
             # the coroutine enforces every deadline itself; the margin only guards against a stalled loop
-            return future.result(limit / 1000.0 + 5.0)
+            replies = future.result(limit / 1000.0 + 5.0)
+            turn_calls = any(r.type is MessageType.TURN for r in requests)
+            if self.fetch_logs and turn_calls and self._session is not None:
+                # DV-52: fetched while the engine applies the turn; read before the next turn's calls
+                turn = requests[0].turn
+                self._logs = asyncio.run_coroutine_threadsafe(
+                    self._fetch_logs(self._session, turn), shared_loop()
+                )
+            return replies
         except Exception as exc:
             future.cancel()
             if run is not None:
                 shared_loop().call_soon_threadsafe(run.cancel)
             self._notes.append(f"[botarena] devops HTTP transport error: {type(exc).__name__}: {exc}\n")
             return [Reply(r.seat, Status.CRASHED, None, TRANSPORT, 0.0) for r in requests]
+
+    # -- DV-52: the service's logs ------------------------------------------------------------------------
+    async def _fetch_logs(self, session: aiohttp.ClientSession, turn: int) -> str:
+        """One `GET /logs`: the turn's lines as text (`[turn N] line`), or a one-line failure note."""
+        headers = {"X-SECURE-KEY": self.secure_key} if self.secure_key else None
+        try:
+            async with asyncio.timeout(self.log_timeout_s):
+                async with session.get(
+                    self.logic_url + "/logs", headers=headers, allow_redirects=False
+                ) as response:
+                    if not 200 <= response.status < 300:
+                        return f"[botarena] turn {turn}: logs not fetched: HTTP {response.status}\n"
+                    data = await response.content.read(self.max_body_bytes + 1)
+        except TimeoutError:
+            return f"[botarena] turn {turn}: logs not fetched: TIMEOUT\n"
+        except (aiohttp.ClientError, OSError, ValueError) as exc:
+            return f"[botarena] turn {turn}: logs not fetched: {type(exc).__name__}\n"
+        if len(data) > self.max_body_bytes:
+            return f"[botarena] turn {turn}: logs not fetched: over {self.max_body_bytes} bytes\n"
+        try:
+            lines = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            return f"[botarena] turn {turn}: logs not fetched: not JSON\n"
+        if not isinstance(lines, list):
+            return f"[botarena] turn {turn}: logs not fetched: not a JSON array\n"
+        out = []
+        for line in lines[: self.log_lines_max]:
+            text = line if isinstance(line, str) else orjson.dumps(line).decode()
+            out.append(f"[turn {turn}] {text[:1000]}\n")
+        return "".join(out)
+
+    def _collect_logs(self) -> None:
+        """Append the last fetched logs (if any) to the bot's log, capped at `LOG_CAP_BYTES`."""
+        future, self._logs = self._logs, None
+        if future is None:
+            return
+        try:
+            text = future.result(self.log_timeout_s + 5.0)
+        except Exception as exc:  # a stalled loop: a note, never a penalty (spec 7.4)
+            future.cancel()
+            text = f"[botarena] logs not fetched: {type(exc).__name__}\n"
+        size = len(text.encode())
+        if self._log_bytes + size > LOG_CAP_BYTES:
+            self._log_dropped += size
+            return
+        self._log_bytes += size
+        self._notes.append(text)
 
     async def _turn(self, session: aiohttp.ClientSession, requests: list[Request]) -> list[Reply]:
         loop = asyncio.get_running_loop()
