@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from viewer_page import pixel, scrub, texts
 
 from botarena.bots.inprocess import PythonBot
 from botarena.core.registry import get_game
@@ -30,41 +31,6 @@ def domains_replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[Replay, Pa
     with ThreadPoolExecutor(1) as pool:  # SIGALRM preemption belongs to a worker thread under pytest
         replay = pool.submit(run_match, game, bots, config=config, seed=3).result().replay
     return replay, write_replay(replay, tmp_path_factory.mktemp("domains") / "domains.json.gz")
-
-
-def texts(page: Any) -> dict[str, str]:
-    return dict(
-        page.evaluate(
-            """() => Object.fromEntries([...document.querySelectorAll('[data-testid]')]
-                .map((e) => [e.dataset.testid, e.innerText.trim()]))"""
-        )
-    )
-
-
-def scrub(page: Any, index: int) -> None:
-    page.evaluate(
-        """(i) => {
-            const s = document.querySelector('[data-testid="scrub"]');
-            s.value = String(i);
-            s.dispatchEvent(new Event('input', {bubbles: true}));
-            s.dispatchEvent(new Event('change', {bubbles: true}));
-        }""",
-        index,
-    )
-    assert page.evaluate("window.__botarena.currentStep") == index
-
-
-def pixel(page: Any, point: dict[str, float]) -> tuple[int, int, int]:
-    rgba = page.evaluate(
-        """(p) => {
-            const c = document.querySelector('[data-testid="canvas"]');
-            const dpr = Number(c.dataset.dpr || 1);
-            return Array.from(c.getContext('2d').getImageData(
-                Math.round(p.x * dpr), Math.round(p.y * dpr), 1, 1).data);
-        }""",
-        point,
-    )
-    return rgba[0], rgba[1], rgba[2]
 
 
 def test_domains_header_and_player_panels(serve: Any, open_viewer: Any, domains_replay: Any) -> None:
