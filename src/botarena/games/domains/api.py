@@ -156,10 +156,34 @@ def _as_position(value: Any) -> Position | None:
 NULL_POSITION = Position(-1, -1)
 
 
-class Unit:
+class _OnBoard:
+    """What every board object answers: its id and position (the original's getter names)."""
+
+    __slots__ = ("_id", "_pos")
+    _id: int
+    _pos: Position
+
+    def id(self) -> int:
+        return self._id
+
+    def position(self) -> Position:
+        return self._pos
+
+
+class _Owned(_OnBoard):
+    """A board object that belongs to a player (-1: nobody)."""
+
+    __slots__ = ("_player",)
+    _player: int
+
+    def player(self) -> int:
+        return self._player
+
+
+class Unit(_Owned):
     """A unit (the null unit has id -1, player -1, position (-1, -1), energy 0)."""
 
-    __slots__ = ("_energy", "_id", "_player", "_pos", "_upgraded")
+    __slots__ = ("_energy", "_upgraded")
 
     def __init__(
         self,
@@ -177,15 +201,6 @@ class Unit:
             energy,
         )
 
-    def id(self) -> int:
-        return self._id
-
-    def player(self) -> int:
-        return self._player
-
-    def position(self) -> Position:
-        return self._pos
-
     def upgraded(self) -> bool:
         return self._upgraded
 
@@ -202,24 +217,15 @@ class Unit:
         )
 
 
-class Bubble:
+class Bubble(_Owned):
     """A bubble (the null bubble has id -1, player -1, position (-1, -1), rtp 0)."""
 
-    __slots__ = ("_id", "_player", "_pos", "_rtp")
+    __slots__ = ("_rtp",)
 
     def __init__(
         self, id: int = -1, player: int = -1, position: Position = NULL_POSITION, rounds_to_pop: int = 0
     ) -> None:
         self._id, self._player, self._pos, self._rtp = id, player, position, rounds_to_pop
-
-    def id(self) -> int:
-        return self._id
-
-    def player(self) -> int:
-        return self._player
-
-    def position(self) -> Position:
-        return self._pos
 
     def roundsToPop(self) -> int:
         """0 when not ticking (the documentation said -1)."""
@@ -231,19 +237,13 @@ class Bubble:
         return UnitType.bubble
 
 
-class Bonus:
+class Bonus(_OnBoard):
     """A bonus on the board ([proposed] id and position)."""
 
-    __slots__ = ("_id", "_pos")
+    __slots__ = ()
 
     def __init__(self, id: int = -1, position: Position = NULL_POSITION) -> None:
         self._id, self._pos = id, position
-
-    def id(self) -> int:
-        return self._id
-
-    def position(self) -> Position:
-        return self._pos
 
     def type(self) -> UnitType:
         return UnitType.bonus
