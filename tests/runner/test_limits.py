@@ -107,12 +107,14 @@ def test_dead_bot_is_crashed_without_being_asked(drones: GameInfo, alive_for: in
 
 def test_chain_budget_for_in_process_bots() -> None:
     """The same rule on the in-process fast path, with real time (statuses only: wide margins)."""
-    bot = PythonBot(lambda: SteadySleeper(0.1), "slow")
+    # 200 ms a call in a 500 ms budget: the 2nd call is allowed 300 ms, the 3rd 100 ms (100 ms of
+    # margin either way, for a loaded machine), and nothing is left for the 4th
+    bot = PythonBot(lambda: SteadySleeper(0.2), "slow")
     exchange = _Exchange([bot], 0)
     bot.open("m", 0)
     payload = {"producers": 1}
     results = [
-        exchange.run([Request(0, payload, 200, MessageType.TURN, 1, chain="t", chain_budget_ms=250)])[0]
+        exchange.run([Request(0, payload, 400, MessageType.TURN, 1, chain="t", chain_budget_ms=500)])[0]
         for _ in range(4)
     ]
     bot.close()
