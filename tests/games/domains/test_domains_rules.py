@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from domains_testkit import (
     NEVER,
     ab,
@@ -30,6 +32,7 @@ from botarena.games.domains.protocol import OldFormatRecorder, export_name, expo
 from botarena.games.domains.rng import PERMUTATIONS, BotRandom, Pcg64Random, ScriptedRandom
 from botarena.games.domains.rules import DomainsGame
 from botarena.games.domains.state import Direction as D
+from botarena.games.domains.state import State
 
 
 def test_dr1_equal_bounds_consume_nothing_in_both_generators() -> None:
@@ -336,3 +339,146 @@ def test_section74_names_settings_and_old_format() -> None:
     assert all(len(f.split(" ")[-1]) == 72 for f in frames)  # 36 cells, two codes each
     new = export_new(game, ["a", "b"]).splitlines()
     assert new[-1].startswith("a ") and new[-1].endswith(" ")
+
+
+def test_dr5_tables_start_empty() -> None:
+    config = make_config(board_height=6, board_width=7, num_players=3)
+    state = State.empty(config)
+    size = 6 * 7
+    for table in (
+        state.painter,
+        state.drawer,
+        state.drawer_unit,
+        state.unit_at,
+        state.bubble_at,
+        state.bonus_at,
+    ):
+        assert table.shape == (size,) and (table == -1).all()
+    assert (state.ability == 0).all()  # no flag
+    assert state.unit_owner == [-1] * config.unit_table_size  # every unit slot free
+    assert state.unit_energy == [0] * config.unit_table_size
+    assert not any(state.unit_upgraded) and state.unit_record == [None] * config.unit_table_size
+    assert state.bubble_colour == [-1] * config.bubble_table_size
+    assert state.bubble_rtp == [0] * config.bubble_table_size
+    assert state.bubble_moves == [0] * config.bubble_table_size
+    assert state.bonus_pos == [-1] * config.bonus_table_size  # every bonus off board
+    assert (
+        state.points == [0, 0, 0] and state.respawn_counter == [0, 0, 0] and state.bubble_counter == [0, 0, 0]
+    )
+    assert state.round == 0
+    # the export's first frame is taken against that empty board: exactly the 2 x 9 start squares
+    game = DomainsGame(make_config(board_height=6, board_width=6), 3)
+    label, d0, d1, cells = game.frames[0].split(" ")
+    assert (label, d0, d1) == ("0", "0", "0")
+    assert len(re.findall(r"\d+\D\D", cells)) == 18
+
+
+def test_dr9_round_start_snapshot_is_taken_before_any_order() -> None:
+    game = bare_game(8, 8)
+    paint(game, 0, [(2, 2)])
+    unit(game, 0, 0, 2, 2, energy=5)
+    unit(game, 1, 1, 2, 3, energy=5)
+    # p1 first: unit 1 steps diagonally-adjacent to (2, 2); p0 then attacks the square it left.
+    # S0 still has unit 1 on (2, 3) and it is in range, so a fair fight follows: rolls 5 vs 0.
+    source = script(game, 1, 5, 0)
+    play(game, [at(0, D.right)], [mv(1, D.down)])
+    assert source.values == [] and source.calls == [(0, 1, 1), (0, 5, 5), (0, 5, 0)]
+    assert game.state.unit_owner[1] == -1 and pos(game, 1) is None
+    assert pos(game, 0) == (2, 2)
+
+
+def test_dr9_round_start_clears_killed_marks_and_queues() -> None:
+    game = bare_game(12, 12)
+    unit(game, 0, 0, 2, 2)
+    unit(game, 1, 1, 8, 8, upgraded=True)
+    unit(game, 2, 1, 2, 3)
+    # leftovers of an earlier round: a stale kill mark on unit 1, a stale ability of unit 0 and a
+    # stale free attack of unit 0 on unit 2's square
+    game._killed = {1}
+    game._ability_queue = [0]
+    game._free_attacks = [(0, game.state.index(2, 2), game.state.index(2, 3))]
+    source = script(game)
+    play(game, [], [ab(1)])
+    assert source.calls == []  # no stale fight
+    assert game.state.unit_owner[:3] == [0, 1, 1]
+    assert set(flags(game)) == set(rect(6, 10, 6, 10))  # only unit 1's zone, though it was "killed"
+
+
+def test_dr11_orders_for_units_not_owned_now_are_refused() -> None:
+    game = bare_game(8, 8)
+    unit(game, 0, 0, 2, 2, energy=5)
+    unit(game, 1, 1, 2, 3, energy=5)
+    # p1 first: unit 1 attacks unit 0 and wins (5 vs 0); p0's order for its now dead unit 0 is
+    # refused, as are p0's orders for p1's unit and for a free slot
+    source = script(game, 1, 5, 0)  # then p0 alone: no more interleaving draws
+    play(game, [mv(0, D.down), mv(1, D.down), mv(5, D.up)], [at(1, D.left)])
+    assert source.values == [] and source.calls == [(0, 1, 1), (0, 5, 5), (0, 5, 0)]
+    refusals = [e for e in game.events if e[-1] == "NOT_OWNED"]
+    assert [(e[0], e[1]) for e in refusals] == [(0, 0), (0, 1), (0, 5)]
+    assert game.state.unit_owner[0] == -1 and pos(game, 0) is None
+    assert pos(game, 1) == (2, 3) and game.state.unit_owner[5] == -1
+    # an owned unit's order goes on to the move rule
+    play(game, [], [mv(1, D.down)])
+    assert pos(game, 1) == (3, 3) and game.events == []
+
+
+def test_dr14_relocation_then_draw() -> None:
+    game = bare_game(6, 6)
+    paint(game, 0, [(2, 2)])
+    unit(game, 0, 0, 2, 2)
+    play(game, [mv(0, D.right)])
+    state = game.state
+    a, d = state.index(2, 2), state.index(2, 3)
+    assert state.unit_at[a] == -1 and state.unit_at[d] == 0 and pos(game, 0) == (2, 3)
+    assert trail_cells(game, 0) == {(2, 3)} and state.unit_record[0] == (a, d)  # draw ran (DR-17 step 3)
+
+
+def test_dr14_a_winning_mover_relocates_onto_the_loser_square() -> None:
+    game = bare_game(6, 6)
+    unit(game, 0, 0, 2, 2, energy=5)
+    unit(game, 1, 1, 2, 3, energy=5)
+    source = script(game, 5, 0)  # fair fight, the attacker wins; its cost R(0, 0) draws nothing
+    play(game, [mv(0, D.right)])
+    assert source.values == []
+    assert pos(game, 0) == (2, 3) and game.state.unit_at[game.state.index(2, 2)] == -1
+    assert game.state.unit_owner[1] == -1
+
+
+def test_dr28_count_lists_painted_squares_in_row_major_order_and_ticks_flags() -> None:
+    game = bare_game(6, 6)
+    paint(game, 0, [(3, 1), (0, 4), (1, 0), (1, 5)])
+    paint(game, 1, [(2, 2)])
+    trail(game, 3, 0, [(5, 5)])  # a trail is not paint: not counted
+    state = game.state
+    state.ability[state.index(0, 4)] = 1
+    state.ability[state.index(4, 4)] = 3
+    play(game)
+    assert [state.xy(int(q)) for q in state.owned[0]] == [(0, 4), (1, 0), (1, 5), (3, 1)]
+    assert [state.xy(int(q)) for q in state.owned[1]] == [(2, 2)]
+    assert state.ability[state.index(0, 4)] == 0 and flags(game) == {(4, 4): 2}
+    assert painted(game, 0) == {(3, 1), (0, 4), (1, 0), (1, 5)}  # the flag going off keeps the paint
+
+
+def test_dr33_square_points() -> None:
+    game = bare_game(6, 6, points_per_square=3)
+    paint(game, 0, rect(0, 1, 0, 1))
+    paint(game, 1, [(5, 5)])
+    game.state.points = [10, 0]
+    play(game)
+    assert game.state.points == [10 + 3 * 4, 3 * 1]
+    play(game)
+    assert game.state.points == [10 + 2 * 3 * 4, 2 * 3 * 1]
+
+
+def test_dr34_end_of_round_frame_against_s0_and_p0_then_next_round() -> None:
+    game = bare_game(6, 6)
+    paint(game, 1, [(5, 5)])
+    unit(game, 0, 0, 2, 2)
+    game.state.points = [100, 7]
+    game.frames = ["initial"]
+    play(game, [mv(0, D.right)])
+    # squares 14 (left, now empty: sq 0 ':', ct 13 'G') and 15 (unit of p0: ':' ':'); deltas from P0
+    assert game.frames == ["initial", "0 0 1 14:G1::"]
+    assert game.state.points == [100, 8] and game.state.round == 1
+    play(game)
+    assert game.frames[-1] == "1 0 1 " and game.state.round == 2  # no change: ends after the last delta
