@@ -257,3 +257,133 @@ def test_section4_hidden_information_in_a_real_game() -> None:
         assert payload["faction"]["defeated"] is False
         text = str(payload)
         assert "'gold'" in text and text.count("'gold'") == 1  # only the asking faction's gold
+
+
+def test_dv1_map_grid_coordinates_and_tile_fields() -> None:
+    e = engine(map_width_min=12, map_width_max=12)
+    board = e.state.board
+    assert (board.width, board.height) == (12, 10) and len(board.owner) == 120
+    assert board.index(11, 2) == 2 * 12 + 11  # x grows to the right, y grows downwards
+    assert board.index(0, 3) == board.index(11, 2) + 1
+    tile = own(e, 11, 2, 1, resource=True, fortified=True)
+    board.bomb[tile] = 2  # rigged by faction 2
+    sapper = unit(e, 1, "SAPPER", 11, 2)
+    _, requests, _ = play(e)
+    seen = inputs(requests, e)[(1, sapper.id)]
+    here = seen["unitLocation"]
+    assert (here["x"], here["y"]) == (11, 2)
+    assert here["base"] is False and here["resource"] is True and here["fortified"] is True
+    assert here["owner"] == 1 and here["occupyingUnit"]["id"] == sapper.id
+    assert here["mined"] is True and here["rigged"] is True  # a tile holding a bomb is rigged
+    neighbours = [(n["x"], n["y"]) for n in seen["neighbouringLocations"]]
+    assert all(0 <= x < 12 and 0 <= y < 10 for x, y in neighbours)
+    assert neighbours == [(10, 1), (10, 2), (10, 3), (11, 1), (11, 3), (0, 1), (0, 2), (0, 3)]
+    base = inputs(requests, e)[(1, 0)]["faction"]["base"]
+    assert (base["x"], base["y"], base["base"], base["owner"]) == (0, 9, True, 1)
+    assert base["occupyingUnit"] is None and base["resource"] is False and base["fortified"] is False
+    empty = board.index(5, 5)
+    assert board.owner[empty] == 0 and empty not in board.unit_at and empty not in board.bomb  # neutral
+
+
+DV5_TABLE = {
+    "TRAVEL": {"PIONEER", "WORKER", "FIGHTER", "CLERIC", "SAPPER"},
+    "CONQUER_NEUTRAL_TILE": {"PIONEER", "WORKER", "FIGHTER"},
+    "NEUTRALIZE_ENEMY_TILE": {"PIONEER", "FIGHTER"},
+    "GENERATE_GOLD": {"PIONEER", "WORKER"},
+    "ATTACK": {"PIONEER", "FIGHTER", "CLERIC", "SAPPER"},
+    "PREPARE_DEFENSE": {"FIGHTER", "SAPPER"},
+    "FORTIFY": {"WORKER"},
+    "PRAY": {"CLERIC"},
+    "HEAL": {"CLERIC"},
+    "CONVERT": {"CLERIC"},
+    "DEPLOY_BOMB": {"SAPPER"},
+    "CLEAR_BOMB": {"SAPPER"},
+    "RETIRE": {"PIONEER", "WORKER", "FIGHTER", "CLERIC", "SAPPER"},
+    "IDLE": {"PIONEER", "WORKER", "FIGHTER", "CLERIC", "SAPPER"},
+}
+
+
+def test_dv5_move_table_per_unit_type() -> None:
+    for move, allowed in DV5_TABLE.items():
+        payload = {"type": move, "targetLocation": {"x": 1, "y": 1}, "targetUnit": {"id": 1}}
+        for kind in ("PIONEER", "WORKER", "FIGHTER", "CLERIC", "SAPPER"):
+            judged = judge_unit(payload, kind, 0, {}, 10, 10)
+            if kind in allowed:
+                assert judged[1] is Status.OK and judged[0] is not None and judged[0][0] == move, (move, kind)
+            else:
+                assert judged == (None, Status.INVALID, "type_not_allowed"), (move, kind)
+
+
+def test_dv5_a_move_outside_the_type_table_is_invalid_and_idle() -> None:
+    e = engine()
+    a = e.state.faction(1)
+    own(e, 3, 3, 1)
+    fighter = unit(e, 1, "FIGHTER", 3, 3)
+    worker = unit(e, 1, "WORKER", 5, 5)
+    a.gold = 1000
+    upkeep = e.config.unit_upkeep["FIGHTER"] + e.config.unit_upkeep["WORKER"]
+    _, _, calls = play(e, {(1, fighter.id): {"type": "FORTIFY"}, (1, worker.id): {"type": "PREPARE_DEFENSE"}})
+    for u in (fighter, worker):
+        assert (calls[(1, u.id)]["status"], calls[(1, u.id)]["reason"]) == ("INVALID", "type_not_allowed")
+    assert not e.state.board.fortified[e.state.board.index(3, 3)] and not worker.defense
+    assert a.score == -2 * e.config.penalty_error and a.gold == 1000 - upkeep
+
+
+def test_dv15_every_input_of_the_turn_is_built_from_the_post_upkeep_snapshot() -> None:
+    e = engine()
+    a = e.state.faction(1)
+    a.gold = 100
+    p1 = unit(e, 1, "PIONEER", 3, 3)
+    p2 = unit(e, 1, "FIGHTER", 4, 3)
+    upkeep = e.config.unit_upkeep["PIONEER"] + e.config.unit_upkeep["FIGHTER"]  # 135 > 100: unpaid
+    requests = e.next_requests()
+    seen = inputs(requests, e)
+    assert a.gold == 0 and a.score == -e.config.penalty_upkeep and upkeep > 100
+    for key in ((1, 0), (1, p1.id), (1, p2.id)):
+        faction = seen[key]["faction"]
+        assert (faction["gold"], faction["score"], faction["population"]) == (0, -e.config.penalty_upkeep, 2)
+    # the inputs are fixed at S_t: applying p1's move does not change what p2 was shown
+    replies = [
+        Reply(
+            r.seat,
+            Status.OK,
+            {"type": "TRAVEL", "targetLocation": {"x": 3, "y": 4}} if key == (1, p1.id) else {"type": "IDLE"},
+        )
+        for r, key in zip(requests, e._pending, strict=True)
+    ]
+    e.apply(replies)
+    assert (p1.x, p1.y) == (3, 4)
+    neighbours = {(n["x"], n["y"]): n["occupyingUnit"] for n in seen[(1, p2.id)]["neighbouringLocations"]}
+    assert neighbours[(3, 3)]["id"] == p1.id and neighbours[(3, 4)] is None
+
+
+def test_dv30_base_idle_has_no_effect() -> None:
+    e = engine()
+    a = e.state.faction(1)
+    a.gold, a.bombs = 700, 2
+    a.slot = ["WORKER", 1]
+    owners = list(e.state.board.owner)
+    _, _, calls = play(e, {(1, 0): {"type": "IDLE"}})
+    assert calls[(1, 0)]["status"] == "OK" and "outcomeReason" not in calls[(1, 0)]
+    assert (a.gold, a.bombs, a.score, a.slot, a.base) == (700, 2, 0, ["WORKER", 1], (0, 9))
+    assert a.ignored == 0 and e.state.board.owner == owners and e.state.units == {}
+
+
+def test_dv45_unit_idle_has_no_effect() -> None:
+    e = engine()
+    a = e.state.faction(1)
+    a.gold = 500
+    own(e, 3, 3, 2)
+    fighter = unit(e, 1, "FIGHTER", 3, 3, health=7, defense=True)
+    owners = list(e.state.board.owner)
+    _, _, calls = play(e, {(1, fighter.id): {"type": "IDLE"}})
+    assert calls[(1, fighter.id)]["status"] == "OK" and "outcomeReason" not in calls[(1, fighter.id)]
+    assert (fighter.x, fighter.y, fighter.health, fighter.defense, fighter.enlightened) == (
+        3,
+        3,
+        7,
+        True,
+        False,
+    )
+    assert a.gold == 500 - e.config.unit_upkeep["FIGHTER"] and a.score == 0 and a.ignored == 0
+    assert e.state.board.owner == owners and fighter.id in e.state.units
