@@ -134,8 +134,10 @@ def _play_live(
     printed URL follows it (the config's `turn_interval_ms` paces it). Serves `linger_s` seconds
     more after the end, then returns the match's `MatchRun`.
     """
+    import dataclasses
     import tempfile
     import threading
+    from types import SimpleNamespace
 
     from botarena.runner import run_match
     from botarena.server.app import ARENA_PAGE, live_events_url, serve
@@ -147,10 +149,26 @@ def _play_live(
     stop = threading.Event()
     key = f"play/{game.id}-{seed}"
     outcome: dict[str, Any] = {}
+    # a game may serve routes of its own for the running match (devops: spec 7.5 bonus codes)
+    match = SimpleNamespace(
+        engine=None, config=config, players=players, organizer_key=secrets.token_urlsafe(16)
+    )
+    make_routes = game.extras.get("live_routes")
+    router = make_routes(match) if make_routes is not None else None
+    if router is not None:
+        make_engine = game.new_engine
+
+        def new_engine(*args: Any) -> Any:
+            match.engine = make_engine(*args)
+            return match.engine
+
+        game = dataclasses.replace(game, new_engine=new_engine)
 
     def on_ready(url: str) -> None:
         base = url[: -len(ARENA_PAGE)] if url.endswith(ARENA_PAGE) else url.rstrip("/")
         print(f"watch live: {base}/index.html?live={live_events_url(key)}", flush=True)
+        if router is not None:
+            print(f"game routes under {base}/api (organizer key: {match.organizer_key})", flush=True)
         streamer = LiveStreamer(key, hub.publish, match=f"{game.id} seed {seed}")
 
         def step(index: int, record: dict[str, Any], engine: Any) -> None:
@@ -176,7 +194,8 @@ def _play_live(
     with tempfile.TemporaryDirectory(prefix="botarena-live-") as folder:
         store = Store.open(f"sqlite:///{Path(folder) / 'live.db'}", replay_dir=Path(folder) / "replays")
         try:
-            serve(store, host="127.0.0.1", port=port, hub=hub, on_ready=on_ready, stop=stop)
+            routers = [router] if router is not None else []
+            serve(store, host="127.0.0.1", port=port, hub=hub, on_ready=on_ready, stop=stop, routers=routers)
         finally:
             store.close()
     error = outcome.get("error")

@@ -129,3 +129,27 @@ def test_first_difference() -> None:
     assert first_difference([1], [1, 2]) == ": replay has 1 items, re-run gives 2"
     assert first_difference(1, 1.0) is None
     assert first_difference("x", None) == 'value: replay has "x", re-run gives null'
+
+
+def test_an_engine_with_external_inputs_is_given_each_step_record_first(
+    drones: GameInfo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The generic hook: `restore_external_inputs(record)` before the step's `next_requests()`."""
+    replay = real_match(drones, "zergy", "pacifist")
+    engine_class = type(drones.new_engine(drones.config(), 1, 2))
+    original = engine_class.next_requests
+    seen: list[tuple[str, object]] = []
+
+    def restore(self: object, record: object) -> None:
+        seen.append(("restore", record))
+
+    def next_requests(self: object) -> object:
+        seen.append(("next", None))
+        return original(self)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(engine_class, "restore_external_inputs", restore, raising=False)
+    monkeypatch.setattr(engine_class, "next_requests", next_requests)
+    report = verify_replay(replay)
+    assert report.identical, str(report)
+    expected = [item for step in replay.steps for item in (("restore", step["record"]), ("next", None))]
+    assert seen == [*expected, ("next", None)]

@@ -99,8 +99,13 @@ def _rerun_steps(engine: Engine, replay: Replay) -> int:
     keyframes = {frame["step"]: frame["state"] for frame in replay.keyframes}
     if 0 in keyframes:
         _check("keyframe at step 0", keyframes[0], engine.keyframe())
+    # a game whose steps take inputs from outside the bots (devops bonus codes) re-takes them from
+    # each step's recorded record before that step's requests
+    restore = getattr(engine, "restore_external_inputs", None)
     for index, recorded in enumerate(replay.steps, start=1):
         where = _step_label(index, recorded.get("record"))
+        if restore is not None:
+            restore(recorded.get("record"))
         requests = engine.next_requests()
         if not requests:
             raise _Mismatch(where, "the re-run game is over, but the replay has more steps")

@@ -16,6 +16,8 @@ JSON API (errors are `{"detail": "<one line>"}` with a 4xx status, never a trace
     GET /api/live                                the live (and just finished) matches
     GET /api/live/{key}/events                   one live match as server-sent events: header,
                                                  steps..., end (a `: ping` comment while idle)
+    /api/...                                     `create_app(routers=...)`: a live game's own routes
+                                                 (`play --live`: devops bonus codes, spec 7.5)
 
 The store is synchronous: its endpoints are plain `def`s, which FastAPI runs in its thread pool, so
 the event loop (and every SSE stream) never waits on the database.
@@ -26,7 +28,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Hashable, Mapping
+from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
@@ -301,10 +303,12 @@ def create_app(
     on_startup: Callable[[], None] | None = None,
     on_shutdown: Callable[[], None] | None = None,
     heartbeat_s: float = 15.0,
+    routers: Sequence[Any] = (),
 ) -> FastAPI:
     """The organizer's FastAPI app over `store`, streaming live matches from `hub` (a new, empty one
     if None: pass the hub whose `publish` the tournaments are given, or nothing is live).
 
+    `routers` (FastAPI APIRouters, e.g. a live game's own routes) are mounted under `/api`.
     `on_startup()` and `on_shutdown()` run in the app's lifespan (they must not block: start a thread
     for long work). `heartbeat_s` is the idle time after which an SSE stream sends a comment.
     """
@@ -501,6 +505,8 @@ def create_app(
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
+    for router in routers:
+        app.include_router(router, prefix="/api")
     mount_web(app)  # last: a mount at / shadows every route added after it
     return app
 
@@ -523,6 +529,7 @@ def serve(
     stop: threading.Event | None = None,
     log_level: str = "warning",
     stop_timeout_s: float = 10.0,
+    routers: Sequence[Any] = (),
 ) -> None:
     """Serve the arena over `store` until interrupted (Ctrl-C, SIGTERM) or `stop` is set.
 
@@ -539,7 +546,7 @@ def serve(
     stopping = stop if stop is not None else threading.Event()
     sock = bind_socket(host, port)
     url = arena_url(host, sock.getsockname()[1])
-    app = create_app(store, live)
+    app = create_app(store, live, routers=routers)
     threads: list[threading.Thread] = []
 
     class _Server(uvicorn.Server):  # type: ignore[misc,name-defined]

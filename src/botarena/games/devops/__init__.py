@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from botarena.core.game import GameInfo
 from botarena.games.devops.bots import STARTERS, RandomBot
+from botarena.games.devops.codes import live_routes
 from botarena.games.devops.config import GAME_ID, PRESETS, RULES_VERSION, DevopsConfig
 from botarena.games.devops.observe import hidden_info_check
 from botarena.games.devops.rules import DevopsEngine
@@ -32,5 +33,7 @@ GAME = GameInfo(
         # `botarena play devops http://...` reaches a URL through the course's native HTTP contract
         "url_bot": "botarena.bots.devops_http:DevopsHttpBot",
         "hidden_info_check": hidden_info_check,
+        # spec 7.5: the bonus-code routes of a `play --live` match (None unless bonus_codes_enabled)
+        "live_routes": live_routes,
     },
 )

@@ -11,6 +11,7 @@ one unit call per unit in ascending unit id (DV-16). The requests of one faction
 from __future__ import annotations
 
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -77,6 +78,14 @@ def transport_reason(reply: Reply) -> str:
     return actions.BAD_JSON
 
 
+class RedemptionLocked(Exception):
+    """Spec 7.5, 423: the game is over or the faction is defeated."""
+
+
+class RedemptionExpired(Exception):
+    """Spec 7.5, 410: the current turn is past the code's `validUntilTurn`."""
+
+
 class DevopsEngine(Engine):
     """One Devops Game between N factions (seat s is faction s + 1)."""
 
@@ -96,6 +105,11 @@ class DevopsEngine(Engine):
         self.state.dirty.clear()  # keyframe 0 shows the setup
         self._pending: list[tuple[int, int]] = []  # per request: (faction id, unit id or 0 for base)
         self._pending_gold: dict[int, int] = {}
+        # Spec 7.5: redemptions accepted by a server thread wait here; the engine takes them at the
+        # start of the next turn, under the lock, into the factions' queues (DV-20)
+        self._redeem_lock = threading.Lock()
+        self._inbox: list[dict[str, Any]] = []
+        self._taken: list[dict[str, Any]] = []
 
     def set_player_names(self, names: list[str]) -> None:
         """DV-6: each faction's `name` is its bot's display name (the runner calls this)."""
@@ -183,10 +197,17 @@ class DevopsEngine(Engine):
     # -- turn start and gather (DV-13 .. DV-20) --------------------------------------------------
     def next_requests(self) -> list[Request]:
         state = self.state
-        if state.finished:
-            return []
-        state.turn += 1
-        t = state.turn
+        with self._redeem_lock:
+            if state.finished:
+                return []
+            state.turn += 1
+            t = state.turn
+            self._taken = [r for r in self._inbox if not state.faction(r["faction"]).defeated]
+            self._inbox = []
+        for r in self._taken:
+            state.faction(r["faction"]).queued.append(
+                {"type": r["type"], "validUntilTurn": r["validUntilTurn"]}
+            )
         c = self.config
         alive = [f for f in state.factions if not f.defeated]
         for f in alive:  # DV-13
@@ -241,9 +262,42 @@ class DevopsEngine(Engine):
         self._pending_gold = golds
         return requests
 
-    def queue_redemption(self, faction_id: int, bonus_type: str, valid_until_turn: int) -> None:
-        """Spec 7.5: an accepted redemption, activated by DV-20 in the next turn's gather phase."""
-        self.state.faction(faction_id).queued.append({"type": bonus_type, "validUntilTurn": valid_until_turn})
+    def queue_redemption(self, faction_id: int, bonus_type: str, valid_until_turn: int) -> int:
+        """Spec 7.5: an accepted redemption, activated by DV-20 in the next turn whose gather phase
+        starts after it. Thread-safe; returns that turn (`activatesAtTurn`)."""
+        return self.redeem(faction_id, bonus_type, valid_until_turn, check=False)
+
+    def redeem(self, faction_id: int, bonus_type: str, valid_until_turn: int, check: bool = True) -> int:
+        """Spec 7.5, thread-safe: with `check`, raises RedemptionLocked (423: game over or faction
+        defeated) or RedemptionExpired (410: current turn > `valid_until_turn`), judged atomically
+        with the queueing; returns the turn in which DV-20 activates the code."""
+        with self._redeem_lock:
+            state = self.state
+            if check:
+                if state.finished or state.faction(faction_id).defeated:
+                    raise RedemptionLocked(
+                        "the game is over" if state.finished else "the faction is defeated"
+                    )
+                if state.turn > valid_until_turn:
+                    raise RedemptionExpired(
+                        f"valid until turn {valid_until_turn}, the game is at turn {state.turn}"
+                    )
+            self._inbox.append(
+                {"faction": faction_id, "type": bonus_type, "validUntilTurn": valid_until_turn}
+            )
+            return state.turn + 1
+
+    def current_turn(self) -> tuple[int, bool]:
+        """Spec 7.5: the highest turn that has started (0 before turn 1), and whether the game is over."""
+        with self._redeem_lock:
+            return self.state.turn, self.state.finished
+
+    def restore_external_inputs(self, record: Any) -> None:
+        """Re-running a replay (`botarena.runner.verify`): queue the redemptions that the step record
+        of the coming turn says were taken at its start, so DV-20 re-applies them without the codes."""
+        if isinstance(record, dict):
+            with self._redeem_lock:
+                self._inbox.extend(dict(r) for r in record.get("redemptions", ()))
 
     def _activate_bonuses(self, f: Faction, t: int) -> None:
         """DV-20."""
@@ -334,8 +388,12 @@ class DevopsEngine(Engine):
                     call["outcomeReason"] = why
                     if outcome == "ignored":
                         state.faction(call["faction"]).ignored += 1
-        self._end_of_turn(t, events, failed)
+        with self._redeem_lock:  # a redemption sees the turn's end (DV-49, DV-51) whole or not at all
+            self._end_of_turn(t, events, failed)
         record = {"turn": t, "order": order, "calls": calls, "events": events, **self._view_delta()}
+        if self._taken:  # spec 7.5: the redemptions DV-20 took this turn, so a re-run replays them
+            record["redemptions"] = self._taken
+            self._taken = []
         return Step(record, verdicts)
 
     def _view_delta(self) -> dict[str, Any]:
