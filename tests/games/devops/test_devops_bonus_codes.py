@@ -54,6 +54,9 @@ def test_restored_inputs_replay_the_recorded_redemptions() -> None:
     second.restore_external_inputs(record)
     again, _, _ = play(second)
     assert again == record
+    edited = {"redemptions": [{"faction": 9, "type": "EXTRA_GOLD", "validUntilTurn": 9}, "x", {"faction": 1}]}
+    second.restore_external_inputs(edited)  # nothing usable: the re-run shows no redemption
+    assert "redemptions" not in play(second)[0]
 
 
 def test_concurrent_redemptions_are_each_taken_once() -> None:

@@ -295,9 +295,19 @@ class DevopsEngine(Engine):
     def restore_external_inputs(self, record: Any) -> None:
         """Re-running a replay (`botarena.runner.verify`): queue the redemptions that the step record
         of the coming turn says were taken at its start, so DV-20 re-applies them without the codes."""
-        if isinstance(record, dict):
-            with self._redeem_lock:
-                self._inbox.extend(dict(r) for r in record.get("redemptions", ()))
+        taken = record.get("redemptions") if isinstance(record, dict) else None
+        if not isinstance(taken, list):
+            return
+        keys = {"faction": int, "type": str, "validUntilTurn": int}
+        with self._redeem_lock:  # an edited entry is left out: the re-run then differs at this step
+            self._inbox.extend(
+                dict(r)
+                for r in taken
+                if isinstance(r, dict)
+                and set(r) == set(keys)
+                and all(isinstance(r[k], kind) for k, kind in keys.items())
+                and 1 <= r["faction"] <= self.n
+            )
 
     def _activate_bonuses(self, f: Faction, t: int) -> None:
         """DV-20."""
