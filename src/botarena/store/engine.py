@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +28,7 @@ from botarena.store.rows import StoreError
 DEFAULT_URL = "sqlite:///./var/botarena.db"
 MIGRATIONS = Path(__file__).with_name("migrations")
 BUSY_TIMEOUT_S = 30
+WAL_SWITCH_TRIES = 200  # x 50 ms: ten seconds
 CONNECT_TIMEOUT_S = 10
 WRITE = "botarena_write"  # execution option: this connection's transactions write
 # Any constant: serializes concurrent migrations of one PostgreSQL database (two processes
@@ -109,6 +112,22 @@ def make_engine(url: URL) -> Engine:
     return engine
 
 
+def _use_wal(cursor: Any) -> None:
+    """Switch the file to WAL (it stays so). Changing the journal mode does not wait on the busy
+    timeout: when another process holds a lock at that moment (two processes opening a new database
+    at once), SQLite answers "database is locked" at once, so the switch is retried for a while."""
+    for attempt in range(WAL_SWITCH_TRIES):
+        try:
+            mode = cursor.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or attempt == WAL_SWITCH_TRIES - 1:
+                raise
+            time.sleep(0.05)
+
+
 def _sqlite_events(engine: Engine, *, wal: bool) -> None:
     @event.listens_for(engine, "connect")
     def _connect(dbapi_connection: Any, record: Any) -> None:
@@ -118,7 +137,7 @@ def _sqlite_events(engine: Engine, *, wal: bool) -> None:
             cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
             cursor.execute("PRAGMA foreign_keys = ON")
             if wal:
-                cursor.execute("PRAGMA journal_mode = WAL")
+                _use_wal(cursor)
                 # Under WAL, NORMAL loses no committed transaction when a process is killed; only a
                 # power cut can lose the last ones (the database stays consistent either way).
                 cursor.execute("PRAGMA synchronous = NORMAL")
