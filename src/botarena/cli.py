@@ -166,10 +166,13 @@ def _play_live(
 
     def on_ready(url: str) -> None:
         base = url[: -len(ARENA_PAGE)] if url.endswith(ARENA_PAGE) else url.rstrip("/")
-        print(f"watch live: {base}/index.html?live={live_events_url(key)}", flush=True)
-        if router is not None:
-            print(f"game routes under {base}/api (organizer key: {match.organizer_key})", flush=True)
         streamer = LiveStreamer(key, hub.publish, match=f"{game.id} seed {seed}")
+
+        def begin(replay: Any) -> None:
+            streamer.begin(replay)  # the URL works from now on: print it only now
+            print(f"watch live: {base}/index.html?live={live_events_url(key)}", flush=True)
+            if router is not None:
+                print(f"game routes under {base}/api (organizer key: {match.organizer_key})", flush=True)
 
         def step(index: int, record: dict[str, Any], engine: Any) -> None:
             if stop.is_set():
@@ -178,7 +181,7 @@ def _play_live(
 
         try:
             run = run_match(
-                game, players, config=config, seed=seed, preset=preset, on_begin=streamer.begin, on_step=step
+                game, players, config=config, seed=seed, preset=preset, on_begin=begin, on_step=step
             )
             streamer.end(run.replay)
             outcome["run"] = run
