@@ -25,11 +25,13 @@ from botarena.store import Store, StoreError
 from .conftest import ENTRANTS, Arena, Server, SseStream, get, get_json
 
 
-def wait_until(predicate: Callable[[], bool], timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
+def wait_until(predicate: Callable[[], bool], tries: int = 500) -> None:
+    """Wait (up to `tries` x 20 ms) for something another thread does; a bound, not a timing check."""
+    for _ in range(tries):
+        if predicate():
+            return
         time.sleep(0.02)
+    raise AssertionError("the condition never came true")
 
 
 def one_line_error(status: int, body: Any) -> str:
