@@ -49,3 +49,58 @@ export const genericRenderer = {
     text.split("\n").slice(0, 30).forEach((line, i) => ctx.fillText(line.slice(0, 120), 24, 72 + i * 15));
   },
 };
+
+// The state of a replay after step i (i = -1: the start), for games whose keyframes carry whole
+// states and whose step records carry changes: the latest keyframe at or before the step, with the
+// later records applied. Cached, so playing forward costs one record per step.
+//
+//   const states = new StepStates({fromKeyframe(state) -> model, apply(model, record), reach: 200});
+//   states.at(replay, i) -> model | null;  states.reset()
+export class StepStates {
+  constructor({ fromKeyframe, apply, reach = 200 }) {
+    this.fromKeyframe = fromKeyframe;
+    this.apply = apply;
+    this.reach = reach; // further ahead than this, restart from a keyframe
+    this.replay = null;
+    this.index = -2;
+    this.model = null;
+  }
+
+  // forget the cache (a renderer's init: the replay may have changed in place, e.g. live steps)
+  reset() {
+    this.replay = null;
+    this.index = -2;
+    this.model = null;
+  }
+
+  at(replay, i) {
+    if (this.replay === replay && this.index === i) return this.model;
+    let model;
+    let from;
+    if (this.replay === replay && this.model && this.index < i && i - this.index < this.reach) {
+      model = this.model;
+      from = this.index + 1;
+    } else {
+      const kf = keyframeBefore(replay, i + 1);
+      if (!kf) return null;
+      model = this.fromKeyframe(kf.state);
+      from = kf.step;
+    }
+    for (let k = from; k <= i; k++) {
+      const record = replay.steps[k]?.record;
+      if (record) this.apply(model, record);
+    }
+    this.replay = replay;
+    this.index = i;
+    this.model = model;
+    return model;
+  }
+}
+
+export function keyframeBefore(replay, steps) {
+  let best = null;
+  for (const kf of replay.keyframes || []) {
+    if (kf.step <= steps && (!best || kf.step > best.step)) best = kf;
+  }
+  return best;
+}

@@ -5,7 +5,7 @@
 // Keyframes carry whole states; every step's record carries the tiles changed that turn plus every
 // unit and faction, so step i is the latest keyframe at or before it with the later records applied.
 
-import { registerRenderer } from "../registry.js";
+import { StepStates, registerRenderer } from "../registry.js";
 
 const W = 960;
 const H = 540;
@@ -35,14 +35,6 @@ function letterColor(hex) {
   return 0.299 * r + 0.587 * g + 0.114 * b > 150 ? "#000000" : "#ffffff";
 }
 
-let cache = { replay: null, index: -2, state: null };
-
-function keyframeBefore(replay, steps) {
-  let best = null;
-  for (const kf of replay.keyframes || []) if (kf.step <= steps && (!best || kf.step > best.step)) best = kf;
-  return best;
-}
-
 function fromKeyframe(s) {
   const tiles = new Map();
   for (const t of s.tiles) tiles.set(t.y * s.mapWidth + t.x, [t.x, t.y, t.owner || 0, t.base ? 1 : 0, t.resource ? 1 : 0, t.fortified ? 1 : 0, t.bombOwner || 0]);
@@ -57,22 +49,9 @@ function fromKeyframe(s) {
 }
 
 // The state after step i (i = -1: the initial state).
-function stateAt(replay, i) {
-  if (cache.replay === replay && cache.index === i) return cache.state;
-  let state;
-  let from;
-  if (cache.replay === replay && cache.state && cache.index < i && i - cache.index < 100) {
-    state = cache.state;
-    from = cache.index + 1;
-  } else {
-    const kf = keyframeBefore(replay, i + 1);
-    if (!kf) return null;
-    state = fromKeyframe(kf.state);
-    from = kf.step;
-  }
-  for (let k = from; k <= i; k++) {
-    const record = replay.steps[k]?.record;
-    if (!record) continue;
+const states = new StepStates({
+  fromKeyframe,
+  apply(state, record) {
     state.turn = record.turn;
     for (const t of record.tiles || []) {
       const key = t[1] * state.width + t[0];
@@ -81,10 +60,10 @@ function stateAt(replay, i) {
     }
     state.units = record.units || [];
     state.factions = record.factions || state.factions;
-  }
-  cache = { replay, index: i, state };
-  return state;
-}
+  },
+  reach: 100,
+});
+const stateAt = (replay, i) => states.at(replay, i);
 
 function geometry(state) {
   const cell = Math.max(1, Math.min(BOARD.w / state.width, BOARD.h / state.height));
@@ -274,7 +253,7 @@ registerRenderer("devops", {
   title: () => "Devops Game",
   seatLabel: (replay, seat) => `faction ${seat + 1}`,
   init(canvas, replay) {
-    cache = { replay: null, index: -2, state: null };
+    states.reset();
     stateAt(replay, 0);
   },
   draw,

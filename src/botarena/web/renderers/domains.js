@@ -5,7 +5,7 @@
 // and bonus lists; keyframes carry whole boards. The board after step i is the latest keyframe at or
 // before it with the later records applied (cached, so playing forward is incremental).
 
-import { registerRenderer } from "../registry.js";
+import { StepStates, registerRenderer } from "../registry.js";
 
 const W = 960;
 const H = 540;
@@ -23,46 +23,22 @@ const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 const BOARD = { x: 20, y: 20, size: 500 };
 const SIDE = { x: 550, y: 20, w: 390 };
 
-let cache = { replay: null, index: -2, board: null };
-
-function keyframeBefore(replay, steps) {
-  let best = null;
-  for (const kf of replay.keyframes || []) {
-    if (kf.step <= steps && (!best || kf.step > best.step)) best = kf;
-  }
-  return best;
-}
-
 // The board after step i (i = -1: the initial state): {rows, cols, painter, drawer, ability, units,
 // bubbles, bonuses, points}.
-function boardAt(replay, i) {
-  if (cache.replay === replay && cache.index === i) return cache.board;
-  let board;
-  let from;
-  if (cache.replay === replay && cache.board && cache.index < i && i - cache.index < 200) {
-    board = cache.board;
-    from = cache.index + 1;
-  } else {
-    const kf = keyframeBefore(replay, i + 1);
-    if (!kf) return null;
-    const s = kf.state;
-    board = {
-      rows: s.rows,
-      cols: s.cols,
-      painter: s.painter.slice(),
-      drawer: s.drawer.slice(),
-      ability: s.ability.slice(),
-      units: s.units,
-      bubbles: s.bubbles,
-      bonuses: s.bonuses,
-      points: s.points,
-      round: s.round,
-    };
-    from = kf.step;
-  }
-  for (let k = from; k <= i; k++) {
-    const record = replay.steps[k]?.record;
-    if (!record) continue;
+const boards = new StepStates({
+  fromKeyframe: (s) => ({
+    rows: s.rows,
+    cols: s.cols,
+    painter: s.painter.slice(),
+    drawer: s.drawer.slice(),
+    ability: s.ability.slice(),
+    units: s.units,
+    bubbles: s.bubbles,
+    bonuses: s.bonuses,
+    points: s.points,
+    round: s.round,
+  }),
+  apply(board, record) {
     for (const [q, painter, drawer, ability] of record.cells || []) {
       board.painter[q] = painter;
       board.drawer[q] = drawer;
@@ -73,10 +49,9 @@ function boardAt(replay, i) {
     board.bonuses = record.bonuses || [];
     board.points = record.points || board.points;
     board.round = record.round + 1;
-  }
-  cache = { replay, index: i, board };
-  return board;
-}
+  },
+});
+const boardAt = (replay, i) => boards.at(replay, i);
 
 function geometry(board) {
   const cell = Math.max(2, Math.floor(BOARD.size / Math.max(board.rows, board.cols)));
@@ -312,7 +287,7 @@ registerRenderer("domains", {
   title: () => "Domains",
   seatLabel: (replay, seat) => `player ${seat}`,
   init(canvas, replay) {
-    cache = { replay: null, index: -2, board: null };
+    boards.reset();
     boardAt(replay, 0);
   },
   draw,
