@@ -18,6 +18,16 @@
 
 const renderers = new Map();
 
+// The viewer's palette, shared by every renderer (the page's CSS uses the same colours).
+export const THEME = {
+  bg: "#0b1220",
+  panel: "#111a2e",
+  ground: "#1e293b",
+  text: "#e2e8f0",
+  muted: "#94a3b8",
+  font: "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif",
+};
+
 export const DEFAULT_COLORS = ["#3b82f6", "#ef4444", "#22c55e", "#eab308", "#a855f7", "#14b8a6"];
 
 export function registerRenderer(gameId, renderer) {

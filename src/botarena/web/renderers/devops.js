@@ -5,17 +5,17 @@
 // Keyframes carry whole states; every step's record carries the tiles changed that turn plus every
 // unit and faction, so step i is the latest keyframe at or before it with the later records applied.
 
-import { StepStates, registerRenderer } from "../registry.js";
+import { StepStates, THEME, registerRenderer } from "../registry.js";
 
 const W = 960;
 const H = 540;
 export const FACTION_COLORS = ["#E6194B", "#3CB44B", "#4363D8", "#F58231", "#911EB4", "#42D4F4", "#F032E6",
   "#BFEF45", "#FABED4", "#469990", "#DCBEFF", "#9A6324", "#800000", "#AAFFC3", "#808000", "#000075"];
 const NEUTRAL = "#D3D3D3";
-const BG = "#0b1220";
-const TEXT = "#e2e8f0";
-const MUTED = "#94a3b8";
-const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+const BG = THEME.bg;
+const TEXT = THEME.text;
+const MUTED = THEME.muted;
+const FONT = THEME.font;
 const BOARD = { x: 20, y: 20, w: 500, h: 500 };
 const SIDE = { x: 545, y: 20, w: 400 };
 const LETTER = { PIONEER: "P", WORKER: "W", FIGHTER: "F", CLERIC: "C", SAPPER: "S" };

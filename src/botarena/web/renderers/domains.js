@@ -5,21 +5,21 @@
 // and bonus lists; keyframes carry whole boards. The board after step i is the latest keyframe at or
 // before it with the later records applied (cached, so playing forward is incremental).
 
-import { StepStates, registerRenderer } from "../registry.js";
+import { StepStates, THEME, registerRenderer } from "../registry.js";
 
 const W = 960;
 const H = 540;
 const COLORS = ["#3b82f6", "#ef4444", "#22c55e", "#eab308"];
 const PAINT = ["#1d3d73", "#6e2430", "#1d5a35", "#6b5714"]; // each colour, darkened for painted ground
-const BG = "#0b1220";
-const GROUND = "#1e293b";
-const PANEL = "#111a2e";
-const TEXT = "#e2e8f0";
-const MUTED = "#94a3b8";
+const BG = THEME.bg;
+const GROUND = THEME.ground;
+const PANEL = THEME.panel;
+const TEXT = THEME.text;
+const MUTED = THEME.muted;
 const BONUS = "#f59e0b";
 const UPGRADE = "#fde047";
 const ZONE = "#f8fafc";
-const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+const FONT = THEME.font;
 const BOARD = { x: 20, y: 20, size: 500 };
 const SIDE = { x: 550, y: 20, w: 390 };
 

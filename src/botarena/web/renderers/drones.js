@@ -2,21 +2,21 @@
 // the turn's production, the applied actions (attack arrows), the clash on a round's last turn,
 // round tallies so far and a strip with one cell per round.
 
-import { registerRenderer } from "../registry.js";
+import { THEME, registerRenderer } from "../registry.js";
 
 const W = 960;
 const H = 540;
 const COLORS = ["#3b82f6", "#ef4444"];
 const DRAW_COLOR = "#64748b";
-const BG = "#0b1220";
-const PANEL = "#111a2e";
-const TRACK = "#1e293b";
+const BG = THEME.bg;
+const PANEL = THEME.panel;
+const TRACK = THEME.ground;
 const LINE = "#24314d";
-const TEXT = "#e2e8f0";
-const MUTED = "#94a3b8";
+const TEXT = THEME.text;
+const MUTED = THEME.muted;
 const STATUS_COLORS = { INVALID: "#f59e0b", TIMEOUT: "#a855f7", CRASHED: "#ef4444" };
 const SEATS = ["PLAYER 1", "PLAYER 2"];
-const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
+const FONT = THEME.font;
 
 // Geometry, in logical canvas pixels. Exposed through probe() for the browser tests.
 const PANEL_Y = 68;
