@@ -18,7 +18,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from botarena.core.protocol import Reply, Request, Verdict
 
@@ -48,7 +48,23 @@ class MatchResult:
 
 
 class Engine(ABC):
-    """One match of one game. Subclasses hold the state; see the module docstring for the loop."""
+    """One match of one game. Subclasses hold the state; see the module docstring for the loop.
+
+    Late replies (opt in with `late_replies = True`; Crafting Quest CQ-31 to CQ-35): a request that
+    times out leaves its seat *owing* the answer, and the transport keeps the request open. Between
+    batches, before each `next_requests()`, the runner hands every answer that arrived meanwhile to
+    `late_reply`, in arrival order: `OK` with the payload, `INVALID` for an unreadable line, or
+    `CRASHED` (`process_exited`, `disconnected`: the seat stays dead; an in-process bot's exception is
+    `bot_error`, and that bot lives on). The seat then no longer owes. The engine must not ask an
+    owing seat anything but its `end` request (the runner raises RuntimeError), at most one request
+    per seat per batch. Every request to a live seat is sent, even when its chain has no time left
+    (then its reply is TIMEOUT `deadline` at once and the seat owes). A chain's budget is measured
+    by wall clock from the sending of the chain's first request (CQ-31), not as a sum of bot times.
+    `end_requests()` go to every live seat, owing or not; nothing is delivered after them. Engines
+    that do not opt in see none of this: a late reply is discarded by request id.
+    """
+
+    late_replies: ClassVar[bool] = False
 
     @abstractmethod
     def start_requests(self) -> list[Request]:
@@ -65,6 +81,14 @@ class Engine(ABC):
     @abstractmethod
     def apply(self, replies: list[Reply]) -> Step:
         """Apply the replies to the last batch (same order as its requests) and advance."""
+
+    def late_reply(self, reply: Reply) -> None:
+        """An owed answer that arrived after its request timed out (only with `late_replies`).
+
+        Called between batches, before `next_requests()`; the runner records it in the replay with
+        the step it followed, so a re-run feeds it at the same point. Default: ignore it.
+        """
+        return None
 
     @abstractmethod
     def end_requests(self) -> list[Request]:

@@ -13,6 +13,13 @@ from typing import Any
 
 from botarena.core.status import Status, Warning
 
+NOT_AWAITED = "not_awaited"
+"""Reason of the TIMEOUT reply to a request sent with `await_reply=False`: its answer is owed."""
+DISCONNECTED = "disconnected"
+"""Reason of a CRASHED late reply from a bot that can no longer answer (an HTTP bot's failed request)."""
+ANSWER_OWED = "answer_owed"
+"""Reason of the TIMEOUT `end` reply of an in-process bot whose owed call is still running."""
+
 
 class MessageType(StrEnum):
     """The three message types of the generic protocol."""
@@ -29,6 +36,11 @@ class Request:
     `timeout_ms` limits this request alone. Requests of a turn made of a chain of requests (Crafting
     Quest's actions, a Devops faction's calls) name the same `chain` and share `chain_budget_ms`.
     `turn` is the game's own turn label, echoed in the envelope for the bot's convenience.
+
+    `await_reply=False` (engines with `late_replies` only) sends the request without waiting: the
+    runner at once hands the engine `Reply(seat, TIMEOUT, reason=NOT_AWAITED)`, and the seat owes the
+    answer, which comes back through `Engine.late_reply` (Crafting Quest's `result` with
+    `actions_left: 0`, CQ-31, whose answer is late by definition).
     """
 
     seat: int
@@ -38,6 +50,7 @@ class Request:
     turn: int = 0
     chain: Any = None
     chain_budget_ms: int = 0
+    await_reply: bool = True
 
 
 @dataclass(slots=True)

@@ -10,7 +10,11 @@ A replay is gzip-compressed JSON (orjson), versioned by `format` and `format_ver
     result    {ranks, scores, details},
     keyframes [{step, state}]                                       every N steps, and the last,
     logs      [{seat, text, dropped_bytes}]                         capped bot logs,
-    time_used_ms [per seat], statuses [{OK: n, ...} per seat], created_by.
+    time_used_ms [per seat], statuses [{OK: n, ...} per seat], created_by,
+    late      [{after_step, reply}]   answers that came after their request timed out, each with
+                                       the step it was handed to the engine after (0: before the
+                                       first step); only for games with late replies, and written
+                                       only when there is one, so other replays are unchanged.
 
 A reply is `{seat, status, payload, reason?, warnings?, ms}`: what the transport saw. A verdict is
 `[status, reason]` (plus detail and warnings when present): the engine's final judgement.
@@ -65,12 +69,15 @@ class Replay:
     statuses: list[dict[str, int]] = field(default_factory=list)
     match_id: str = ""
     created_by: str = ""
+    late: list[dict[str, Any]] = field(default_factory=list)
 
     def _fields(self) -> dict[str, Any]:
         """The format marker and every field, sharing the replay's own objects (no copy)."""
         data: dict[str, Any] = {"format": REPLAY_FORMAT, "format_version": REPLAY_FORMAT_VERSION}
         for name in _FIELD_NAMES:
             data[name] = getattr(self, name)
+        if not self.late:  # only games with late replies write it (older readers ignore it anyway)
+            del data["late"]
         return data
 
     def to_json(self) -> dict[str, Any]:
