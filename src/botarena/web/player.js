@@ -1,8 +1,8 @@
 // The viewer shell: loads a replay, drives playback, and shows what every game has in common
 // (players, statuses, time, the record). Everything game-specific is in renderers/<game>.js.
 //
-// Test hooks: window.__botarena = {ready, error, stepCount, currentStep, playing, speed, live,
-// setStep(i), play(), pause(), probe(), load(replay), append(steps), finish(fields)}.
+// Test hooks: window.__botarena = {ready, error, stepCount, currentStep, playing, speed, live, options,
+// setStep(i), play(), pause(), setOption(key, value), probe(), load(replay), append(steps), finish(fields)}.
 // `load`, `append` and `finish` are also how a live game feeds the page: `?live=<url>` follows a
 // match's server-sent events (header -> load, steps -> append, end -> finish).
 
@@ -126,6 +126,7 @@ function setReplay(replay) {
   computeTotals();
   renderHeader();
   buildPlayerPanels();
+  buildOptions(true);
   renderLogs();
   updateSlider();
   render();
@@ -141,6 +142,7 @@ function appendSteps(steps) {
   for (const step of steps) replay.steps.push(step); // (push(...steps) overflows the stack on big batches)
   state.renderer.init?.($("canvas"), replay);
   extendTotals();
+  buildOptions(false);
   updateSlider();
   if (state.follow && wasAtEnd && !state.playing) state.step = Math.max(0, replay.steps.length - 1);
   render();
@@ -151,6 +153,7 @@ function finishReplay(fields) {
   state.renderer.init?.($("canvas"), state.replay);
   computeTotals();
   renderHeader();
+  buildOptions(false);
   renderLogs();
   render();
 }
@@ -171,7 +174,10 @@ function showMessage(text) {
 // ---------------------------------------------------------------------------------------- helpers
 
 const stepCount = () => (state.replay ? state.replay.steps.length : 0);
-const colorOf = (seat) => (state.renderer.colors || DEFAULT_COLORS)[seat % DEFAULT_COLORS.length];
+const colorOf = (seat) => {
+  const colors = state.renderer.colors || DEFAULT_COLORS;
+  return colors[seat % colors.length];
+};
 const playerNames = () => state.replay.players.map((p) => p.name || `seat ${p.seat}`);
 
 function gameTitle() {
@@ -363,6 +369,47 @@ function renderPlayers() {
       list.append(el("dd", { id: `player-${seat}-${f.key}`, "data-testid": `player-${seat}-${f.key}`, text: String(f.value) }));
     }
   });
+}
+
+// ---------------------------------------------------------------------------------------- options
+
+// The renderer's view options (e.g. "view as" a team, a hidden layer) as controls under the canvas.
+// Rebuilt only when the list changes, so a live match's steps do not reset a control in use.
+let optionsSignature = null;
+
+function currentOptions() {
+  const r = state.renderer;
+  return r.options && state.replay ? r.options(state.replay) || [] : [];
+}
+
+function buildOptions(force) {
+  const options = currentOptions();
+  const signature = JSON.stringify(options.map((o) => [o.key, o.label, o.toggle ? 1 : 0, (o.choices || []).map((c) => [c.value, c.label])]));
+  if (!force && signature === optionsSignature) return;
+  optionsSignature = signature;
+  const box = $("options");
+  box.replaceChildren();
+  for (const option of options) {
+    const testid = `option-${option.key}`;
+    let control;
+    if (option.toggle) {
+      control = el("input", { type: "checkbox", "data-testid": testid });
+      control.checked = !!option.value;
+      control.addEventListener("change", () => setOption(option.key, control.checked));
+    } else {
+      control = el("select", { "data-testid": testid });
+      control.replaceChildren(...(option.choices || []).map((c) => el("option", { value: String(c.value), text: c.label })));
+      control.value = String(option.value);
+      control.addEventListener("change", () => setOption(option.key, control.value));
+    }
+    box.append(el("label", { title: option.title || option.label }, option.label, control));
+  }
+}
+
+function setOption(key, value) {
+  if (!state.replay || !state.renderer.setOption) return;
+  state.renderer.setOption(key, value);
+  render();
 }
 
 // ---------------------------------------------------------------------------------------- logs
@@ -735,6 +782,8 @@ window.__botarena = {
   play,
   pause,
   setSpeed,
+  setOption,
+  get options() { return currentOptions(); },
   probe,
   load: (replay) => openReplay(async () => checkReplay(replay)),
   append: (steps) => appendSteps(Array.isArray(steps) ? steps : [steps]),

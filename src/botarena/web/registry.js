@@ -15,6 +15,12 @@
 //   playerFields(replay, stepIndex, seat) -> [{key, label, value}]   shown in the player panels,
 //                                             each value in an element data-testid="player-<seat>-<key>"
 //   probe(replay, stepIndex) -> object        geometry for browser tests (logical pixels)
+//   options(replay) -> [{key, label, value, choices: [{value, label}]} | {key, label, value, toggle: true}]
+//                                             view choices the shell offers under the canvas (a select, or a
+//                                             checkbox for a toggle), e.g. "view as" a team's fog of war;
+//                                             each control has data-testid="option-<key>"
+//   setOption(key, value)                     a control changed (value: the choice's string, or a boolean);
+//                                             the shell redraws afterwards
 
 const renderers = new Map();
 
