@@ -1,0 +1,31 @@
+"""DatsPulse (`datspulse`): the DatsTeam ant-colony gamethon of July 2025. Rules: spec datspulse.md.
+
+This registers the lockstep mode (§7.5) with the platform; the real-time server is
+`botarena.server.datspulse` and a team's HTTP client is `botarena.games.datspulse.client`.
+"""
+
+from __future__ import annotations
+
+from botarena.core.game import GameInfo
+from botarena.games.datspulse.bots import STARTERS, RandomWalker
+from botarena.games.datspulse.config import GAME_ID, PRESETS, RULES_VERSION, DatsPulseConfig
+from botarena.games.datspulse.engine import DatsPulseEngine
+
+#: The registry-wide conformance suite plays many whole matches with 1 and 100 teams: short rounds on
+#: a map sized at its minimum per team keep it quick (100 teams still get DP-4's automatic radius).
+CONFORMANCE_OVERRIDES = {"turns": 12, "map_hexes_per_team": 300}
+
+GAME = GameInfo(
+    id=GAME_ID,
+    rules_version=RULES_VERSION,
+    title="DatsPulse",
+    min_players=1,
+    max_players=100,
+    config_class=DatsPulseConfig,
+    presets=PRESETS,
+    new_engine=DatsPulseEngine,
+    starter_bots=STARTERS,
+    random_bot=RandomWalker,
+    keyframe_every=50,
+    extras={"conformance_overrides": CONFORMANCE_OVERRIDES},
+)

@@ -1,0 +1,22 @@
+"""The DatsPulse starter bots of spec §10, as in-process bots (`setup`, `act`, `end`; §7.5).
+
+Each also plays over HTTP through `botarena.games.datspulse.client`, which feeds it the arena of each turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from botarena.games.datspulse.bots.common import SeededBot
+from botarena.games.datspulse.bots.forager import Forager
+from botarena.games.datspulse.bots.raider import Raider
+from botarena.games.datspulse.bots.random_walker import RandomWalker
+
+STARTERS: dict[str, Callable[[], Any]] = {
+    "random_walker": RandomWalker,
+    "forager": Forager,
+    "raider": Raider,
+}
+
+__all__ = ["STARTERS", "Forager", "Raider", "RandomWalker", "SeededBot"]

@@ -1,0 +1,240 @@
+"""`forager` (spec §10.2): a decent economy bot.
+
+- Workers: empty ones take the cheapest path (MP costs, stone impassable, acid +10) to the nearest
+  remembered food pile that no other worker has claimed this turn; loaded ones, and empty ones when no
+  food is known, go home (loaded to a non-spot anthill hex to deliver, idle ones next to the anthill).
+- The spot is kept clear: no ant ends its path there, so a spawn is never blocked by one of ours (DP-79).
+- Soldiers guard the ring at distance 2-3 of the spot, where the home bonus applies (DP-74), and close in
+  on visible enemies within 3 hexes.
+- Scouts explore along a hexagonal spiral around the spot and come home when they carry food.
+
+Ants are planned in spawn order, which is the order the engine moves them in (DP-75), so an ant avoids
+the final hexes of the older ants of its type and the current hexes of the younger ones: it never
+blocks itself on its own team (DP-75 rule 4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from botarena.games.datspulse.bots.common import (
+    SCOUT,
+    SOLDIER,
+    WORKER,
+    SeededBot,
+    hex_of,
+    living_ants,
+    search,
+    search_toward,
+    trim,
+    wire,
+)
+from botarena.games.datspulse.hexgrid import Hex, distance, from_axial, neighbours, to_axial
+
+#: Axial unit vectors to the six corners of a hexagonal ring, in turn order.
+_CORNERS: tuple[Hex, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
+GUARD_RING = (2, 3)
+SOLDIER_REACH = 3
+SCOUT_FIRST_RING = 6
+SCOUT_RING_STEP = 4
+SCOUT_PATIENCE = 3
+
+
+@dataclass
+class ScoutRoute:
+    """One scout's place on its spiral: the ring radius, the corner it heads to, and progress."""
+
+    radius: int
+    corner: int
+    first_corner: int
+    best_distance: int = 1 << 30
+    idle_turns: int = 0
+
+
+class TurnPlan:
+    """The hexes already spoken for in this turn's plan (see the module docstring)."""
+
+    def __init__(self, ants: list[dict[str, Any]], enemies: set[Hex]) -> None:
+        self.waiting: dict[int, set[Hex]] = {SOLDIER: set(), WORKER: set(), SCOUT: set()}
+        for ant in ants:
+            self.waiting[int(ant["type"])].add(hex_of(ant))
+        self.final: dict[int, set[Hex]] = {SOLDIER: set(), WORKER: set(), SCOUT: set()}
+        self.enemies = enemies
+        self.claimed: set[Hex] = set()
+
+    def blocked_for(self, kind: int, here: Hex) -> set[Hex]:
+        self.waiting[kind].discard(here)
+        return self.waiting[kind] | self.final[kind] | self.enemies
+
+    def settle(self, kind: int, end: Hex) -> None:
+        self.final[kind].add(end)
+
+
+class Forager(SeededBot):
+    """§10.2."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.routes: dict[str, ScoutRoute] = {}
+
+    def plan(self, arena: Mapping[str, Any]) -> list[dict[str, Any]]:
+        ants = living_ants(arena)
+        turn = TurnPlan(ants, set(self.memory.enemies))
+        moves: list[dict[str, Any]] = []
+        for ant in ants:
+            kind, here = int(ant["type"]), hex_of(ant)
+            blocked = turn.blocked_for(kind, here)
+            path = trim(
+                self.memory, self.route(ant, kind, here, blocked, turn, arena), self.params[kind].speed
+            )
+            path = self.off_the_spot(here, path, blocked)
+            turn.settle(kind, path[-1] if path else here)
+            if path:
+                moves.append({"ant": ant["id"], "path": wire(path)})
+        return moves
+
+    # -- choosing a route per ant ---------------------------------------------------------------
+    def route(
+        self,
+        ant: Mapping[str, Any],
+        kind: int,
+        here: Hex,
+        blocked: set[Hex],
+        turn: TurnPlan,
+        arena: Mapping[str, Any],
+    ) -> list[Hex]:
+        if kind == WORKER:
+            return self.worker_route(ant, here, blocked, turn)
+        if kind == SOLDIER:
+            return self.soldier_route(here, blocked)
+        return self.scout_route(ant, here, blocked)
+
+    def worker_route(self, ant: Mapping[str, Any], here: Hex, blocked: set[Hex], turn: TurnPlan) -> list[Hex]:
+        if carried(ant) > 0:
+            return self.home_route(here, blocked)
+        food = self.food_route(here, blocked, turn)
+        if food is not None:
+            return food
+        return self.idle_route(here, blocked)
+
+    def food_route(self, here: Hex, blocked: set[Hex], turn: TurnPlan) -> list[Hex] | None:
+        """To the nearest remembered pile not claimed by another worker this turn (claims reset each turn)."""
+        piles, claimed = self.memory.piles, turn.claimed
+        path = search(self.memory, here, lambda h: h in piles and h not in claimed, blocked, max_nodes=900)
+        if path is None:
+            return None
+        turn.claimed.add(path[-1] if path else here)
+        return path
+
+    def home_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
+        """To the nearest own anthill hex, the spot last (so spawns stay free)."""
+        home = self.memory.home
+        others = set(home[1:])
+        path = search(self.memory, here, lambda h: h in others, blocked, max_nodes=900)
+        if path is None:
+            path = search(self.memory, here, lambda h: h in home, blocked, max_nodes=900)
+        return path or []
+
+    def idle_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
+        """No food known: wait next to the anthill, off its hexes."""
+        spot, home = self.memory.spot, set(self.memory.home)
+        path = search(self.memory, here, lambda h: distance(h, spot) <= 2 and h not in home, blocked)
+        return path or []
+
+    def soldier_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
+        """§10.2 soldiers: fight visible enemies within 3 hexes, otherwise hold the guard ring."""
+        enemies = [e for e in self.memory.enemies if distance(e, here) <= SOLDIER_REACH]
+        if enemies:
+            if any(distance(e, here) == 1 for e in enemies):
+                return []  # adjacent: it attacks in step 3 (DP-73)
+            targets = {n for e in enemies for n in neighbours(*e)}
+            path = search(self.memory, here, lambda h: h in targets, blocked, max_nodes=200)
+            if path is not None:
+                return path
+        return self.guard_route(here, blocked)
+
+    def guard_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
+        spot, home = self.memory.spot, set(self.memory.home)
+        low, high = GUARD_RING
+        path = search(
+            self.memory,
+            here,
+            lambda h: low <= distance(h, spot) <= high and h not in home,
+            blocked,
+            max_nodes=400,
+        )
+        return path or []
+
+    def scout_route(self, ant: Mapping[str, Any], here: Hex, blocked: set[Hex]) -> list[Hex]:
+        if carried(ant) > 0:
+            return self.home_route(here, blocked)
+        return self.explore_route(str(ant["id"]), here, blocked)
+
+    def explore_route(self, ant_id: str, here: Hex, blocked: set[Hex]) -> list[Hex]:
+        """§10.2 scouts: a hexagonal spiral of growing rings around the spot, corner after corner."""
+        route = self.routes.get(ant_id)
+        if route is None:
+            corner = self.rng.randrange(6)
+            route = self.routes[ant_id] = ScoutRoute(SCOUT_FIRST_RING, corner, corner)
+        target = self.waypoint(route)
+        for _ in range(12):  # skip waypoints that are reached, off the map, or unreachable for long
+            gap = distance(here, target)
+            if gap < route.best_distance:
+                route.best_distance, route.idle_turns = gap, 0
+            if (
+                gap > 2
+                and self.on_map(target)
+                and not self.known_off_map(here, target)
+                and (route.idle_turns < SCOUT_PATIENCE)
+            ):
+                break
+            self.next_waypoint(route)
+            target = self.waypoint(route)
+        route.idle_turns += 1
+        return search_toward(self.memory, here, target, blocked)
+
+    def waypoint(self, route: ScoutRoute) -> Hex:
+        x, z = to_axial(*self.memory.spot)
+        dx, dz = _CORNERS[route.corner]
+        return from_axial(x + dx * route.radius, z + dz * route.radius)
+
+    def next_waypoint(self, route: ScoutRoute) -> None:
+        route.corner = (route.corner + 1) % 6
+        route.best_distance, route.idle_turns = 1 << 30, 0
+        if route.corner == route.first_corner:
+            route.radius += SCOUT_RING_STEP
+            if self.radius is not None and route.radius > 2 * self.radius:
+                route.radius = SCOUT_FIRST_RING  # the whole map is behind us: start again
+
+    def known_off_map(self, here: Hex, target: Hex) -> bool:
+        """The target is within a scout's view but was never listed in `map`: it does not exist (DP-4)."""
+        return distance(here, target) <= self.params[SCOUT].view and target not in self.memory.tiles
+
+    # -- the spot rule --------------------------------------------------------------------------
+    def off_the_spot(self, here: Hex, path: list[Hex], blocked: set[Hex]) -> list[Hex]:
+        """§10.2 "Spot": no ant ends its path on the spot. One passing through stops short of it; one
+        standing on it steps to a free neighbour."""
+        spot = self.memory.spot
+        if path and path[-1] == spot:
+            return path[:-1]
+        if path or here != spot:
+            return path
+        for step in neighbours(*spot):
+            if step not in blocked and self.memory.passable(step):
+                return [step]
+        return path
+
+
+def carried(ant: Mapping[str, Any]) -> int:
+    food = ant.get("food")
+    return int(food.get("amount", 0)) if isinstance(food, Mapping) else 0
+
+
+def carried_type(ant: Mapping[str, Any]) -> int:
+    food = ant.get("food")
+    return int(food.get("type", 0)) if isinstance(food, Mapping) else 0
+
+
+__all__ = ["Forager", "ScoutRoute", "TurnPlan", "carried", "carried_type"]

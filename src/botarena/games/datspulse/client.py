@@ -1,0 +1,307 @@
+"""A team's HTTP client for a DatsPulse server (spec §7.1-§7.4, §10): plays a starter bot over the REST API.
+
+    botarena datspulse client --url http://127.0.0.1:8080 --token T --bot forager [--seed N]
+
+It does what a public client does, given only a base URL and a token: it registers during the lobby
+(`POST /api/register`), then each turn reads `GET /api/arena`, asks the bot, posts `POST /api/move` and
+sleeps the reply's `nextTurnIn` (§7.3 guarantees the next turn after that sleep). It keeps to the rate
+limit itself (at most 2 x `rate_limit` requests in any sliding 2 seconds, §7.1) and handles every error
+code of §7.1:
+
+| code | what the client does |
+|---|---|
+| 1 no active game, 2 lobby ended, 8 registration full | waits and registers again (for the next round) |
+| 3 not registered in the current round | registers again |
+| 4 invalid request body | counts it and goes on (the bot's body was rejected; the turn is lost) |
+| 5 bad token (401), 7 not found / method not allowed | stops: retrying cannot help |
+| 6 rate limited (429) | sleeps `Retry-After`, then goes on |
+| 0 internal error (500), a non-JSON reply, a network error | waits a little and retries |
+
+Every request runs inside a total deadline (`request_timeout_s`), and the whole run inside `max_seconds`.
+The bot's randomness comes from `seed` (there is no `start` payload over HTTP, §10).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+ARENA, MOVE, REGISTER = "/api/arena", "/api/move", "/api/register"
+#: §7.1 codes after which retrying cannot help.
+FATAL_CODES = {5: "invalid or missing token", 7: "no DatsPulse API at this URL"}
+RATE_WINDOW_S = 2.0
+#: Time added to every rate-limit wait: the server counts arrivals, which trail our sends by the latency.
+RATE_MARGIN_S = 0.05
+RETRY_PAUSE_S = 1.0
+LOBBY_POLL_S = 0.5
+
+
+class ClientError(RuntimeError):
+    """The run cannot go on (bad token, wrong URL); the message says why in one line."""
+
+
+@dataclass
+class ClientOptions:
+    """How to reach the server and what to play. `rate_limit` is the server's `rate_limit_per_second`."""
+
+    url: str
+    token: str
+    bot: str = "forager"
+    seed: int = 0
+    rounds: int = 1
+    rate_limit: int = 3
+    request_timeout_s: float = 10.0
+    max_seconds: float = 3600.0
+
+
+@dataclass
+class ClientReport:
+    """What happened: per round played, the turns with an accepted move, and every HTTP status seen."""
+
+    rounds_played: int = 0
+    realms: list[str] = field(default_factory=list)
+    moved_turns: list[int] = field(default_factory=list)
+    final_turn: int | None = None
+    final_score: int | None = None
+    move_errors: int = 0
+    statuses: dict[int, int] = field(default_factory=dict)
+    rate_limited: int = 0
+    bot_failures: int = 0
+
+    def count(self, status: int) -> None:
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+        if status == 429:
+            self.rate_limited += 1
+
+
+@dataclass
+class Answer:
+    """One HTTP exchange: status, the parsed JSON body (None if it was not JSON), Retry-After."""
+
+    status: int
+    body: Any
+    retry_after: float = 0.0
+
+    @property
+    def code(self) -> int | None:
+        """The §7.1 `PublicError` code of a non-200 reply."""
+        if isinstance(self.body, Mapping) and isinstance(self.body.get("code"), int):
+            return int(self.body["code"])
+        return None
+
+
+class RateLimiter:
+    """At most `per_second` x 2 sends in any sliding 2 seconds (§7.1), waiting before a send if needed."""
+
+    def __init__(self, per_second: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.limit = max(1, 2 * per_second)
+        self.sent: deque[float] = deque()
+        self.clock = clock
+
+    def delay(self) -> float:
+        """How long to wait before the next send may go."""
+        now = self.clock()
+        while self.sent and now - self.sent[0] >= RATE_WINDOW_S + RATE_MARGIN_S:
+            self.sent.popleft()
+        if len(self.sent) < self.limit:
+            return 0.0
+        return self.sent[0] + RATE_WINDOW_S + RATE_MARGIN_S - now
+
+    def note(self) -> None:
+        self.sent.append(self.clock())
+
+    async def wait(self) -> None:
+        while (pause := self.delay()) > 0:
+            await asyncio.sleep(pause)
+        self.note()
+
+
+def make_bot(name: str, seed: int) -> Any:
+    """A starter bot by name, set up with `seed` (its `bot_seed`; no config, so spec defaults)."""
+    from botarena.games.datspulse.bots import STARTERS
+
+    factory = STARTERS.get(name)
+    if factory is None:
+        raise ClientError(f"unknown bot {name!r} (known: {', '.join(sorted(STARTERS))})")
+    bot = factory()
+    bot.setup({"bot_seed": seed})
+    return bot
+
+
+class DatsPulseClient:
+    """Plays `options.rounds` rounds with one bot. Use `await client.run()` (or `run_client`)."""
+
+    def __init__(self, options: ClientOptions, bot: Any | None = None) -> None:
+        self.options = options
+        self.base = options.url.rstrip("/")
+        if self.base.endswith("/api"):
+            self.base = self.base[: -len("/api")]
+        self.bot = bot if bot is not None else make_bot(options.bot, options.seed)
+        self.limiter = RateLimiter(options.rate_limit)
+        self.report = ClientReport()
+        self._session: Any = None
+
+    async def run(self) -> ClientReport:
+        aiohttp = _aiohttp()
+        timeout = aiohttp.ClientTimeout(total=self.options.request_timeout_s)
+        headers = {"X-Auth-Token": self.options.token, "Content-Type": "application/json"}
+        async with aiohttp.ClientSession(timeout=timeout, headers=headers) as session:
+            self._session = session
+            try:
+                await asyncio.wait_for(self._rounds(), self.options.max_seconds)
+            except TimeoutError:
+                log.warning("stopped after max_seconds=%s", self.options.max_seconds)
+            finally:
+                self._session = None
+        return self.report
+
+    async def _rounds(self) -> None:
+        while self.report.rounds_played < self.options.rounds:
+            await self._register()
+            if await self._play_round():
+                self.report.rounds_played += 1
+
+    # -- HTTP ----------------------------------------------------------------------------------
+    async def request(self, method: str, path: str, body: Any = None) -> Answer:
+        """One request within the rate limit and the total deadline; network failures become status 0."""
+        import orjson
+
+        aiohttp = _aiohttp()
+
+        await self.limiter.wait()
+        data = orjson.dumps(body) if body is not None else None
+        try:
+            async with self._session.request(method, self.base + path, data=data) as response:
+                raw = await response.read()
+                retry_after = _seconds(response.headers.get("Retry-After"))
+                status = response.status
+        except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+            log.warning("%s %s failed: %s", method, path, exc or type(exc).__name__)
+            self.report.count(0)
+            return Answer(0, None)
+        self.report.count(status)
+        try:
+            parsed = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            parsed = None
+        return Answer(status, parsed, retry_after)
+
+    async def _on_error(self, answer: Answer, what: str) -> None:
+        """The common handling of a non-200 answer (see the module docstring's table)."""
+        code = answer.code
+        if code in FATAL_CODES:
+            message = answer.body.get("message", "") if isinstance(answer.body, Mapping) else ""
+            raise ClientError(f"{what}: HTTP {answer.status} code {code}: {FATAL_CODES[code]} ({message})")
+        if answer.status == 429:
+            await asyncio.sleep(max(answer.retry_after, 0.1))
+        elif answer.status == 0 or answer.status >= 500 or answer.body is None:
+            await asyncio.sleep(RETRY_PAUSE_S)
+
+    # -- lobby ---------------------------------------------------------------------------------
+    async def _register(self) -> None:
+        """§7.2 register, until the server lists this team for the coming (or running) round."""
+        while True:
+            answer = await self.request("POST", REGISTER)
+            if answer.status == 200 and isinstance(answer.body, Mapping):
+                realm = str(answer.body.get("realm", ""))
+                log.info("registered for %s", realm)
+                self.report.realms.append(realm)
+                lobby_ends_in = _seconds(answer.body.get("lobbyEndsIn"))
+                if lobby_ends_in > 0:
+                    await asyncio.sleep(
+                        min(lobby_ends_in, _seconds(answer.body.get("nextTurn")) or lobby_ends_in)
+                    )
+                return
+            await self._on_error(answer, "register")
+            if answer.code in (1, 2, 8):  # no lobby open now: try again later
+                await asyncio.sleep(RETRY_PAUSE_S)
+
+    # -- the round -----------------------------------------------------------------------------
+    async def _play_round(self) -> bool:
+        """Turns until the final state. True when the round ended, False to register again."""
+        last_moved = -1
+        errors: list[str] = []
+        while True:
+            answer = await self.request("GET", ARENA)
+            if answer.status != 200 or not isinstance(answer.body, Mapping):
+                if answer.code in (1, 3):  # not (or no longer) in a round
+                    return last_moved >= 0
+                await self._on_error(answer, "arena")
+                continue
+            arena = answer.body
+            turn = _int(arena.get("turnNo"))
+            next_turn_in = _seconds(arena.get("nextTurnIn"))
+            if not arena.get("home"):  # the lobby arena: the round has not started yet
+                await asyncio.sleep(LOBBY_POLL_S)
+                continue
+            if next_turn_in <= 0 and turn > 0:  # the final state (§4)
+                self._finish(arena)
+                return True
+            if turn <= last_moved:  # already played this turn
+                await asyncio.sleep(max(next_turn_in, 0.01))
+                continue
+            reply = await self._move(arena, errors)
+            if reply is None:
+                await asyncio.sleep(max(next_turn_in, 0.01))
+                continue
+            last_moved = turn
+            errors = [str(e) for e in reply.get("errors") or []]
+            if errors == ["round is over"]:
+                self._finish(reply)
+                return True
+            await asyncio.sleep(max(_seconds(reply.get("nextTurnIn")), 0.01))
+
+    async def _move(self, arena: Mapping[str, Any], errors: list[str]) -> Mapping[str, Any] | None:
+        """Ask the bot and post its moves; the move reply (arena plus `errors`), or None if none was taken."""
+        observation = {**arena, "errors": errors}
+        try:
+            body = self.bot.act(observation)
+        except Exception:  # a bot's own bug must not stop the client
+            log.exception("the bot failed at turn %s", arena.get("turnNo"))
+            self.report.bot_failures += 1
+            return None
+        answer = await self.request("POST", MOVE, body)
+        if answer.status == 200 and isinstance(answer.body, Mapping):
+            self.report.moved_turns.append(_int(answer.body.get("turnNo")))
+            self.report.move_errors += len(answer.body.get("errors") or [])
+            return answer.body
+        if answer.code == 4:
+            log.warning("move body rejected: %s", answer.body)
+        await self._on_error(answer, "move")
+        return None
+
+    def _finish(self, arena: Mapping[str, Any]) -> None:
+        self.report.final_turn = _int(arena.get("turnNo"))
+        self.report.final_score = _int(arena.get("score"))
+        log.info("round over at turn %s, score %s", self.report.final_turn, self.report.final_score)
+
+
+def _aiohttp() -> Any:
+    try:
+        import aiohttp
+    except ImportError as exc:  # an optional dependency (DESIGN, *Conventions*)
+        raise ClientError("the DatsPulse client needs aiohttp: pip install 'botarena[http]'") from exc
+    return aiohttp
+
+
+def _seconds(value: Any) -> float:
+    try:
+        return max(0.0, float(value))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def run_client(options: ClientOptions) -> ClientReport:
+    """Run a client to the end of its rounds (blocking)."""
+    return asyncio.run(DatsPulseClient(options).run())

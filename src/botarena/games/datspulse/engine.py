@@ -1,0 +1,201 @@
+"""The lockstep driver of DatsPulse (spec §7.5, §7.6): the platform Engine around one `Round`.
+
+Every turn each seat is asked for a moves body with its arena (`nextTurnIn` = `turn_timeout_ms` / 1000)
+plus the rejections of its previous reply; each reply is one `/api/move` call through `Round.submit`, with
+the §5 statuses, and then one transition runs. A step's record is the round's spectator frame, and a
+keyframe is `{"terrain", "frame"}` (the web renderer reads exactly that shape).
+
+The real-time server (`botarena.server.datspulse`) is a second driver of the same rounds: it wraps its
+`Round` with `DatsPulseEngine.from_round`, and at each transition hands `apply` one OK reply per team whose
+payload is `orders_body(round.orders(team))`. Re-submitting merged slots at the same turn installs the
+same orders, so its replay re-runs exactly through this lockstep engine (§7.5, "Replays of both drivers").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from botarena.core.game import Engine, MatchResult, Step
+from botarena.core.protocol import MessageType, Reply, Request, Verdict
+from botarena.core.rng import bot_seed
+from botarena.core.status import Reason, Status, Warning
+from botarena.games.datspulse.config import GAME_ID, DatsPulseConfig
+from botarena.games.datspulse.protocol import end_payload, orders_body, start_payload, turn_payload
+from botarena.games.datspulse.round import BadBody, Round
+
+__all__ = ["EXCEPTION", "INVALID_BODY", "MOVE_REJECTED", "DatsPulseEngine", "orders_body"]
+
+#: §5 warning code: one string of `errors` (a command or entry rejected at request time).
+MOVE_REJECTED = "MOVE_REJECTED"
+#: §5 reason of INVALID: a body rejected as a whole (HTTP 400 code 4 in real time).
+INVALID_BODY = "invalid_body"
+#: §5 reason of CRASHED for a bot whose code raised (in-process, or a kit's `{"error": ...}` reply).
+EXCEPTION = "exception"
+#: §5: a body larger than 1 MiB is rejected as a whole.
+MAX_BODY_BYTES = 1 << 20
+_ERROR_TEXT_LIMIT = 500
+
+
+def default_team_names(count: int) -> list[str]:
+    """Names of the teams until the runner gives the bots' names (`set_player_names`)."""
+    return [f"team{seat}" for seat in range(count)]
+
+
+class DatsPulseEngine(Engine):
+    """One lockstep DatsPulse round between `num_players` seats (seat s is team index s, DP-5)."""
+
+    def __init__(self, config: DatsPulseConfig, seed: int, num_players: int = 1) -> None:
+        self.config = config
+        self.seed = seed
+        self.teams = num_players
+        self.names = default_team_names(num_players)
+        # Created on first use, so the bots' names given right after construction cost no second map.
+        self._round: Round | None = None
+        self._errors: list[list[str]] = [[] for _ in range(num_players)]
+        #: The §7.7 log lines of the last transition per team index (the real-time server's /api/logs).
+        self.last_logs: dict[int, list[str]] = {}
+
+    @classmethod
+    def from_round(cls, round_: Round) -> DatsPulseEngine:
+        """An engine around a Round created elsewhere (the real-time server's, at its turn 0)."""
+        engine = cls(round_.config, round_.seed, len(round_.team_names))
+        engine.names = list(round_.team_names)
+        engine._round = round_
+        return engine
+
+    @property
+    def round(self) -> Round:
+        """The round being played (its map is generated on first use; raises ConfigError)."""
+        if self._round is None:
+            self._round = Round.create(self.config, self.seed, self.names)
+        return self._round
+
+    def set_player_names(self, names: list[str]) -> None:
+        """The teams take their bots' names (the runner and replay verification call this first)."""
+        if self._round is None and len(names) == self.teams:
+            self.names = [str(name) for name in names]
+
+    # -- start (§7.6) ----------------------------------------------------------------------------
+    def start_requests(self) -> list[Request]:
+        self.round.turn_no  # generate the map now: a ConfigError comes before any bot is asked  # noqa: B018
+        lockstep_config = self.config.lockstep_dict()
+        return [
+            Request(
+                seat,
+                start_payload(
+                    seat, self.names[seat], self.teams, bot_seed(self.seed, GAME_ID, seat), lockstep_config
+                ),
+                self.config.setup_timeout_ms,
+                MessageType.START,
+            )
+            for seat in range(self.teams)
+        ]
+
+    def apply_start(self, replies: list[Reply]) -> list[Verdict]:
+        """§7.6: the start exchange records its own status; its payload is ignored."""
+        return [_transport_verdict(reply) for reply in replies]
+
+    # -- turns (§7.5) ----------------------------------------------------------------------------
+    def next_requests(self) -> list[Request]:
+        round_ = self.round
+        if round_.finished:
+            return []
+        next_turn_in = self.config.turn_timeout_ms / 1000
+        timeout = self.config.turn_timeout_ms
+        turn = round_.turn_no
+        return [
+            Request(
+                seat, turn_payload(round_.arena(seat, next_turn_in), self._errors[seat]), timeout, turn=turn
+            )
+            for seat in range(self.teams)
+        ]
+
+    def apply(self, replies: list[Reply]) -> Step:
+        """Each reply is one `/api/move` call (§5 statuses), then one transition (§3.8)."""
+        verdicts = [self._judge(reply) for reply in replies]
+        self.last_logs = self.round.transition()
+        return Step(self.round.spectator_frame(), verdicts)
+
+    def _judge(self, reply: Reply) -> Verdict:
+        """§5 "Missing and late input": the reply's status, and its rejections for the next turn."""
+        seat = reply.seat
+        self._errors[seat] = []
+        if reply.status is not Status.OK:
+            return _transport_verdict(reply)
+        payload = reply.payload
+        if isinstance(payload, dict) and "error" in payload and "moves" not in payload:
+            # the kit's answer when the bot's code raised (docs/protocol.md): as an in-process exception
+            return Verdict(seat, Status.CRASHED, EXCEPTION, detail=_error_text(payload["error"]))
+        too_big = _body_too_big(payload)
+        if too_big:
+            return Verdict(seat, Status.INVALID, INVALID_BODY, detail=too_big)
+        try:
+            errors = self.round.submit(seat, payload)
+        except BadBody as exc:
+            return Verdict(seat, Status.INVALID, INVALID_BODY, detail=str(exc))
+        self._errors[seat] = list(errors)
+        warnings: list[Warning] = [{"code": MOVE_REJECTED, "detail": text} for text in errors]
+        return Verdict(seat, Status.OK, None, warnings)
+
+    # -- end (§7.6, §6) --------------------------------------------------------------------------
+    def end_requests(self) -> list[Request]:
+        round_ = self.round
+        results = round_.results()
+        return [
+            Request(
+                seat,
+                end_payload(round_.arena(seat, 0), seat, results),
+                self.config.turn_timeout_ms,
+                MessageType.END,
+                turn=round_.turn_no,
+            )
+            for seat in range(self.teams)
+        ]
+
+    def apply_end(self, replies: list[Reply]) -> list[Verdict]:
+        """§7.6: the end exchange's status is recorded and changes nothing."""
+        return [_transport_verdict(reply) for reply in replies]
+
+    def result(self) -> MatchResult:
+        """Ranks are the round places (§6.2, shared on equal scores), scores the round scores (§6.1)."""
+        results = sorted(self.round.results(), key=lambda row: int(row["index"]))
+        return MatchResult(
+            ranks=[int(row["place"]) for row in results],
+            scores=[float(row["score"]) for row in results],
+            details={"turns": self.round.turn_no, "results": results},
+        )
+
+    def keyframe(self) -> dict[str, Any]:
+        """The viewer's snapshot: the terrain (§4) and the current spectator frame."""
+        return {"terrain": self.round.terrain(), "frame": self.round.spectator_frame()}
+
+
+def _transport_verdict(reply: Reply) -> Verdict:
+    """A reply the transport already judged: TIMEOUT `deadline` and CRASHED `process_exited` stay as they
+    are, an in-process exception is CRASHED `exception`, and an unreadable reply line is INVALID
+    `invalid_body` (§5: a body that is not JSON is rejected as a whole)."""
+    warnings = list(reply.warnings)
+    if reply.status is Status.CRASHED and reply.reason == Reason.BOT_ERROR:
+        return Verdict(reply.seat, Status.CRASHED, EXCEPTION, warnings)
+    if reply.status is Status.INVALID:
+        detail = f"the reply is not a JSON moves body ({reply.reason})"
+        return Verdict(reply.seat, Status.INVALID, INVALID_BODY, warnings, detail=detail)
+    return Verdict(reply.seat, reply.status, reply.reason, warnings)
+
+
+def _body_too_big(payload: Any) -> str | None:
+    """§5: a body over 1 MiB is rejected as a whole (None when it fits)."""
+    try:
+        size = len(orjson.dumps(payload))
+    except TypeError:  # not JSON-able at all: Round.submit judges its shape
+        return None
+    if size > MAX_BODY_BYTES:
+        return f"body is larger than 1 MiB ({size} bytes)"
+    return None
+
+
+def _error_text(value: Any) -> str:
+    text = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
+    return text[:_ERROR_TEXT_LIMIT]
