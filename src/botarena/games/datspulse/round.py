@@ -5,22 +5,38 @@ draw from a named stream of the match seed. Both drivers sit on it: the real-tim
 (`server/`) and the lockstep platform engine (`engine.py`). Team index = seat = registration order (DP-5).
 
     r = Round.create(config, seed, ["alpha", "beta"])
-    r.arena(0, next_turn_in=2.0)          # §4, what team 0 sees
+    r.arena(0, next_turn_in=2.0)            # §4, what team 0 sees
     errors = r.submit(0, {"moves": [...]})  # §5, merged into team 0's order slots
-    logs = r.transition()                 # §3.8, turn_no += 1; {team: ["turn 1: ...", ...]}
-    r.results()                           # §6.1/§6.2 once r.finished
+    logs = r.transition()                   # §3.8, turn_no += 1; {team: ["turn 1: ...", ...]}
+    r.results()                             # §6.1/§6.2 once r.finished
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from botarena.games.datspulse.config import DatsPulseConfig
+from botarena.core.rng import stream
+from botarena.games.datspulse import observe
+from botarena.games.datspulse.actions import AntView, BodyError, validate_moves
+from botarena.games.datspulse.config import GAME_ID, DatsPulseConfig
+from botarena.games.datspulse.hexgrid import Hex
+from botarena.games.datspulse.mapgen import generate_map
+from botarena.games.datspulse.rules import Streams, StreamSource, Transition, new_unit_id
+from botarena.games.datspulse.state import State, UnitType
 
-#: A source of random streams by short name (`"map"`, `"order"`, ...; DP-95). The default is
-#: `botarena.core.rng.stream(seed, "datspulse.<name>")`; tests inject forced draws (§9, §11).
-StreamSource = Callable[[str], Any]
+__all__ = [
+    "BadBody",
+    "Round",
+    "StreamSource",
+    "achievements",
+    "round_places",
+    "round_points",
+    "standings",
+]
+
+ROUND_IS_OVER = "round is over"
 
 
 class BadBody(ValueError):
@@ -33,6 +49,25 @@ class Round:
     config: DatsPulseConfig
     seed: int
     team_names: list[str]
+
+    def __init__(
+        self,
+        config: DatsPulseConfig,
+        seed: int,
+        state: State,
+        streams: Streams,
+        generator: str = "",
+    ) -> None:
+        """Wrap an already built state (use `create`; tests build §9 boards through `dp_testkit`)."""
+        self.config = config
+        self.seed = seed
+        self.team_names = [t.name for t in state.teams]
+        self.generator = generator
+        self.state = state
+        self.streams = streams
+        self.union_kills: list[tuple[int, int]] = []  # (turn, team) of each §6.4 Union kill, in order
+        self._events: list[tuple[int, str]] = []
+        self._visible: dict[int, list[int]] = {}
 
     @classmethod
     def create(
@@ -49,27 +84,76 @@ class Round:
 
         `round_number` (1-based within the series) picks the generator when `map_generator` is `cycle`
         (DP-47). `streams` replaces the seeded streams (tests only)."""
-        raise NotImplementedError
+        source: StreamSource = streams or (lambda name: stream(seed, f"{GAME_ID}.{name}"))
+        draws = Streams(source)
+        made = generate_map(config, len(team_names), draws("map"), round_number)
+        state = State(config, made.grid, made.terrain, made.homes, list(team_names), made.piles)
+        for team in state.teams:  # DP-50: a worker, a soldier and a scout on every spot
+            for kind in (UnitType.WORKER, UnitType.SOLDIER, UnitType.SCOUT):
+                state.add_unit(team, kind, new_unit_id(draws))
+        return cls(config, seed, state, draws, made.generator)
+
+    # -- the clock-free state ------------------------------------------------------------------------
 
     @property
     def turn_no(self) -> int:
         """The current turn: 0 at the start, `config.turns` at the end (§4 `turnNo`)."""
-        raise NotImplementedError
+        return self.state.turn
 
     @property
     def finished(self) -> bool:
         """True once turn_no == config.turns (DP-81)."""
-        raise NotImplementedError
+        return self.state.turn >= self.config.turns
 
     @property
     def radius(self) -> int:
         """The map radius R (DP-4)."""
-        raise NotImplementedError
+        return self.state.grid.radius
+
+    def _team(self, team: int) -> int:
+        if not 0 <= team < len(self.state.teams):
+            raise IndexError(f"no team {team} in this round")
+        return team
+
+    # -- observation ---------------------------------------------------------------------------------
+
+    def _visible_cells(self, team: int) -> list[int]:
+        found = self._visible.get(team)
+        if found is None:
+            found = self._visible[team] = observe.visible_set(self.state, team)
+        return found
 
     def arena(self, team: int, next_turn_in: float) -> dict[str, Any]:
         """The §4 arena object for `team`, keys in the §7.1 order, ints as ints, optional ant keys omitted.
         `next_turn_in` is put in as given (callers round it, §7.1)."""
-        raise NotImplementedError
+        return observe.arena(self.state, team, self._visible_cells(self._team(team)), next_turn_in)
+
+    def visible_hexes(self, team: int) -> list[tuple[int, int]]:
+        """The team's visible set (DP-90) in canonical order (viewer/tests)."""
+        hexes = self.state.grid.hexes
+        return [hexes[h] for h in self._visible_cells(self._team(team))]
+
+    def spectator_frame(self) -> dict[str, Any]:
+        """§4 "Spectator frame" (never sent to bots): {turnNo, teams, units, food, events}; `events` are the
+        last transition's log lines as {team, message}."""
+        return observe.spectator_frame(self.state, self._events)
+
+    def terrain(self) -> dict[str, Any]:
+        """{radius, tiles: [[q, r, type], ...]} in canonical hex order (§4), for the replay header."""
+        return observe.terrain(self.state)
+
+    # -- orders --------------------------------------------------------------------------------------
+
+    def _living_ant(self, team: int) -> Any:
+        state = self.state
+
+        def living(ant: str) -> AntView | None:
+            unit = state.by_id.get(ant)
+            if unit is None or unit.team != team or not unit.alive:
+                return None
+            return AntView(state.grid.hexes[unit.pos], state.stats[unit.type].speed)
+
+        return living
 
     def submit(self, team: int, body: Any) -> list[str]:
         """Validate a parsed JSON move body (§5) for `team` at the current turn and merge the accepted
@@ -78,42 +162,70 @@ class Round:
         an object, `moves` neither array nor null). Body size and JSON syntax are the caller's checks.
 
         Once the round is finished a well-formed body changes nothing and gets `["round is over"]` (§7.2)."""
-        raise NotImplementedError
+        orders = self.state.teams[self._team(team)].orders
+        if self.finished:
+            orders = {}
+        try:
+            errors = validate_moves(body, self._living_ant(team), self.state.grid.index.__contains__, orders)
+        except BodyError as exc:
+            raise BadBody(str(exc)) from None
+        return [ROUND_IS_OVER] if self.finished else errors
 
     def orders(self, team: int) -> dict[str, list[tuple[int, int]]]:
         """The team's accepted order slots for the coming transition (ant id -> path), for replays."""
-        raise NotImplementedError
+        return {ant: list(path) for ant, path in self.state.teams[self._team(team)].orders.items()}
 
     def set_orders(self, team: int, orders: Mapping[str, Sequence[tuple[int, int]]]) -> None:
         """Install recorded orders verbatim (replay re-runs and the lockstep/real-time identity test)."""
-        raise NotImplementedError
+        self.state.teams[self._team(team)].orders = {
+            str(ant): [(int(h[0]), int(h[1])) for h in path] for ant, path in orders.items()
+        }
+
+    # -- the transition ------------------------------------------------------------------------------
 
     def transition(self) -> dict[int, list[str]]:
         """Run one §3.8 transition; clears all orders; turn_no += 1. Returns the new §7.7 log lines per team
         index (already formatted `turn <t+1>: <text>`). Raises RuntimeError if finished."""
-        raise NotImplementedError
+        if self.finished:
+            raise RuntimeError("the round is over: no more transitions")
+        step = Transition(self.state, self.streams)
+        log = step.run()
+        self.union_kills.extend((log.turn, team) for team in step.union_kills)
+        self._events = log.events
+        self._visible = {}
+        return log.lines
 
-    def spectator_frame(self) -> dict[str, Any]:
-        """§4 "Spectator frame" (never sent to bots): {turnNo, teams, units, food, events}; `events` are the
-        last transition's log lines as {team, message}."""
-        raise NotImplementedError
-
-    def terrain(self) -> dict[str, Any]:
-        """{radius, tiles: [[q, r, type], ...]} in canonical hex order (§4), for the replay header."""
-        raise NotImplementedError
-
-    def visible_hexes(self, team: int) -> list[tuple[int, int]]:
-        """The team's visible set (DP-90) in canonical order (viewer/tests)."""
-        raise NotImplementedError
+    # -- results -------------------------------------------------------------------------------------
 
     def results(self) -> list[dict[str, Any]]:
         """§6.1/6.2 per team index: {index, name, score, place, points, unitsLost}."""
-        raise NotImplementedError
+        teams = self.state.teams
+        scores = [t.score for t in teams]
+        places = round_places(scores)
+        return [
+            {
+                "index": t.index,
+                "name": t.name,
+                "score": t.score,
+                "place": place,
+                "points": round_points(self.config, place, t.score),
+                "unitsLost": t.units_lost,
+            }
+            for t, place in zip(teams, places, strict=True)
+        ]
 
 
 def round_places(scores: Sequence[int]) -> list[int]:
     """§6.2 competition ranking by score, descending (1, 1, 3)."""
-    raise NotImplementedError
+    return [1 + sum(1 for other in scores if other > s) for s in scores]
+
+
+def round_points(config: DatsPulseConfig, place: int, score: int) -> int:
+    """§6.2: `place_points[p-1]`, `place_points_floor` past the list, 0 for a zero score."""
+    if score <= 0:
+        return 0
+    table = config.place_points
+    return table[place - 1] if place <= len(table) else config.place_points_floor
 
 
 def standings(rounds_results: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
@@ -122,4 +234,76 @@ def standings(rounds_results: Sequence[Sequence[Mapping[str, Any]]]) -> list[dic
     Returns one entry per team, best first: {place, name, points, calories, unitsLost, roundsScored,
     active}. Order: total points desc, total calories desc, total units lost asc; teams equal on all three
     share a place. `active`: scored >= 1 in at least ceil(F/2) of the F rounds."""
-    raise NotImplementedError
+    totals: dict[str, dict[str, Any]] = {}
+    for results in rounds_results:
+        for entry in results:
+            name = str(entry["name"])
+            row = totals.setdefault(
+                name, {"name": name, "points": 0, "calories": 0, "unitsLost": 0, "roundsScored": 0}
+            )
+            row["points"] += int(entry["points"])
+            row["calories"] += int(entry["score"])
+            row["unitsLost"] += int(entry["unitsLost"])
+            row["roundsScored"] += 1 if int(entry["score"]) >= 1 else 0
+    needed = math.ceil(len(rounds_results) / 2)
+
+    def key(row: Mapping[str, Any]) -> tuple[int, int, int]:
+        return (-row["points"], -row["calories"], row["unitsLost"])
+
+    rows = sorted(totals.values(), key=key)  # stable: equal teams keep their first-seen order
+    keys = [key(row) for row in rows]
+    return [
+        {"place": keys.index(k) + 1, **row, "active": row["roundsScored"] >= needed}
+        for row, k in zip(rows, keys, strict=True)
+    ]
+
+
+def achievements(
+    config: DatsPulseConfig,
+    seed: int,
+    final_results: Sequence[Sequence[Mapping[str, Any]]],
+    union_kills: Sequence[Sequence[tuple[int, int]]],
+    table: Sequence[Mapping[str, Any]],
+) -> dict[str, list[str]]:
+    """§6.4 achievements of a final series (empty unless `achievements_enabled`).
+
+    `final_results[k]` is final round k+1's `results()`, `union_kills[k]` its `Round.union_kills`, `table`
+    the `standings`. Returns team names per achievement: lucky, queen, union, top10, top20. Random
+    tie-breaks draw from the `achievement` stream of `seed`: Lucky first, then Dear Queen."""
+    if not config.achievements_enabled:
+        return {}
+    rng = stream(seed, f"{GAME_ID}.achievement")
+    out: dict[str, list[str]] = {"lucky": [], "queen": [], "union": [], "top10": [], "top20": []}
+
+    def final_round(number: int) -> Sequence[Mapping[str, Any]] | None:
+        return final_results[number - 1] if 1 <= number <= len(final_results) else None
+
+    lucky_round = final_round(config.achievement_lucky_round)
+    if lucky_round is not None:
+        holders = sorted(
+            (r for r in lucky_round if r["place"] == config.achievement_lucky_place), key=lambda r: r["index"]
+        )
+        if holders:
+            pick = holders[int(rng.integers(len(holders)))] if len(holders) > 1 else holders[0]
+            out["lucky"].append(str(pick["name"]))
+    queen_round = final_round(config.achievement_queen_round)
+    if queen_round:
+        most = max(r["unitsLost"] for r in queen_round)
+        top = [r for r in queen_round if r["unitsLost"] == most]
+        best_score = max(r["score"] for r in top)
+        top = sorted((r for r in top if r["score"] == best_score), key=lambda r: r["index"])
+        pick = top[int(rng.integers(len(top)))] if len(top) > 1 else top[0]
+        out["queen"].append(str(pick["name"]))
+    number = config.achievement_union_round
+    union_round = final_round(number)
+    if union_round is not None and 1 <= number <= len(union_kills) and union_kills[number - 1]:
+        winner = union_kills[number - 1][0][1]
+        out["union"] += [str(r["name"]) for r in union_round if r["index"] == winner]
+    out["top10"] = [str(r["name"]) for r in table if 1 <= r["place"] <= 10]
+    out["top20"] = [str(r["name"]) for r in table if 11 <= r["place"] <= 20]
+    return out
+
+
+def path_of(cells: Sequence[Mapping[str, Any]]) -> list[Hex]:
+    """[{q, r}, ...] to offset pairs (a convenience for drivers replaying `move` lists)."""
+    return [(int(c["q"]), int(c["r"])) for c in cells]

@@ -1,0 +1,132 @@
+"""§5 move validation: parse a move body, check each command in the spec's order, merge the orders.
+
+`validate_moves` never raises for a bad entry: each one gets exactly one error string (byte-exact spec
+wording) and the rest go on. Only a body that is not an object, or whose `moves` is neither an array
+nor null, is rejected as a whole (`BodyError`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from botarena.core.numbers import as_wire_int
+from botarena.games.datspulse.hexgrid import Hex, adjacent
+from botarena.games.datspulse.logs import at
+
+
+class BodyError(ValueError):
+    """The whole body is rejected (HTTP 400 code 4); the message is the <reason>."""
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    """One well-formed entry of `moves`: an ant string and its path (offset pairs)."""
+
+    ant: str
+    path: list[Hex]
+
+
+@dataclass(frozen=True, slots=True)
+class AntView:
+    """What the validator needs to know about a living ant of the requesting team."""
+
+    pos: Hex
+    speed: int
+
+
+def invalid_entry(index: int) -> str:
+    return f"invalid move command at index {index}"
+
+
+def is_dead(ant: str) -> str:
+    return f"ant {ant} is dead"
+
+
+def too_long(ant: str, speed: int, length: int) -> str:
+    return f"ant {ant} cannot move more than {speed} tiles, but tried to move {length} tiles"
+
+
+def not_adjacent(ant: str, a: Hex, b: Hex) -> str:
+    return f"ant {ant} cannot move from {at(a)} to {at(b)}, not adjacent coordinates"
+
+
+def tile_not_found(ant: str, h: Hex) -> str:
+    return f"ant {ant} cannot move to {at(h)}, tile not found"
+
+
+def command_list(body: Any) -> list[Any]:
+    """The `moves` array of a body: [] when missing or null; BodyError when the body is malformed."""
+    if not isinstance(body, dict):
+        raise BodyError("top level is not an object")
+    moves = body.get("moves")
+    if moves is None:
+        return []
+    if not isinstance(moves, list):
+        raise BodyError("moves is neither an array nor null")
+    return moves
+
+
+def parse_entry(entry: Any) -> Command | None:
+    """One `moves` element as a Command, or None when it is malformed (§5 "one entry skipped")."""
+    if not isinstance(entry, dict):
+        return None
+    ant = entry.get("ant")
+    if not isinstance(ant, str):
+        return None
+    raw_path = entry.get("path")
+    if raw_path is None:
+        return Command(ant, [])
+    if not isinstance(raw_path, list):
+        return None
+    path: list[Hex] = []
+    for element in raw_path:
+        if not isinstance(element, dict):
+            return None
+        q = as_wire_int(element.get("q"))
+        r = as_wire_int(element.get("r"))
+        if q is None or r is None:
+            return None
+        path.append((q, r))
+    return Command(ant, path)
+
+
+def check_command(command: Command, ant: AntView | None, on_map: Callable[[Hex], bool]) -> str | None:
+    """§5 checks 1 to 3 in order; the first failure's error string, or None when accepted."""
+    if ant is None:
+        return is_dead(command.ant)
+    if len(command.path) > ant.speed:
+        return too_long(command.ant, ant.speed, len(command.path))
+    previous = ant.pos
+    for h in command.path:
+        if not adjacent(previous, h):
+            return not_adjacent(command.ant, previous, h)
+        if not on_map(h):
+            return tile_not_found(command.ant, h)
+        previous = h
+    return None
+
+
+def validate_moves(
+    body: Any,
+    living: Callable[[str], AntView | None],
+    on_map: Callable[[Hex], bool],
+    orders: dict[str, list[Hex]],
+) -> list[str]:
+    """Validate `body` and merge accepted paths into `orders` (latest accepted wins per ant, §7.2).
+
+    `living(ant)` describes a living ant of the requesting team, or None (dead, unknown or foreign).
+    Returns the `errors` strings in entry order. Raises BodyError for a whole-body rejection."""
+    errors: list[str] = []
+    for index, entry in enumerate(command_list(body)):
+        command = parse_entry(entry)
+        if command is None:
+            errors.append(invalid_entry(index))
+            continue
+        error = check_command(command, living(command.ant), on_map)
+        if error is None:
+            orders[command.ant] = command.path
+        else:
+            errors.append(error)
+    return errors

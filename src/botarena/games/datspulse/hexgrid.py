@@ -1,0 +1,160 @@
+"""Hex geometry of DatsPulse (spec §3.1): odd-r offset coordinates, cube distance, rings, the map.
+
+A hex is an offset pair (q, r) (DP-1). Row parity is `r & 1`, which Python computes in two's
+complement, so negative odd rows are odd. `HexMap` numbers the hexes of a radius-R map in canonical
+order (ascending r, then q; DP-5), so sorting hex indices sorts hexes canonically, and precomputes the
+neighbour table the rules walk.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from enum import IntEnum
+from functools import lru_cache
+
+Hex = tuple[int, int]
+
+
+class Direction(IntEnum):
+    """DP-2 canonical direction order."""
+
+    E = 0
+    NE = 1
+    NW = 2
+    W = 3
+    SW = 4
+    SE = 5
+
+
+# DP-2: (dq, dr) per direction, for even rows and for odd rows.
+_EVEN: tuple[Hex, ...] = ((1, 0), (0, -1), (-1, -1), (-1, 0), (-1, 1), (0, 1))
+_ODD: tuple[Hex, ...] = ((1, 0), (1, -1), (0, -1), (-1, 0), (0, 1), (1, 1))
+
+# DP-6: the axial (dx, dz) directions a ring walk takes, in its order NW, W, SW, SE, E, NE.
+_RING_WALK: tuple[Hex, ...] = ((0, -1), (-1, 0), (-1, 1), (0, 1), (1, 0), (1, -1))
+
+
+def neighbour(q: int, r: int, direction: int) -> Hex:
+    """The neighbour of (q, r) in `direction` (DP-2)."""
+    dq, dr = (_ODD if r & 1 else _EVEN)[direction]
+    return q + dq, r + dr
+
+
+def neighbours(q: int, r: int) -> list[Hex]:
+    """The six neighbours of (q, r) in canonical direction order E, NE, NW, W, SW, SE (DP-2)."""
+    deltas = _ODD if r & 1 else _EVEN
+    return [(q + dq, r + dr) for dq, dr in deltas]
+
+
+def to_axial(q: int, r: int) -> Hex:
+    """Offset (q, r) to axial (x, z) (DP-3); cube y = -x - z."""
+    return q - (r - (r & 1)) // 2, r
+
+
+def from_axial(x: int, z: int) -> Hex:
+    """Axial (x, z) back to offset (q, r) (DP-3)."""
+    return x + (z - (z & 1)) // 2, z
+
+
+def distance(a: Hex, b: Hex) -> int:
+    """Hex distance between two offset hexes (DP-3)."""
+    ax, az = to_axial(*a)
+    bx, bz = to_axial(*b)
+    dx, dz = ax - bx, az - bz
+    return max(abs(dx), abs(dz), abs(dx + dz))
+
+
+def adjacent(a: Hex, b: Hex) -> bool:
+    """True when b is one of the six neighbours of a (a hex is not adjacent to itself, DP-2)."""
+    return distance(a, b) == 1
+
+
+def axial_length(dx: int, dz: int) -> int:
+    """Distance of the axial offset (dx, dz) from (0, 0)."""
+    return max(abs(dx), abs(dz), abs(dx + dz))
+
+
+def ring(rho: int) -> list[Hex]:
+    """DP-6: the 6ρ hexes at distance ρ >= 1 from (0, 0), in the fixed walk order, as offset pairs."""
+    if rho < 1:
+        raise ValueError("ring radius must be >= 1")
+    x, z = rho, 0
+    out: list[Hex] = []
+    for dx, dz in _RING_WALK:
+        for _ in range(rho):
+            out.append(from_axial(x, z))
+            x, z = x + dx, z + dz
+    return out
+
+
+@lru_cache(maxsize=64)
+def disc_offsets(radius: int) -> tuple[Hex, ...]:
+    """Axial offsets (dx, dz) within `radius` of (0, 0), in canonical order (dz, then dx; DP-43).
+
+    Canonical by dz then dx is canonical by (r, q) after any translation, because q = x + (z - z&1)/2
+    is increasing in x within a row."""
+    return tuple(
+        (dx, dz)
+        for dz in range(-radius, radius + 1)
+        for dx in range(-radius, radius + 1)
+        if axial_length(dx, dz) <= radius
+    )
+
+
+def hex_count(radius: int) -> int:
+    """3R(R+1) + 1 (DP-4)."""
+    return 3 * radius * (radius + 1) + 1
+
+
+def map_hexes(radius: int) -> Iterator[Hex]:
+    """Every hex of the radius-R map in canonical order (ascending r, then q; DP-4, DP-5)."""
+    for r in range(-radius, radius + 1):
+        # in row r the axial x runs over [max(-R, -R - r), min(R, R - r)]
+        shift = (r - (r & 1)) // 2
+        for x in range(max(-radius, -radius - r), min(radius, radius - r) + 1):
+            yield x + shift, r
+
+
+class HexMap:
+    """The hexes of a radius-R map (DP-4) numbered in canonical order, with neighbour tables.
+
+    `index[(q, r)]` is a hex's number, `hexes[i]` its coordinates, `nbr[i]` the six neighbour numbers in
+    canonical direction order, -1 off the map."""
+
+    __slots__ = ("_discs", "axial", "hexes", "index", "nbr", "radius")
+
+    def __init__(self, radius: int) -> None:
+        self.radius = radius
+        self.hexes: list[Hex] = list(map_hexes(radius))
+        self.index: dict[Hex, int] = {h: i for i, h in enumerate(self.hexes)}
+        get = self.index.get
+        self.nbr: list[tuple[int, ...]] = [tuple(get(n, -1) for n in neighbours(q, r)) for q, r in self.hexes]
+        self.axial: list[Hex] = [to_axial(q, r) for q, r in self.hexes]
+        self._discs: dict[tuple[int, int], tuple[int, ...]] = {}
+
+    def __len__(self) -> int:
+        return len(self.hexes)
+
+    def contains(self, h: Hex) -> bool:
+        return h in self.index
+
+    def distance(self, i: int, j: int) -> int:
+        ax, az = self.axial[i]
+        bx, bz = self.axial[j]
+        dx, dz = ax - bx, az - bz
+        return max(abs(dx), abs(dz), abs(dx + dz))
+
+    def at_axial(self, x: int, z: int) -> int:
+        """The number of the hex at axial (x, z), or -1 off the map."""
+        return self.index.get(from_axial(x, z), -1)
+
+    def disc(self, i: int, radius: int) -> tuple[int, ...]:
+        """Numbers of the on-map hexes within `radius` of hex i, ascending (canonical). Cached."""
+        key = (i, radius)
+        found = self._discs.get(key)
+        if found is None:
+            x, z = self.axial[i]
+            at = self.at_axial
+            cells = (at(x + dx, z + dz) for dx, dz in disc_offsets(radius))
+            found = self._discs[key] = tuple(c for c in cells if c >= 0)
+        return found

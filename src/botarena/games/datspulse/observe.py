@@ -1,0 +1,156 @@
+"""What a team sees (spec §3.9, §4) and what a spectator sees.
+
+`arena` builds the §4 object with the §7.1 key order: plain dicts whose insertion order is the wire
+order, ints as ints, optional ant keys omitted. Only the visible set (DP-90) is shown: tiles, piles,
+anthill nectar stores and living enemy units; enemies carry no id.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from botarena.games.datspulse.hexgrid import Hex
+from botarena.games.datspulse.state import FoodType, State, Terrain, Unit
+
+
+def qr(h: Hex) -> dict[str, int]:
+    return {"q": h[0], "r": h[1]}
+
+
+def visible_set(state: State, team: int) -> list[int]:
+    """DP-90: hexes within view of each listed unit (position and `lastMove`) and `spot_view` of the
+    spot, as hex numbers in canonical order."""
+    grid = state.grid
+    own = state.teams[team]
+    cells: set[int] = set(grid.disc(own.spot, state.config.spot_view))
+    for unit in own.units:
+        view = state.stats[unit.type].view
+        cells.update(grid.disc(unit.pos, view))
+        for h in unit.last_move:
+            cells.update(grid.disc(h, view))
+    return sorted(cells)
+
+
+def cargo(unit: Unit) -> dict[str, int]:
+    return {"type": unit.cargo_type, "amount": unit.cargo_amount}
+
+
+def ant_json(state: State, unit: Unit, order: list[Hex] | None) -> dict[str, Any]:
+    """An own ant in §7.1 key order: q, r, type, health, id, then the optional lastMove, move,
+    lastAttack and lastEnemyAnt, then food."""
+    hexes = state.grid.hexes
+    q, r = hexes[unit.pos]
+    out: dict[str, Any] = {"q": q, "r": r, "type": unit.type, "health": unit.health, "id": unit.id}
+    if unit.last_move:
+        out["lastMove"] = [qr(hexes[h]) for h in unit.last_move]
+    if order:
+        out["move"] = [qr(h) for h in order]
+    if unit.last_attack >= 0:
+        out["lastAttack"] = qr(hexes[unit.last_attack])
+    if unit.last_enemy is not None:
+        out["lastEnemyAnt"] = unit.last_enemy
+    out["food"] = cargo(unit)
+    return out
+
+
+def arena(state: State, team: int, visible: list[int], next_turn_in: float) -> dict[str, Any]:
+    """The §4 arena object of `team` (without `errors`)."""
+    own = state.teams[team]
+    hexes = state.grid.hexes
+    terrain = state.terrain
+    costs = state.costs
+    occupancy = state.occupancy
+    piles = state.piles
+    anthills = state.anthill_owner
+    enemies: list[dict[str, Any]] = []
+    tiles: list[dict[str, Any]] = []
+    food: list[dict[str, Any]] = []
+    for h in visible:
+        q, r = hexes[h]
+        kind = terrain[h]
+        tiles.append({"q": q, "r": r, "cost": costs[kind], "type": kind})
+        here = occupancy.get(h)
+        if here:
+            others = sorted((u for u in here if u.team != team), key=lambda u: u.type)
+            for u in others:
+                stats = state.stats[u.type]
+                enemies.append(
+                    {
+                        "q": q,
+                        "r": r,
+                        "type": u.type,
+                        "health": u.health,
+                        "food": cargo(u),
+                        "attack": stats.attack,
+                    }
+                )
+        pile = piles.get(h)
+        if pile is not None:
+            food.append({"q": q, "r": r, "type": pile[0], "amount": pile[1]})
+        elif kind == Terrain.ANTHILL:
+            owner, slot = anthills[h]
+            stored = state.teams[owner].nectar[slot]
+            if stored > 0:
+                food.append({"q": q, "r": r, "type": int(FoodType.NECTAR), "amount": stored})
+    return {
+        "ants": [ant_json(state, u, own.orders.get(u.id)) for u in own.units],
+        "enemies": enemies,
+        "map": tiles,
+        "food": food,
+        "turnNo": state.turn,
+        "nextTurnIn": next_turn_in,
+        "home": [qr(hexes[h]) for h in own.home],
+        "score": own.score,
+        "spot": qr(hexes[own.spot]),
+    }
+
+
+def spectator_frame(state: State, events: list[tuple[int, str]]) -> dict[str, Any]:
+    """§4 spectator frame: every team's totals, every listed unit, the piles and the last events."""
+    hexes = state.grid.hexes
+    units: list[dict[str, Any]] = []
+    for unit in state.all_units():
+        q, r = hexes[unit.pos]
+        entry: dict[str, Any] = {
+            "id": unit.id,
+            "team": unit.team,
+            "type": unit.type,
+            "q": q,
+            "r": r,
+            "health": unit.health,
+            "food": cargo(unit),
+        }
+        if unit.last_move:
+            entry["lastMove"] = [qr(hexes[h]) for h in unit.last_move]
+        if unit.last_attack >= 0:
+            entry["lastAttack"] = qr(hexes[unit.last_attack])
+        units.append(entry)
+    return {
+        "turnNo": state.turn,
+        "teams": [
+            {
+                "index": t.index,
+                "name": t.name,
+                "score": t.score,
+                "spot": qr(hexes[t.spot]),
+                "home": [qr(hexes[h]) for h in t.home],
+                "nectar": list(t.nectar),
+                "unitsLost": t.units_lost,
+            }
+            for t in state.teams
+        ],
+        "units": units,
+        "food": [
+            {"q": hexes[h][0], "r": hexes[h][1], "type": p[0], "amount": p[1]}
+            for h, p in sorted(state.piles.items())
+        ],
+        "events": [{"team": team, "message": message} for team, message in events],
+    }
+
+
+def terrain(state: State) -> dict[str, Any]:
+    """{radius, tiles: [[q, r, type], ...]} in canonical order (§4, the replay header)."""
+    return {
+        "radius": state.grid.radius,
+        "tiles": [[q, r, kind] for (q, r), kind in zip(state.grid.hexes, state.terrain, strict=True)],
+    }

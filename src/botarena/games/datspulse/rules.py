@@ -1,0 +1,412 @@
+"""The §3.8 transition from turn t to t+1, as named phases in the spec's order (DP-70 to DP-86).
+
+`Transition(state, streams).run()` mutates the state and collects the §7.7 log lines per team. Every
+random draw goes through `Streams`, which hands out the named streams of DP-95 (or forced ones in tests).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from typing import Any
+
+from botarena.games.datspulse import logs
+from botarena.games.datspulse.hexgrid import Hex
+from botarena.games.datspulse.state import FoodType, State, Team, Terrain, Unit
+
+StreamSource = Callable[[str], Any]
+
+
+class Streams:
+    """The round's random streams by short name (`map`, `order`, `combat`, ...), created on first use."""
+
+    def __init__(self, source: StreamSource) -> None:
+        self._source = source
+        self._made: dict[str, Any] = {}
+
+    def __call__(self, name: str) -> Any:
+        found = self._made.get(name)
+        if found is None:
+            found = self._made[name] = self._source(name)
+        return found
+
+
+def new_unit_id(streams: Streams) -> str:
+    """DP-95 `ids`: 16 bytes, version 4 and RFC 4122 variant bits set, as a lowercase UUID."""
+    raw = bytearray(streams("ids").bytes(16))
+    raw[6] = (raw[6] & 0x0F) | 0x40
+    raw[8] = (raw[8] & 0x3F) | 0x80
+    return str(uuid.UUID(bytes=bytes(raw)))
+
+
+def spawn_type(weights: tuple[int, ...], u: float) -> int:
+    """DP-79: the first type whose cumulative weight share exceeds u."""
+    total = sum(weights)
+    acc = 0
+    last = 0
+    for kind, weight in enumerate(weights):
+        if weight <= 0:
+            continue
+        acc += weight
+        last = kind
+        if u < acc / total:
+            return kind
+    return last
+
+
+class TransitionLog:
+    """§7.7 lines of one transition, per team, and in the order they happened (spectator `events`)."""
+
+    def __init__(self, turn: int, teams: int) -> None:
+        self.turn = turn
+        self.lines: dict[int, list[str]] = {t: [] for t in range(teams)}
+        self.events: list[tuple[int, str]] = []
+
+    def add(self, team: int, text: str) -> None:
+        line = logs.line(self.turn, text)
+        self.lines[team].append(line)
+        self.events.append((team, line))
+
+
+class Transition:
+    """One run of §3.8 on `state`. `union_kills` collects (turn, team) for the §6.4 Union achievement."""
+
+    def __init__(self, state: State, streams: Streams) -> None:
+        self.s = state
+        self.streams = streams
+        self.log = TransitionLog(state.turn + 1, len(state.teams))
+        self.orders: list[dict[str, list[Hex]]] = []
+        self.union_kills: list[int] = []  # teams, in step-3 order
+
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def hex(self, h: int) -> Hex:
+        return self.s.grid.hexes[h]
+
+    def hurt(self, unit: Unit, damage: int, cause: str) -> bool:
+        """Apply damage; log it, or the death (DP-85). Returns True when the unit died."""
+        unit.health -= damage
+        if unit.health <= 0:
+            self.kill(unit, cause)
+            return True
+        self.log.add(unit.team, logs.damaged(unit.id, cause, unit.health))
+        return False
+
+    def kill(self, unit: Unit, cause: str) -> None:
+        """DP-85: health 0, a corpse until next step 0, cargo dropped, one more unit lost."""
+        unit.health = 0
+        self.s.vacate(unit)
+        self.s.teams[unit.team].units_lost += 1
+        self.log.add(unit.team, logs.killed_by(unit.id, cause))
+        self.drop(unit)
+
+    def _can_hold(self, h: int, food: int) -> bool:
+        """A pile of `food` may lie (or merge) on hex h: not stone, not anthill (DP-31), same type."""
+        if self.s.terrain[h] in (Terrain.STONE, Terrain.ANTHILL):
+            return False
+        pile = self.s.piles.get(h)
+        return pile is None or pile[0] == food
+
+    def drop(self, unit: Unit) -> None:
+        """DP-86: the death hex, else the first free neighbour in direction order, else lost."""
+        food, amount = unit.cargo_type, unit.cargo_amount
+        unit.clear_cargo()
+        if amount <= 0:
+            return
+        s = self.s
+        # the death hex ignores units standing on it; a corpse on an anthill hex cannot leave a pile
+        # there (DP-31), so its food goes to a neighbour like any other blocked drop
+        targets = [unit.pos] if self._can_hold(unit.pos, food) else []
+        targets += [
+            n for n in s.grid.nbr[unit.pos] if n >= 0 and n not in s.occupancy and self._can_hold(n, food)
+        ]
+        if not targets:
+            self.log.add(unit.team, logs.lost(unit.id, amount, food))
+            return
+        h = targets[0]
+        pile = s.piles.get(h)
+        if pile is None:
+            s.piles[h] = [food, amount]
+        else:
+            pile[1] += amount
+        self.log.add(unit.team, logs.dropped(unit.id, amount, food, self.hex(h)))
+
+    # -- the phases ------------------------------------------------------------------------------
+
+    def run(self) -> TransitionLog:
+        """All of §3.8 in order; turn_no becomes t+1 (DP-81)."""
+        self.housekeeping()
+        self.anthill_attacks()
+        order = self.team_order()
+        self.unit_attacks(order)
+        self.movement(order)
+        self.acid_stay()
+        raided = self.raids(order)
+        self.collect_and_deliver(order, raided)
+        self.spawn()
+        self.food()
+        self.s.turn += 1
+        return self.log
+
+    def housekeeping(self) -> None:
+        """DP-70 step 0: remove corpses, clear last-transition fields, take the orders."""
+        s = self.s
+        for team in s.teams:
+            for unit in [u for u in team.units if not u.alive]:
+                s.remove_corpse(unit)
+                self.log.add(team.index, logs.corpse_removed(unit.id))
+            for unit in team.units:
+                unit.last_move = []
+                unit.last_attack = -1
+                unit.last_enemy = None
+            self.orders.append(team.orders)
+            team.orders = {}
+
+    def anthill_attacks(self) -> None:
+        """DP-71 step 1: each living unit within reach of another team's anthill takes `spot_damage` once."""
+        s = self.s
+        damage = s.config.spot_damage
+        for unit in s.all_units():
+            if not unit.alive:
+                continue
+            teams = s.threat.get(unit.pos)
+            if teams and any(t != unit.team for t in teams):
+                self.hurt(unit, damage, "enemy anthill")
+
+    def team_order(self) -> list[int]:
+        """DP-72 step 2: one `permutation(n)` from the `order` stream."""
+        return [int(t) for t in self.streams("order").permutation(len(self.s.teams))]
+
+    def attack_bonus(self, unit: Unit, target: Unit) -> int:
+        """DP-74: the support and home bonuses, in percent."""
+        s = self.s
+        percent = 0
+        nbr = s.grid.nbr
+        common = set(nbr[unit.pos]).intersection(nbr[target.pos])
+        common.discard(-1)
+        if any(
+            ally.team == unit.team and ally is not unit for h in common for ally in s.occupancy.get(h, ())
+        ):
+            percent += s.config.support_bonus_percent
+        if unit.team in s.bonus.get(unit.pos, ()):
+            percent += s.config.spot_bonus_percent
+        return percent
+
+    def unit_attacks(self, order: list[int]) -> None:
+        """DP-73 step 3: every living unit with an adjacent enemy strikes once, teams in step-2 order."""
+        s = self.s
+        hits: dict[str, list[tuple[int, int, str]]] = {}  # target -> (team, hex, attacker) before the kill
+        for t in order:
+            for unit in s.teams[t].units:
+                if not unit.alive:
+                    continue
+                candidates = [
+                    v for h in s.grid.nbr[unit.pos] if h >= 0 for v in s.occupancy.get(h, ()) if v.team != t
+                ]
+                if not candidates:
+                    continue
+                if len(candidates) == 1:
+                    target = candidates[0]
+                else:
+                    candidates.sort(key=lambda v: (v.pos, v.team, v.seq))
+                    target = candidates[int(self.streams("combat").integers(len(candidates)))]
+                stats = s.stats[unit.type]
+                damage = stats.attack * (100 + self.attack_bonus(unit, target)) // 100
+                unit.last_attack = target.pos
+                unit.last_enemy = target.id
+                self.log.add(t, logs.attacked(unit.id, target.id, self.hex(target.pos), damage))
+                if self.hurt(target, damage, "enemy ant"):
+                    helpers = {a for team, h, a in hits.get(target.id, ()) if team == t and h == unit.pos}
+                    helpers.discard(unit.id)
+                    if len(helpers) >= 2:
+                        self.union_kills.append(t)
+                else:
+                    hits.setdefault(target.id, []).append((t, unit.pos, unit.id))
+
+    def movement(self, order: list[int]) -> None:
+        """DP-75 step 4a: teams in step-2 order, units in spawn order, each walks its path."""
+        s = self.s
+        for t in order:
+            orders = self.orders[t]
+            if not orders:
+                continue
+            for unit in s.teams[t].units:
+                path = orders.get(unit.id)
+                if path and unit.alive:
+                    self.walk(unit, path)
+
+    def _blocked(self, unit: Unit, h: int, mp: int) -> str | None:
+        """DP-75 stop conditions 1 to 5 for entering hex h, as the log text; None when it may enter."""
+        s = self.s
+        kind = s.terrain[h]
+        where = self.hex(h)
+        if kind == Terrain.STONE:
+            return logs.blocked_rock(unit.id, where)
+        owner = s.anthill_owner.get(h)
+        if owner is not None and owner[0] != unit.team:
+            return logs.blocked_enemy_anthill(unit.id, where)
+        here = s.occupancy.get(h, ())
+        if any(v.team != unit.team for v in here):
+            return logs.blocked_enemy_ant(unit.id, where)
+        for v in here:
+            if v.type == unit.type:
+                return logs.blocked_same_type(unit.id, where, v.id)
+        if s.costs[kind] > mp:
+            return logs.blocked_mp(unit.id, where)
+        return None
+
+    def walk(self, unit: Unit, path: list[Hex]) -> None:
+        s = self.s
+        index = s.grid.index
+        start = unit.pos
+        mp = s.stats[unit.type].speed
+        dirt = 0
+        entered: list[int] = []
+        died = False
+        for cell in path:
+            h = index.get(cell, -1)
+            if h < 0 or h not in s.grid.nbr[unit.pos]:
+                break  # only a hand-edited replay can hold such a path; §5 rejects it at request time
+            blocked = self._blocked(unit, h, mp)
+            if blocked is not None:
+                self.log.add(unit.team, blocked)
+                break
+            kind = s.terrain[h]
+            s.move_unit(unit, h)
+            mp -= s.costs[kind]
+            entered.append(h)
+            if kind == Terrain.DIRT:
+                dirt += 1
+            elif kind == Terrain.ACID:
+                unit.health -= s.config.acid_damage
+                if unit.health <= 0:
+                    died = True
+                    break
+                self.log.add(unit.team, logs.damaged(unit.id, "acid", unit.health))
+        unit.last_move = entered
+        if entered:
+            self.log.add(unit.team, logs.moved(unit.id, self.hex(start), self.hex(unit.pos), dirt))
+        if died:
+            self.kill(unit, "acid")
+
+    def acid_stay(self) -> None:
+        """DP-76 step 4b: a living unit that entered no hex and stands on acid takes `acid_damage`."""
+        s = self.s
+        for unit in s.all_units():
+            if unit.alive and not unit.last_move and s.terrain[unit.pos] == Terrain.ACID:
+                self.hurt(unit, s.config.acid_damage, "acid")
+
+    def raids(self, order: list[int]) -> set[str]:
+        """DP-77 step 4c: units next to another team's anthill take nectar; returns the raiders' ids."""
+        s = self.s
+        raided: set[str] = set()
+        nectar_cal = s.config.nectar_calories
+        for t in order:
+            for unit in s.teams[t].units:
+                reach = s.raid_reach.get(unit.pos)
+                if not reach or not unit.alive:
+                    continue
+                if unit.cargo_amount > 0 and unit.cargo_type != FoodType.NECTAR:
+                    continue
+                room = s.stats[unit.type].capacity - unit.cargo_amount
+                if room <= 0:
+                    continue
+                candidates = [
+                    (s.teams[v], slot)
+                    for v in reach
+                    if v != t
+                    for slot in range(3)
+                    if s.teams[v].nectar[slot] >= 1
+                ]
+                if not candidates:
+                    continue
+                k = len(candidates)
+                victim, slot = candidates[0] if k == 1 else candidates[int(self.streams("raid").integers(k))]
+                amount = min(room, victim.nectar[slot])
+                victim.nectar[slot] -= amount
+                victim.score -= amount * nectar_cal
+                unit.cargo_type = FoodType.NECTAR
+                unit.cargo_amount += amount
+                where = self.hex(victim.home[slot])
+                self.log.add(t, logs.stole(unit.id, amount, where))
+                self.log.add(victim.index, logs.was_robbed(amount, where))
+                raided.add(unit.id)
+        return raided
+
+    def deliver(self, team: Team, unit: Unit, slot: int) -> None:
+        """DP-78 delivery: S grows by the calories, the hex gains the new whole nectar units."""
+        per_nectar = self.s.config.nectar_calories
+        calories = unit.cargo_amount * self.s.calories[unit.cargo_type]
+        old = team.score
+        team.score += calories
+        team.nectar[slot] += team.score // per_nectar - old // per_nectar
+        self.log.add(team.index, logs.stocked(unit.id, unit.cargo_amount, unit.cargo_type, calories))
+        unit.clear_cargo()
+
+    def collect(self, unit: Unit) -> None:
+        """DP-78 collection from the pile under the unit, if the cargo allows."""
+        s = self.s
+        pile = s.piles.get(unit.pos)
+        if pile is None or (unit.cargo_amount > 0 and unit.cargo_type != pile[0]):
+            return
+        amount = min(s.stats[unit.type].capacity - unit.cargo_amount, pile[1])
+        if amount <= 0:
+            return
+        pile[1] -= amount
+        if pile[1] == 0:
+            del s.piles[unit.pos]
+        unit.cargo_type = pile[0]
+        unit.cargo_amount += amount
+        self.log.add(unit.team, logs.collected(unit.id, amount, pile[0], self.hex(unit.pos)))
+
+    def collect_and_deliver(self, order: list[int], raided: set[str]) -> None:
+        """DP-78 step 4d: teams in step-2 order, units in spawn order."""
+        s = self.s
+        for t in order:
+            team = s.teams[t]
+            for unit in team.units:
+                if not unit.alive:
+                    continue
+                owner = s.anthill_owner.get(unit.pos)
+                if owner is not None and owner[0] == t:
+                    if unit.cargo_amount > 0:
+                        self.deliver(team, unit, owner[1])
+                elif unit.id not in raided and unit.pos in s.piles:
+                    self.collect(unit)
+
+    def spawn(self) -> None:
+        """DP-79 step 5: teams in index order; one `spawn` draw per team below the limit."""
+        s = self.s
+        weights = tuple(st.spawn_weight for st in s.stats)
+        for team in s.teams:
+            if team.living_count() >= s.config.unit_limit:
+                self.log.add(team.index, logs.spawn_limit())
+                continue
+            kind = spawn_type(weights, float(self.streams("spawn").random()))
+            if any(v.type == kind and v.team == team.index for v in s.occupancy.get(team.spot, ())):
+                self.log.add(team.index, logs.spawn_occupied(kind))
+                continue
+            s.add_unit(team, kind, new_unit_id(self.streams))
+            self.log.add(team.index, logs.spawned(kind))
+
+    def food(self) -> None:
+        """DP-80 step 6: n attempts, each maybe one new apple or bread pile on an eligible hex."""
+        s = self.s
+        c = s.config
+        rng = self.streams("food")
+        n = len(s.teams)
+        cap = c.food_max_piles_per_team * n
+        size = len(s.grid)
+        piles = s.apple_bread_piles()
+        for _ in range(n):
+            if rng.random() >= c.food_spawn_chance or piles >= cap:
+                continue
+            for _ in range(c.food_spawn_retries):
+                h = int(rng.integers(size))
+                if s.is_food_eligible(h):
+                    break
+            else:
+                continue
+            kind = FoodType.APPLE if rng.random() < c.food_apple_share else FoodType.BREAD
+            s.piles[h] = [int(kind), int(rng.integers(c.food_min_amount, c.food_max_amount + 1))]
+            piles += 1
