@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 import orjson
@@ -454,15 +455,16 @@ def _parse_blueprints(obj: Any) -> tuple[Blueprint, ...]:
 # --- construction (CQ-5) ---------------------------------------------------------------------------
 
 
-def build_scenario(config: CraftingQuestConfig, seed: int) -> Scenario:
+def build_scenario(config: CraftingQuestConfig, seed: int, maps_dir: str | Path | None = None) -> Scenario:
     """CQ-5: the config's explicit scenario as it is, or one generated from the match seed.
 
-    A preset map supplies terrain and camps (read by `maps`), and the rest is generated; with
-    `map = "generated"` everything is. Raises ConfigError when the scenario cannot be built.
+    A preset map supplies terrain and camps (read by `maps` from `maps_dir`, default
+    `$BOTARENA_CQ_MAPS`), and the rest is generated; with `map = "generated"` everything is.
+    Raises ConfigError when the scenario cannot be built (for example a preset without its map).
     """
     if config.scenario is not None:
         return Scenario.from_json(config.scenario)
     # Imported here: the generator imports this module's record types.
     from botarena.games.craftingquest.generate import generate_scenario
 
-    return generate_scenario(config, seed)
+    return generate_scenario(config, seed, maps_dir)

@@ -1,0 +1,329 @@
+"""The hidden content of a scenario (spec CQ-16 to CQ-25): deposits, attributes, blueprints, stock.
+
+Each part has its own random stream (CQ-6), so changing, say, a blueprint parameter never moves a
+deposit. Buried amounts are a numpy array `buried[type, idx]` (types R1..R12 as rows 0..11).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+import numpy.typing as npt
+
+from botarena.games.craftingquest.config import (
+    COMPLEX_OBJECT_COUNT,
+    COMPLEX_PRICE_RATIO,
+    DEPOSIT_PROFILES,
+    OBJECT_TYPES,
+    RESOURCE_TYPE_COUNT,
+    RESOURCE_TYPES,
+    SCAN_ATTRIBUTE_COUNT,
+    SCAN_ATTRIBUTE_MAX_VALUES,
+    SCAN_ATTRIBUTE_MIN_VALUES,
+    SIMPLE_PRICE_RATIO,
+    SIMPLE_VALUE_BASE,
+    SIMPLE_VALUE_INCREMENT,
+    CraftingQuestConfig,
+)
+from botarena.games.craftingquest.generate_draws import Draws
+from botarena.games.craftingquest.geometry import Grid
+from botarena.games.craftingquest.scenario import Blueprint, Deposit, Vector, id_number
+
+AmountArray = npt.NDArray[np.int64]
+LEAF_COUNT = RESOURCE_TYPE_COUNT
+SIMPLE_ALTERNATIVE_TYPES = (2, 4)
+COMPLEX_ALTERNATIVE_INGREDIENTS = (2, 3)
+ZERO_QUANTITY_REPLACEMENT = 2
+"""CQ-23/CQ-24: a recipe quantity that rounds down to 0 becomes 2 [original]."""
+
+
+# --- CQ-16 to CQ-18 deposits ------------------------------------------------------------------------
+
+
+def deposit_radius(width: int) -> int:
+    """CQ-16: r = 1 up to width 50, 2 up to 80, else 3."""
+    if width <= 50:
+        return 1
+    if width <= 80:
+        return 2
+    return 3
+
+
+def deposit_regions(grid: Grid, spacing: int) -> list[tuple[int, int]]:
+    """CQ-16: the kept placement regions' top-left cells, gx outer and gy inner."""
+    width, height = grid.width, grid.height
+    kept = []
+    for gx in range(width // spacing):
+        for gy in range(height // spacing):
+            xc = (2 * gx * spacing + spacing) // 2
+            yc = (2 * gy * spacing + spacing) // 2
+            if yc * width + xc * height < width * height:
+                kept.append((gx * spacing, gy * spacing))
+    return kept
+
+
+def _stamps(radius: int) -> list[list[tuple[int, int, int]]]:
+    """CQ-17 shapes as (dx, dy, amount) lists: the disc, then the vein in orientations 0..3."""
+    profile = DEPOSIT_PROFILES[radius]
+    disc = [
+        (dx, dy, profile[max(abs(dx), abs(dy))])
+        for dy in range(-radius, radius + 1)
+        for dx in range(-radius, radius + 1)
+    ]
+    reach = radius + 2
+    veins: list[list[tuple[int, int, int]]] = [[], [], [], []]
+    for j in range(-reach, reach + 1):
+        for e in range(-radius, radius + 1):
+            amount = profile[abs(e)]
+            veins[0].append((j, e, amount))
+            veins[1].append((e, j, amount))
+            veins[2].append((j + max(e, 0), j + max(-e, 0), amount))
+            veins[3].append((j + max(-e, 0), -j - max(e, 0), amount))
+    return [disc, *veins]
+
+
+def _stamp(acc: AmountArray, grid: Grid, x: int, y: int, shape: list[tuple[int, int, int]]) -> None:
+    for dx, dy, amount in shape:
+        cx, cy = x + dx, y + dy
+        if 0 <= cx < grid.width and 0 <= cy < grid.height:
+            acc[cy * grid.width + cx] += amount
+
+
+def make_deposits(grid: Grid, draws: Draws, blocked: npt.NDArray[np.bool_], max_pairs: int) -> AmountArray:
+    """CQ-16 to CQ-18 on the `deposits` stream: `buried[type, idx]`, point-symmetric, no type empty.
+
+    `blocked` marks Rock and camp cells, which never hold resources.
+    """
+    radius = deposit_radius(grid.width)
+    spacing = 2 * radius + 3
+    regions = deposit_regions(grid, spacing)
+    stamps = _stamps(radius)
+    while True:
+        weights = [draws.randint(1, 12) for _ in RESOURCE_TYPES]
+        spots = [max(1, w * max_pairs // max(weights)) for w in weights]
+        acc = np.zeros((RESOURCE_TYPE_COUNT, grid.area), dtype=np.int64)
+        uses = [0] * len(regions)
+        for type_index, count in enumerate(spots):
+            for _ in range(count):
+                shape = draws.randint(0, 1)
+                unused = [i for i, used in enumerate(uses) if used == 0]
+                region = draws.pick(unused) if unused else draws.randrange(len(regions))
+                uses[region] += 1
+                xmin, ymin = regions[region]
+                x = min(max(xmin + draws.randrange(spacing), 4), grid.width - 5)
+                y = min(max(ymin + draws.randrange(spacing), 4), grid.height - 5)
+                stamp = stamps[0] if shape == 0 else stamps[1 + draws.randint(0, 3)]
+                _stamp(acc[type_index], grid, x, y, stamp)
+        buried = acc + acc[:, ::-1]  # idx(m(c)) = A - 1 - idx(c): reversing the flat axis mirrors
+        buried[:, blocked] = 0
+        if bool(np.all(buried.sum(axis=1) > 0)):
+            return buried
+
+
+# --- CQ-19 to CQ-21 attributes ----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class _Node:
+    attribute: int
+    parent: _Node | None = None
+    value: int = 0  # the parent's attribute value this node hangs under
+    children: list[_Node] = field(default_factory=list)
+
+    def used(self) -> set[int]:
+        node: _Node | None = self
+        out = set()
+        while node is not None:
+            out.add(node.attribute)
+            node = node.parent
+        return out
+
+    def tests(self) -> dict[int, int]:
+        """The defining tests of this node: its ancestors' (attribute, value) pairs on its path."""
+        out: dict[int, int] = {}
+        node = self
+        while node.parent is not None:
+            out[node.parent.attribute] = node.value
+            node = node.parent
+        return dict(sorted(out.items()))
+
+
+def _grow_tree(draws: Draws, values: list[int]) -> tuple[_Node, int]:
+    """CQ-19 steps 1-5 once: a random tree and its leaf count."""
+    root = _Node(draws.randrange(SCAN_ATTRIBUTE_COUNT))
+    queue = deque([root])
+    leaves = 0
+    while queue:
+        node = queue.popleft()
+        used = node.used()
+        available = [a for a in range(SCAN_ATTRIBUTE_COUNT) if a not in used]
+        if not available:
+            continue
+        value_count = values[node.attribute]
+        if leaves == 0:  # the root: one child per value
+            node.children = [_Node(draws.pick(available), node, v) for v in range(1, value_count + 1)]
+            queue.extend(node.children)
+            leaves = value_count
+            continue
+        if leaves >= LEAF_COUNT:
+            continue
+        chance = 1 - leaves / LEAF_COUNT
+        children = []
+        for v in range(1, value_count + 1):
+            if draws.random() < chance:
+                children.append(_Node(draws.pick(available), node, v))
+        if len(children) >= 2:  # a single child is deleted again: the node stays a leaf
+            node.children = children
+            queue.extend(children)
+            leaves += len(children) - 1
+    return root, leaves
+
+
+def _leaves(node: _Node) -> list[_Node]:
+    """Depth-first, children in increasing value."""
+    if not node.children:
+        return [node]
+    out: list[_Node] = []
+    for child in node.children:
+        out.extend(_leaves(child))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Attributes:
+    """CQ-19/CQ-20: the value counts `k_i` and each type's defining tests."""
+
+    values: tuple[int, ...]
+    type_tests: dict[str, dict[int, int]]
+
+
+def make_attributes(draws: Draws) -> Attributes:
+    """CQ-19 and CQ-20 on the `attributes` stream (redrawn until the tree has exactly 12 leaves)."""
+    values = [
+        draws.randint(SCAN_ATTRIBUTE_MIN_VALUES, SCAN_ATTRIBUTE_MAX_VALUES)
+        for _ in range(SCAN_ATTRIBUTE_COUNT)
+    ]
+    while True:
+        root, leaf_count = _grow_tree(draws, values)
+        if leaf_count == LEAF_COUNT:
+            break
+    pool = list(RESOURCE_TYPES)
+    tests = {draws.pop(pool): leaf.tests() for leaf in _leaves(root)}
+    return Attributes(tuple(values), dict(sorted(tests.items(), key=lambda kv: id_number(kv[0]))))
+
+
+def make_deposit_records(
+    grid: Grid, draws: Draws, buried: AmountArray, attributes: Attributes
+) -> tuple[Deposit, ...]:
+    """CQ-21 on the `attributes` stream (continuing after the tree): one vector per buried type.
+
+    Canonical cells in row-major order, each cell's types ascending, free attributes drawn in index
+    order; the mirror cell copies the vector.
+    """
+    area = grid.area
+    half = (area - 1) // 2 + 1  # canonical cells are exactly idx 0..(A-1)//2
+    cells, types = np.nonzero(buried[:, :half].T > 0)
+    pairs = list(zip(cells.tolist(), types.tolist(), strict=True))
+    highs: list[int] = []
+    tests_of = [attributes.type_tests[t] for t in RESOURCE_TYPES]
+    for _, type_index in pairs:
+        tests = tests_of[type_index]
+        highs.extend(attributes.values[i] for i in range(SCAN_ATTRIBUTE_COUNT) if i not in tests)
+    drawn = iter(draws.randints(highs))
+    vectors: dict[int, dict[str, Vector]] = {}
+    for cell, type_index in pairs:
+        tests = tests_of[type_index]
+        vector = tuple(tests[i] if i in tests else next(drawn) for i in range(SCAN_ATTRIBUTE_COUNT))
+        vectors.setdefault(cell, {})[RESOURCE_TYPES[type_index]] = vector
+    records: list[Deposit] = []
+    occupied = np.flatnonzero(buried.any(axis=0))
+    column = buried[:, occupied].T.tolist()
+    for cell, amounts in zip(occupied.tolist(), column, strict=True):
+        canonical = cell if cell < half else area - 1 - cell
+        quantities = {RESOURCE_TYPES[t]: q for t, q in enumerate(amounts) if q > 0}
+        records.append(Deposit(cell % grid.width, cell // grid.width, quantities, vectors[canonical]))
+    return tuple(records)
+
+
+# --- CQ-22 to CQ-24 blueprints ----------------------------------------------------------------------
+
+
+def _clamp(value: int, bounds: tuple[int, int]) -> int:
+    return min(max(value, bounds[0]), bounds[1])
+
+
+def make_blueprints(
+    draws: Draws, totals: dict[str, int], config: CraftingQuestConfig
+) -> tuple[Blueprint, ...]:
+    """CQ-22 to CQ-24 on the `blueprints` stream, from each type's map total `amount_t`."""
+    pool = list(OBJECT_TYPES)
+    complex_ids = sorted((draws.pop(pool) for _ in range(COMPLEX_OBJECT_COUNT)), key=id_number)
+    simple_ids = pool  # the rest, still in ascending order
+    most = max(totals.values())
+    catalogue: dict[str, Blueprint] = {}
+    for object_id in simple_ids:
+        alternatives, weights = [], []
+        for _ in range(2):
+            count = draws.randint(*SIMPLE_ALTERNATIVE_TYPES)
+            types_pool = list(RESOURCE_TYPES)
+            chosen = [draws.pop(types_pool) for _ in range(count)]
+            total = sum(totals[t] for t in chosen)
+            alternatives.append(
+                {
+                    t: config.simple_recipe_total * totals[t] // total or ZERO_QUANTITY_REPLACEMENT
+                    for t in chosen
+                }
+            )
+            weights.append(sum((Fraction(most, totals[t]) for t in chosen), Fraction(0)))
+        w0, w1 = weights
+        raw = math.ceil(SIMPLE_VALUE_BASE + SIMPLE_VALUE_INCREMENT * (w0 * w0 + w1 * w1) / (w0 + w1))
+        value = _clamp(raw, config.simple_value_range)
+        catalogue[object_id] = Blueprint(
+            object_id, "simple", value // SIMPLE_PRICE_RATIO, value, _ordered(alternatives)
+        )
+    for object_id in complex_ids:
+        alternatives, sums = [], []
+        for _ in range(2):
+            count = draws.randint(*COMPLEX_ALTERNATIVE_INGREDIENTS)
+            ingredients_pool = list(simple_ids)
+            chosen = [draws.pop(ingredients_pool) for _ in range(count)]
+            total = sum(catalogue[o].value for o in chosen)
+            quantities = {
+                o: config.complex_recipe_total * catalogue[o].value // total or ZERO_QUANTITY_REPLACEMENT
+                for o in chosen
+            }
+            alternatives.append(quantities)
+            sums.append(
+                sum((config.complex_ingredient_bonus + catalogue[o].value) * q for o, q in quantities.items())
+            )
+        value = _clamp((sums[0] + sums[1]) // 2, config.complex_value_range)
+        catalogue[object_id] = Blueprint(
+            object_id, "complex", value // COMPLEX_PRICE_RATIO, value, _ordered(alternatives)
+        )
+    return tuple(catalogue[o] for o in OBJECT_TYPES)
+
+
+def _ordered(alternatives: list[dict[str, int]]) -> tuple[dict[str, int], ...]:
+    """Alternatives keep their draw order; each one's ids go in numeric order."""
+    return tuple({i: alt[i] for i in sorted(alt, key=id_number)} for alt in alternatives)
+
+
+# --- CQ-25 stock ------------------------------------------------------------------------------------
+
+
+def make_stock(draws: Draws, pair_count: int, stock_extra: int) -> list[tuple[str, ...]]:
+    """CQ-25 on the `stock` stream: each camp pair's blueprint ids, in numeric order."""
+    stocks: list[set[str]] = [set() for _ in range(pair_count)]
+    for object_id in OBJECT_TYPES:
+        pool = list(range(pair_count))
+        for _ in range(pair_count // 2):
+            stocks[draws.pop(pool)].add(object_id)
+    for stock in stocks:
+        pool_ids = list(OBJECT_TYPES)
+        for _ in range(stock_extra):
+            stock.add(draws.pop(pool_ids))
+    return [tuple(sorted(stock, key=id_number)) for stock in stocks]
