@@ -8,6 +8,7 @@ from botarena.core.game import GameInfo
 
 # id -> module that defines `GAME: GameInfo`. Later games add a line here.
 _GAME_MODULES: dict[str, str] = {
+    "craftingquest": "botarena.games.craftingquest",
     "devops": "botarena.games.devops",
     "domains": "botarena.games.domains",
     "drones": "botarena.games.drones",

@@ -1,0 +1,28 @@
+"""Crafting Quest 2 (`craftingquest`): the AI-MAS Winter Olympics 2011 challenge. Rules: spec
+craftingquest.md. Two teams of three units dig, learn to read scans, buy blueprints, craft and sell;
+each turn is a chain of actions answered one by one (engine.py)."""
+
+from __future__ import annotations
+
+from botarena.core.game import GameInfo
+from botarena.games.craftingquest.bots import STARTERS, RandomBot
+from botarena.games.craftingquest.config import GAME_ID, PRESETS, RULES_VERSION, CraftingQuestConfig
+from botarena.games.craftingquest.engine import CraftingQuestEngine
+
+GAME = GameInfo(
+    id=GAME_ID,
+    rules_version=RULES_VERSION,
+    title="Crafting Quest 2",
+    min_players=2,
+    max_players=2,
+    config_class=CraftingQuestConfig,
+    presets=PRESETS,
+    new_engine=CraftingQuestEngine,
+    starter_bots=STARTERS,
+    random_bot=RandomBot,
+    keyframe_every=100,
+    extras={
+        # short games on the smallest generated map keep the registry-wide suite quick
+        "conformance_overrides": {"width": 50, "height": 50, "rounds": 8},
+    },
+)
