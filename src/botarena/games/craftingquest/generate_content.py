@@ -226,26 +226,40 @@ def make_deposit_records(
     """
     area = grid.area
     half = (area - 1) // 2 + 1  # canonical cells are exactly idx 0..(A-1)//2
+    # tested[t, i] is type t's tested value of attribute i, or 0 where attribute i is free
+    tested = np.zeros((RESOURCE_TYPE_COUNT, SCAN_ATTRIBUTE_COUNT), dtype=np.int64)
+    for type_index, type_id in enumerate(RESOURCE_TYPES):
+        for attribute, value in attributes.type_tests[type_id].items():
+            tested[type_index, attribute] = value
+    # (canonical cell, type) pairs in the CQ-21 order: cells row-major, types ascending
     cells, types = np.nonzero(buried[:, :half].T > 0)
-    pairs = list(zip(cells.tolist(), types.tolist(), strict=True))
-    highs: list[int] = []
-    tests_of = [attributes.type_tests[t] for t in RESOURCE_TYPES]
-    for _, type_index in pairs:
-        tests = tests_of[type_index]
-        highs.extend(attributes.values[i] for i in range(SCAN_ATTRIBUTE_COUNT) if i not in tests)
-    drawn = iter(draws.randints(highs))
-    vectors: dict[int, dict[str, Vector]] = {}
-    for cell, type_index in pairs:
-        tests = tests_of[type_index]
-        vector = tuple(tests[i] if i in tests else next(drawn) for i in range(SCAN_ATTRIBUTE_COUNT))
-        vectors.setdefault(cell, {})[RESOURCE_TYPES[type_index]] = vector
+    vectors = tested[types]
+    free = vectors == 0
+    highs = np.broadcast_to(np.asarray(attributes.values, dtype=np.int64), vectors.shape)
+    vectors[free] = draws.randints(highs[free].tolist())  # row-major: pair by pair, i ascending
+    table = np.zeros((half, RESOURCE_TYPE_COUNT, SCAN_ATTRIBUTE_COUNT), dtype=np.int64)
+    table[cells, types] = vectors
+    # every occupied cell, the mirror half reading its canonical twin's vectors
+    all_cells, all_types = np.nonzero(buried.T > 0)
+    canonical = np.where(all_cells < half, all_cells, area - 1 - all_cells)
+    amounts = buried[all_types, all_cells].tolist()
+    rows = table[canonical, all_types].tolist()
     records: list[Deposit] = []
-    occupied = np.flatnonzero(buried.any(axis=0))
-    column = buried[:, occupied].T.tolist()
-    for cell, amounts in zip(occupied.tolist(), column, strict=True):
-        canonical = cell if cell < half else area - 1 - cell
-        quantities = {RESOURCE_TYPES[t]: q for t, q in enumerate(amounts) if q > 0}
-        records.append(Deposit(cell % grid.width, cell // grid.width, quantities, vectors[canonical]))
+    current = -1
+    quantities: dict[str, int] = {}
+    cell_vectors: dict[str, Vector] = {}
+    for cell, type_index, amount, row in zip(
+        all_cells.tolist(), all_types.tolist(), amounts, rows, strict=True
+    ):
+        if cell != current:
+            if current >= 0:
+                records.append(Deposit(current % grid.width, current // grid.width, quantities, cell_vectors))
+            current, quantities, cell_vectors = cell, {}, {}
+        type_id = RESOURCE_TYPES[type_index]
+        quantities[type_id] = amount
+        cell_vectors[type_id] = tuple(row)
+    if current >= 0:
+        records.append(Deposit(current % grid.width, current // grid.width, quantities, cell_vectors))
     return tuple(records)
 
 
