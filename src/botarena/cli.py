@@ -574,6 +574,8 @@ def serve_command(
         store.close()
 
 
+app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app, name="datspulse")
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     from botarena.bots.resolve import BotSpecError
     from botarena.store import StoreError

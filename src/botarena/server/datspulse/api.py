@@ -1,0 +1,244 @@
+"""The DatsPulse REST API (spec §7.1, §7.2) as a FastAPI router, mounted under `/api`.
+
+    POST|PUT /api/register   GET /api/arena   POST /api/move   GET /api/logs   GET /api/rounds
+    GET /api/datspulse/series   the organiser's view (no token): phase, rounds, timing, standings
+
+Each request is handled in this order, so that refused requests cost nothing:
+
+1. the `X-Auth-Token` is looked up (401 code 5 for an unknown or missing one, counted for nothing);
+2. the rate limit (§7.1): a request over it is answered 429 code 6 at once, before its body is read;
+3. `/api/move` only: the body is read, at most 1 MiB, and parsed (400 code 4 otherwise);
+4. the game work runs in a worker thread under the series lock, after `advance(now)` has made every
+   transition due by now (§7.3 "no stale turns"): the event loop never waits for a transition, so
+   a slow transition or a slow client never holds up the others.
+
+Every non-200 reply is a PublicError body `{"code", "message"}`; an unexpected exception in a handler
+is logged and answered 500 code 0 `internal error`, and the round goes on. Unknown paths under `/api`
+answer 404 code 7, and a known path with the wrong method 405 code 7.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import orjson
+
+from botarena.server.datspulse import wire
+from botarena.server.datspulse.ratelimit import SlidingWindowLimiter
+from botarena.server.datspulse.series import Series
+from botarena.server.datspulse.wire import PublicError
+
+try:
+    from fastapi import APIRouter, Request
+    from fastapi.responses import Response
+    from fastapi.routing import APIRoute
+    from starlette.concurrency import run_in_threadpool
+    from starlette.routing import Match, Route
+except ImportError as exc:  # pragma: no cover - exercised only without the server extra
+    from botarena.server.viewer import PIP_HINT, ServerDependencyError
+
+    raise ServerDependencyError(f"the DatsPulse server needs {exc.name}; run: {PIP_HINT}") from None
+
+log = logging.getLogger(__name__)
+
+TOKEN_HEADER = "x-auth-token"
+RATE_WINDOW_S = 2.0  # §7.1: the sliding window; its limit is 2 x rate_limit_per_second
+ALL_METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
+
+
+def error_response(error: PublicError) -> Response:
+    return Response(
+        content=error.body(), status_code=error.status, media_type=wire.JSON_TYPE, headers=dict(error.headers)
+    )
+
+
+def json_response(value: Any) -> Response:
+    return Response(content=wire.dumps(value), media_type=wire.JSON_TYPE)
+
+
+class DatsPulseApi:
+    """The request side of the server: tokens, the rate limit, and the series' operations."""
+
+    def __init__(
+        self,
+        series: Series,
+        teams: Mapping[str, str],
+        *,
+        clock: Callable[[], float] | None = None,
+        status_extra: Callable[[], dict[str, Any]] | None = None,
+    ) -> None:
+        self.series = series
+        self.teams = dict(teams)  # token -> team name
+        self.clock = clock or series.clock
+        per_second = int(series.config.rate_limit_per_second)
+        self.per_second = per_second
+        self.limiter = SlidingWindowLimiter(2 * per_second, RATE_WINDOW_S, self.clock)
+        self.status_extra = status_extra
+        self.counters = {"accepted": 0, "rate_limited": 0, "unauthorized": 0, "internal_errors": 0}
+
+    # ------------------------------------------------------------------------------ the pipeline
+
+    def _admit(self, request: Request) -> str:
+        """Steps 1 and 2: the team's name, or PublicError 401 / 429."""
+        token = request.headers.get(TOKEN_HEADER)
+        name = self.teams.get(token) if token else None
+        if name is None:
+            self.counters["unauthorized"] += 1
+            raise wire.BAD_TOKEN
+        if not self.limiter.allow(token or "", self.clock()):
+            self.counters["rate_limited"] += 1
+            raise wire.rate_limited(self.per_second)
+        self.counters["accepted"] += 1
+        return name
+
+    def _locked(self, operation: Callable[[float], Any]) -> Any:
+        """Run `operation(now)` under the series lock once everything due by now has happened."""
+        series = self.series
+        with series.lock:
+            now = self.clock()
+            series.advance(now)
+            return operation(now)
+
+    async def handle(
+        self, request: Request, operation: Callable[[str, Any, float], Any], *, body: bool = False
+    ) -> Response:
+        try:
+            name = self._admit(request)
+            raw = await read_body(request) if body else b""
+            result = await run_in_threadpool(self._work, operation, name, raw, body)
+            return json_response(result)
+        except PublicError as error:
+            return error_response(error)
+        except Exception:  # §7.1 robustness: logged, 500 code 0, and the round goes on
+            self.counters["internal_errors"] += 1
+            log.exception("DatsPulse %s %s failed", request.method, request.url.path)
+            return error_response(wire.INTERNAL_ERROR)
+
+    def _work(
+        self, operation: Callable[[str, Any, float], Any], name: str, raw: bytes, has_body: bool
+    ) -> Any:
+        parsed = parse_body(raw) if has_body else None
+        return self._locked(lambda now: operation(name, parsed, now))
+
+    # ------------------------------------------------------------------------------ the operations
+
+    def register(self, name: str, _body: Any, now: float) -> Any:
+        return self.series.register(name, now)
+
+    def arena(self, name: str, _body: Any, now: float) -> Any:
+        return self.series.arena(name, now)
+
+    def move(self, name: str, body: Any, now: float) -> Any:
+        return self.series.move(name, body, now)
+
+    def logs(self, name: str, _body: Any, now: float) -> Any:
+        return self.series.logs(name)
+
+    def rounds(self, name: str, _body: Any, now: float) -> Any:
+        return self.series.rounds_listing(now)
+
+    def organiser_status(self) -> dict[str, Any]:
+        status: dict[str, Any] = self._locked(self.series.status)
+        status["requests"] = dict(self.counters)
+        if self.status_extra is not None:
+            status.update(self.status_extra())
+        return status
+
+    # ------------------------------------------------------------------------------ the router
+
+    def router(self) -> APIRouter:
+        """The routes, for `botarena.server.app.create_app(routers=[...])` (mounted under /api)."""
+        router = APIRouter()
+
+        @router.api_route("/register", methods=["POST", "PUT"], include_in_schema=True)
+        async def register(request: Request) -> Response:
+            """Register the team for the coming round (§7.2)."""
+            return await self.handle(request, self.register)
+
+        @router.get("/arena")
+        async def arena(request: Request) -> Response:
+            """The team's view of the round (§4)."""
+            return await self.handle(request, self.arena)
+
+        @router.post("/move")
+        async def move(request: Request) -> Response:
+            """Give the team's ants their paths for the next transition (§5)."""
+            return await self.handle(request, self.move, body=True)
+
+        @router.get("/logs")
+        async def logs(request: Request) -> Response:
+            """The team's log of the round (§7.7)."""
+            return await self.handle(request, self.logs)
+
+        @router.get("/rounds")
+        async def rounds(request: Request) -> Response:
+            """The series' rounds (§7.2)."""
+            return await self.handle(request, self.rounds)
+
+        @router.get("/datspulse/series")
+        async def series_status(request: Request) -> Response:
+            """The organiser's view: phase, rounds, results, transition timing and standings."""
+            try:
+                return json_response(await run_in_threadpool(self.organiser_status))
+            except Exception:
+                log.exception("DatsPulse series status failed")
+                return error_response(wire.INTERNAL_ERROR)
+
+        @router.api_route("/{path:path}", methods=ALL_METHODS, include_in_schema=False)
+        async def unknown(request: Request, path: str) -> Response:
+            """§7.1: anything else under /api is 404 code 7, or 405 code 7 for a known path."""
+            return error_response(wire.METHOD_NOT_ALLOWED if _known_path(request) else wire.NOT_FOUND)
+
+        return router
+
+
+# The DatsPulse paths and their methods (for 405 rather than 404 on a known path).
+DATSPULSE_PATHS = {
+    "/api/register": ("POST", "PUT"),
+    "/api/arena": ("GET",),
+    "/api/move": ("POST",),
+    "/api/logs": ("GET",),
+    "/api/rounds": ("GET",),
+    "/api/datspulse/series": ("GET",),
+}
+
+
+def _known_path(request: Request) -> bool:
+    """True when the path is served with another method: a DatsPulse path, or one of the
+    organiser's routes of the app itself (which come before this router)."""
+    if request.url.path in DATSPULSE_PATHS:
+        return True
+    for route in request.app.router.routes:
+        if isinstance(route, APIRoute | Route):
+            match, _ = route.matches(request.scope)
+            if match is Match.PARTIAL:
+                return True
+    return False
+
+
+async def read_body(request: Request) -> bytes:
+    """The request body, at most MAX_BODY_BYTES (400 code 4 beyond, without reading the rest)."""
+    limit = wire.MAX_BODY_BYTES
+    declared = request.headers.get("content-length")
+    if declared is not None and declared.isdigit() and int(declared) > limit:
+        raise wire.invalid_body("the body is larger than 1 MiB")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise wire.invalid_body("the body is larger than 1 MiB")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def parse_body(raw: bytes) -> Any:
+    """A JSON body (§5), or 400 code 4 naming what is wrong."""
+    if not raw.strip():
+        raise wire.invalid_body("the body is empty, not JSON")
+    try:
+        return orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        raise wire.invalid_body(f"not valid JSON ({exc})") from None

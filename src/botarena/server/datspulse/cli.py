@@ -1,0 +1,77 @@
+"""`botarena datspulse ...`: the DatsPulse real-time server's commands.
+
+    botarena datspulse serve --config server.toml [--preset compat] [--host H] [--port P] [--db URL]
+
+A mistake in the config file or the options is one line on stderr and exit code 2 (the main CLI maps
+SettingsError, a ValueError, that way); Ctrl-C stops the server cleanly with exit code 0 once the
+store's writes are done.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+app = typer.Typer(
+    name="datspulse",
+    help="DatsPulse: run the real-time server that public client bots play against.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+@app.command("serve")
+def serve_command(
+    config: Annotated[Path, typer.Option("--config", help="The server's TOML file: teams, tokens, preset.")],
+    preset: Annotated[
+        str | None, typer.Option(help="DatsPulse preset (test, final, ci, compat); overrides the file's.")
+    ] = None,
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port (0: pick a free one).")] = 8000,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db", help="Database URL (default sqlite:///./var/botarena.db; postgresql://... works)."
+        ),
+    ] = None,
+) -> None:
+    """Run DatsPulse rounds on the clock for the teams of --config; print the API and viewer URLs."""
+    import logging
+
+    from botarena.server.datspulse.server import run
+    from botarena.server.datspulse.settings import SettingsError, load_settings
+    from botarena.store import Store
+
+    if not 0 <= port <= 65535:
+        raise SettingsError(f"--port must be 0..65535, got {port}")
+    settings = load_settings(config, preset=preset)
+    logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    store = Store.open(db)
+    cfg = settings.config
+
+    def ready(base_url: str, viewer_url: str) -> None:
+        print(
+            f"DatsPulse server: {len(settings.teams)} teams, preset {settings.preset}, "
+            f"series {settings.series_name!r} ({cfg.series}), store {store.url}",
+            flush=True,
+        )
+        print(f"API:    {base_url}", flush=True)
+        print(f"viewer: {viewer_url}", flush=True)
+
+    try:
+        server = run(settings, store=store, host=host, port=port, on_ready=ready)
+        standings = server.recorder.standings
+        if standings:
+            print("final standings:", flush=True)
+            for row in standings:
+                print(
+                    f"  {row['place']:>3}. {row['name']}  {row['points']} points, {row['calories']} cal, "
+                    f"{row['unitsLost']} units lost",
+                    flush=True,
+                )
+    finally:
+        store.close()
+    print("DatsPulse server stopped", flush=True)

@@ -1,0 +1,126 @@
+"""A real-time round and its replay (spec §7.5 "Replays of both drivers").
+
+The real-time server is a second driver of the lockstep engine: `RoundDriver` wraps the server's
+`Round` with `DatsPulseEngine.from_round` and runs every transition through `engine.apply`, handing it
+one OK reply per team whose payload is the team's merged order slots (`orders_body(round.orders(t))`).
+Re-submitting the slots at the same turn installs the same orders, so the replay it writes has exactly
+the shape `runner/match.py` gives a lockstep match (start exchange, one step per transition, keyframes
+every `GAME.keyframe_every` steps and the last, end exchange, result) and `botarena replay --verify`
+re-runs it through the lockstep engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from botarena import __version__
+from botarena.core.config import config_to_dict
+from botarena.core.protocol import Reply, Verdict
+from botarena.core.replay import Replay, verdict_json
+from botarena.core.status import Status
+
+GENERATORS = ("scatter", "mirror", "zones")  # DP-47: the `cycle` list
+KEYFRAME_EVERY_DEFAULT = 50
+
+
+def _exchange(replies: Sequence[Reply], verdicts: Sequence[Verdict]) -> dict[str, Any]:
+    return {"replies": [r.to_json() for r in replies], "verdicts": [verdict_json(v) for v in verdicts]}
+
+
+def replay_config(config: Any, round_number: int) -> dict[str, Any]:
+    """The config a lockstep re-run needs: every key, with a `cycle` generator replaced by the one
+    round `round_number` used (DP-47 draws nothing for either, so the map is the same)."""
+    data = config_to_dict(config)
+    if data.get("map_generator") == "cycle":
+        data["map_generator"] = GENERATORS[(round_number - 1) % len(GENERATORS)]
+    return data
+
+
+class RoundDriver:
+    """Runs the transitions of one real-time round through the lockstep engine and records them."""
+
+    def __init__(
+        self,
+        round_: Any,
+        *,
+        round_number: int,
+        preset: str,
+        match_id: str,
+        keyframe_every: int | None = None,
+    ) -> None:
+        from botarena.games.datspulse.config import GAME_ID, RULES_VERSION
+        from botarena.games.datspulse.engine import DatsPulseEngine, orders_body
+
+        self.round = round_
+        self.engine = DatsPulseEngine.from_round(round_)
+        self._orders_body = orders_body
+        self.teams = len(round_.team_names)
+        self.keyframe_every = keyframe_every or _keyframe_every()
+        self.replay = Replay(
+            game=GAME_ID,
+            rules=RULES_VERSION,
+            preset=preset,
+            config=replay_config(round_.config, round_number),
+            seed=int(round_.seed),
+            players=[
+                {"seat": seat, "name": name, "kind": "http"} for seat, name in enumerate(round_.team_names)
+            ],
+            match_id=match_id,
+            created_by=f"botarena {__version__} datspulse server",
+        )
+        self.statuses: list[dict[str, int]] = [{} for _ in range(self.teams)]
+        # §7.6: the start exchange. Real-time teams get no start request; the replay records the OK
+        # reply every seat would have given, so the lockstep re-run sees the same exchange.
+        self.engine.start_requests()
+        replies = [Reply(seat, Status.OK, {}) for seat in range(self.teams)]
+        verdicts = self.engine.apply_start(replies)
+        self._tally(verdicts)
+        self.replay.start = _exchange(replies, verdicts)
+        self.replay.keyframes.append({"step": 0, "state": self.engine.keyframe()})
+
+    def _tally(self, verdicts: Sequence[Verdict]) -> None:
+        for verdict in verdicts:
+            tally = self.statuses[verdict.seat]
+            key = verdict.status.value
+            tally[key] = tally.get(key, 0) + 1
+
+    def transition(self) -> tuple[dict[str, Any], dict[int, list[str]]]:
+        """One transition: (the step's record, the new §7.7 log lines per team index)."""
+        replies = [
+            Reply(seat, Status.OK, self._orders_body(self.round.orders(seat))) for seat in range(self.teams)
+        ]
+        step = self.engine.apply(replies)
+        self._tally(step.verdicts)
+        self.replay.steps.append(
+            {
+                "replies": [r.to_json() for r in replies],
+                "verdicts": [verdict_json(v) for v in step.verdicts],
+                "record": step.record,
+            }
+        )
+        index = len(self.replay.steps)
+        if index % self.keyframe_every == 0 or self.round.finished:
+            self.replay.keyframes.append({"step": index, "state": self.engine.keyframe()})
+        return step.record, dict(self.engine.last_logs)
+
+    def finish(self) -> Replay:
+        """The end exchange and the result, once the round is over; returns the complete replay."""
+        self.engine.end_requests()
+        replies = [Reply(seat, Status.OK, {}) for seat in range(self.teams)]
+        verdicts = self.engine.apply_end(replies)  # (not tallied: runner/match.py counts start and steps)
+        self.replay.end = _exchange(replies, verdicts)
+        self.replay.result = self.engine.result().to_json()
+        self.replay.time_used_ms = [0.0] * self.teams
+        self.replay.statuses = self.statuses
+        self.replay.logs = [{"seat": seat, "text": "", "dropped_bytes": 0} for seat in range(self.teams)]
+        return self.replay
+
+
+def _keyframe_every() -> int:
+    try:
+        from botarena.core.registry import get_game
+
+        return int(get_game("datspulse").keyframe_every)
+    except Exception:  # the game is not registered yet: the platform default
+        return KEYFRAME_EVERY_DEFAULT

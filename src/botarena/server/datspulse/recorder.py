@@ -1,0 +1,276 @@
+"""Where finished rounds go: the store (a series is a tournament, a round a match) and live viewers.
+
+The series calls `SeriesRecorder`'s event methods with its game lock held, so they only put a job on
+a queue; one thread does the slow work in order: the store's writes (the match with its seats and
+seed when the round starts, its result and replay when it ends, the reason when it is cancelled) and
+the live events of `botarena.server.live` (header, steps, end, exactly as a tournament's
+`LiveStreamer` sends them, so the arena page lists the round and the viewer follows it).
+
+A store failure is logged and the series goes on (DESIGN principle 3); `close()` drains the queue, so
+Ctrl-C loses nothing that was recorded.
+
+Store layout: the tournament is named after the series (`series_name`), with format
+`datspulse-test` or `datspulse-final`, the teams of the config file as entrants and the series seed;
+each round is the match keyed by the round's name (`antprotocol-test-7`), `round` = its number,
+seats = its teams in index order, seed = its match seed; ranks are the round places (§6.2), scores
+the round scores, and the replay's result details hold every team's `{index, name, score, place,
+points, unitsLost}`. Restarting the server with the same series name carries on that tournament:
+round numbers continue, and a round that a stopped server left running is marked failed.
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import math
+import queue
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from botarena.core.config import config_to_dict
+from botarena.server.datspulse.series import LiveRound, PastRound
+
+log = logging.getLogger(__name__)
+
+LiveSink = Callable[[dict[str, Any]], None]
+STOPPED_REASON = "the server stopped during this round"
+
+
+@dataclass(frozen=True)
+class RoundSpec:
+    """What `Store.add_matches` needs of a round."""
+
+    key: str
+    round: int
+    seats: Sequence[str]
+    seed: int
+
+
+@dataclass(frozen=True)
+class Resumed:
+    """Where a series stands in the store when the server starts."""
+
+    tournament_id: int | None
+    seed: int
+    first_number: int
+    history: list[PastRound]
+
+
+def live_key(round_name: str) -> str:
+    """The live-event key of a round (`/api/live/datspulse/<name>/events`)."""
+    return f"datspulse/{round_name}"
+
+
+class SeriesRecorder:
+    """SeriesEvents that record rounds in a Store and stream them to a live sink (both optional)."""
+
+    def __init__(self, store: Any = None, live: LiveSink | None = None, *, final_rounds: int = 0) -> None:
+        self.store = store
+        self.live = live
+        self.tournament_id: int | None = None
+        self.final_rounds = final_rounds
+        self.standings: list[dict[str, Any]] | None = None
+        self.recorded: list[str] = []  # names of the rounds whose results are in the store
+        self.failures = 0
+        self._past_results: list[list[dict[str, Any]]] = []
+        self._results: list[list[dict[str, Any]]] = []
+        self._streamers: dict[str, Any] = {}
+        self._match_ids: dict[str, int] = {}
+        self._queue: queue.Queue[tuple[str, Any] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="datspulse-recorder", daemon=True)
+        self._thread.start()
+
+    # ------------------------------------------------------------------------------ start-up
+
+    def open_series(self, *, name: str, config: Any, preset: str, seed: int, teams: Sequence[str]) -> Resumed:
+        """Find (or create) the series' tournament; returns the seed and numbering to carry on with."""
+        store = self.store
+        if store is None:
+            return Resumed(None, seed, 1, [])
+        found = store.find_tournament(name)
+        if found is not None and found.game == "datspulse":
+            self.tournament_id = found.id
+            return self._resume(found, config)
+        entrants = [
+            (team, store.register_bot("datspulse", team, f"datspulse-team:{team}").id) for team in teams
+        ]
+        row = store.create_tournament(
+            name=name,
+            game="datspulse",
+            format=f"datspulse-{config.series}",
+            preset=preset,
+            config=config_to_dict(config),
+            seed=seed,
+            options={"mode": "realtime"},
+            entrants=entrants,
+        )
+        store.set_tournament_status(row.id, "running")
+        self.tournament_id = row.id
+        return Resumed(row.id, seed, 1, [])
+
+    def _resume(self, tournament: Any, config: Any) -> Resumed:
+        store = self.store
+        history: list[PastRound] = []
+        last = 0
+        for row in store.list_matches(tournament.id, limit=100_000):
+            if row.status == "running":
+                store.record_failure(tournament.id, row.key, STOPPED_REASON)
+            last = max(last, int(row.round))
+            start = row.created_at.timestamp() - float(config.lobby_seconds)
+            end = (row.finished_at or row.created_at).timestamp()
+            history.append(PastRound(int(row.round), row.key, start, end))
+            if row.status == "finished" and row.replay_hash:
+                results = self._stored_results(row.replay_hash)
+                if results is not None:
+                    self._past_results.append(results)
+        log.info("series %s resumed after round %d", tournament.name, last)
+        return Resumed(tournament.id, int(tournament.seed), last + 1, history)
+
+    def _stored_results(self, digest: str) -> list[dict[str, Any]] | None:
+        from botarena.core.replay import ReplayError, read_replay
+
+        try:
+            details = read_replay(self.store.replay_path(digest)).result.get("details") or {}
+        except (ReplayError, OSError, ValueError) as exc:
+            log.warning("cannot read the results of a recorded round: %s", exc)
+            return None
+        results = details.get("results")
+        return list(results) if isinstance(results, list) else None
+
+    # ------------------------------------------------------------------------------ SeriesEvents
+
+    def round_started(self, live: LiveRound) -> None:
+        self._queue.put(("start", live))
+
+    def round_stepped(self, live: LiveRound, step: int) -> None:
+        self._queue.put(("step", (live, step)))
+
+    def round_finished(self, live: LiveRound) -> None:
+        self._queue.put(("finish", live))
+
+    def round_cancelled(self, live: LiveRound) -> None:
+        self._queue.put(("cancel", live))
+
+    def series_finished(self) -> None:
+        self._queue.put(("series", None))
+
+    # ------------------------------------------------------------------------------ the thread
+
+    def close(self, timeout_s: float = 30.0) -> None:
+        """Finish every queued job (the store's writes included), then stop the thread."""
+        self._queue.put(None)
+        self._thread.join(timeout_s)
+
+    def flush(self, timeout_s: float = 10.0) -> bool:
+        """Wait until every job queued so far is done (tests); False on timeout."""
+        done = threading.Event()
+        self._queue.put(("flush", done))
+        return done.wait(timeout_s)
+
+    def _run(self) -> None:
+        while True:
+            job = self._queue.get()
+            if job is None:
+                return
+            kind, data = job
+            try:
+                getattr(self, f"_on_{kind}")(data)
+            except Exception:  # a store or viewer failure never stops the series
+                self.failures += 1
+                log.exception("DatsPulse recorder: %s failed", kind)
+
+    def _on_flush(self, done: threading.Event) -> None:
+        done.set()
+
+    def _on_start(self, live: LiveRound) -> None:
+        if self.store is not None and self.tournament_id is not None:
+            spec = RoundSpec(live.name, live.number, list(live.teams), live.seed)
+            self.store.add_matches(self.tournament_id, [spec])
+            self.store.mark_running(self.tournament_id, live.name)
+            row = self.store.find_match(self.tournament_id, live.name)
+            if row is not None:
+                self._match_ids[live.name] = row.id
+        replay = getattr(live.driver, "replay", None)
+        if self.live is not None and replay is not None:
+            from botarena.tournament.executor import LiveStreamer
+
+            streamer = LiveStreamer(
+                live_key(live.name),
+                self.live,
+                tournament_id=self.tournament_id,
+                match=live.name,
+                match_id=self._match_ids.get(live.name),
+            )
+            streamer.begin(replay)
+            self._streamers[live.name] = streamer
+
+    def _on_step(self, data: tuple[LiveRound, int]) -> None:
+        live, step = data
+        streamer = self._streamers.get(live.name)
+        if streamer is not None:
+            streamer.step(step, {}, live.driver.engine)
+
+    def _on_finish(self, live: LiveRound) -> None:
+        replay = getattr(live.driver, "replay", None)
+        results = live.results or []
+        if live.number <= self.final_rounds or self.final_rounds == 0:
+            self._results.append(results)
+        if self.store is not None and self.tournament_id is not None and replay is not None and results:
+            by_index = sorted(results, key=lambda row: int(row["index"]))
+            self.store.record_result(
+                self.tournament_id,
+                live.name,
+                ranks=[int(row["place"]) for row in by_index],
+                scores=[float(row["score"]) for row in by_index],
+                statuses=replay.statuses,
+                time_used_ms=replay.time_used_ms,
+                steps=len(replay.steps),
+                duration_s=math.fsum(live.durations_s),
+                replay_gz=gzip.compress(replay.dumps(), compresslevel=6, mtime=0),
+            )
+            self.recorded.append(live.name)
+        self._update_standings()
+        streamer = self._streamers.pop(live.name, None)
+        if streamer is not None and replay is not None:
+            streamer.end(replay)
+
+    def _on_cancel(self, live: LiveRound) -> None:
+        if self.store is not None and self.tournament_id is not None:
+            spec = RoundSpec(live.name, live.number, list(live.teams), live.seed)
+            self.store.add_matches(self.tournament_id, [spec])
+            self.store.record_failure(self.tournament_id, live.name, f"cancelled: {live.cancel_reason}")
+        streamer = self._streamers.pop(live.name, None)
+        replay = getattr(live.driver, "replay", None)
+        if streamer is not None and replay is not None:
+            streamer.end(replay)
+
+    def _on_series(self, _data: None) -> None:
+        self._update_standings()
+        if self.store is not None and self.tournament_id is not None:
+            self.store.set_tournament_status(self.tournament_id, "finished")
+
+    def _update_standings(self) -> None:
+        """§6.3 over every final round recorded so far, earlier runs of the series included."""
+        if self.final_rounds == 0:
+            return
+        from botarena.games.datspulse.round import standings
+
+        rounds = [r for r in [*self._past_results, *self._results] if r]
+        self.standings = standings(rounds) if rounds else []
+
+    def stop_round(self, live: LiveRound | None) -> None:
+        """The server stops during `live`: its match is marked failed (called after the series stopped)."""
+        if live is None:
+            return
+        self._queue.put(("stopped", live))
+
+    def _on_stopped(self, live: LiveRound) -> None:
+        if self.store is not None and self.tournament_id is not None:
+            turn = live.round.turn_no if live.round is not None else 0
+            self.store.record_failure(self.tournament_id, live.name, f"{STOPPED_REASON} (turn {turn})")
+        streamer = self._streamers.pop(live.name, None)
+        replay = getattr(live.driver, "replay", None)
+        if streamer is not None and replay is not None:
+            streamer.end(replay)

@@ -1,0 +1,165 @@
+"""The DatsPulse real-time server assembled: series, API, conductor thread, recorder, web app.
+
+    server = DatsPulseServer(settings, store=store, hub=hub)
+    app = server.app()             # the organiser's app (viewer, live SSE, store) + the DatsPulse API
+    server.start(); ...; server.stop()
+
+`run(...)` serves it with uvicorn until Ctrl-C (what `botarena datspulse serve` calls). The conductor
+thread sleeps until the series' next due instant and then advances it under the game lock; request
+handlers advance it too (§7.3), so whichever comes first runs a due transition and nobody sees a
+stale turn.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from botarena.server.datspulse.api import DatsPulseApi
+from botarena.server.datspulse.recorder import SeriesRecorder
+from botarena.server.datspulse.series import DriverFactory, Phase, RoundFactory, Series, create_round
+from botarena.server.datspulse.settings import ServerSettings
+
+log = logging.getLogger(__name__)
+
+MAX_SERIES_SEED = 2**63 - 1
+IDLE_POLL_S = 1.0
+
+
+class Conductor:
+    """The thread that runs the series' clock: it advances the series at each due instant."""
+
+    def __init__(self, series: Series) -> None:
+        self.series = series
+        self.stop_event = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="datspulse-conductor", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self, timeout_s: float = 10.0) -> None:
+        self.stop_event.set()
+        if self.thread.is_alive():
+            self.thread.join(timeout_s)
+
+    def _run(self) -> None:
+        series, stop = self.series, self.stop_event
+        while not stop.is_set():
+            try:
+                with series.lock:
+                    series.advance(series.clock())
+                    deadline = series.next_deadline()
+            except Exception:  # never let the clock die: log, wait a little, try again
+                log.exception("DatsPulse conductor: advance failed")
+                deadline = None
+            delay = IDLE_POLL_S if deadline is None else deadline - series.clock()
+            if delay > 0:
+                stop.wait(min(delay, IDLE_POLL_S))
+
+
+class DatsPulseServer:
+    """Everything of one server run (see the module docstring)."""
+
+    def __init__(
+        self,
+        settings: ServerSettings,
+        *,
+        store: Any = None,
+        hub: Any = None,
+        round_factory: RoundFactory = create_round,
+        driver_factory: DriverFactory | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        self.store = store
+        config = settings.config
+        self.hub = hub
+        final_rounds = int(config.final_rounds) if config.series == "final" else 0
+        self.recorder = SeriesRecorder(
+            store, hub.publish if hub is not None else None, final_rounds=final_rounds
+        )
+        seed = settings.seed if settings.seed is not None else secrets.randbelow(MAX_SERIES_SEED)
+        resumed = self.recorder.open_series(
+            name=settings.series_name,
+            config=config,
+            preset=settings.preset,
+            seed=seed,
+            teams=list(settings.teams.values()),
+        )
+        self.series = Series(
+            config,
+            seed=resumed.seed,
+            preset=settings.preset,
+            events=self.recorder,
+            clock=clock,
+            first_number=resumed.first_number,
+            history=resumed.history,
+            round_factory=round_factory,
+            driver_factory=driver_factory,
+        )
+        self.api = DatsPulseApi(self.series, settings.teams, status_extra=self._extra_status)
+        self.conductor = Conductor(self.series)
+        self._stopped = False
+
+    def _extra_status(self) -> dict[str, Any]:
+        return {
+            "seriesName": self.settings.series_name,
+            "standings": self.recorder.standings,
+            "recorded": list(self.recorder.recorded),
+        }
+
+    def app(self, **create_app_options: Any) -> Any:
+        """The organiser's FastAPI app (`botarena.server.app`) with the DatsPulse API under /api."""
+        from botarena.server.app import create_app
+
+        return create_app(self.store, self.hub, routers=[self.api.router()], **create_app_options)
+
+    def start(self) -> None:
+        with self.series.lock:
+            self.series.start(self.series.clock())
+        self.conductor.start()
+
+    def stop(self) -> None:
+        """Stop the clock, mark a round under way as stopped, and finish every store write."""
+        if self._stopped:
+            return
+        self._stopped = True
+        self.conductor.stop()
+        with self.series.lock:
+            current = self.series.current
+            running = current if self.series.phase is Phase.RUNNING else None
+        self.recorder.stop_round(running)
+        self.recorder.close()
+
+
+def run(
+    settings: ServerSettings,
+    *,
+    store: Any,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    on_ready: Callable[[str, str], None] | None = None,
+) -> DatsPulseServer:
+    """Serve until Ctrl-C or SIGTERM. `on_ready(api_base_url, viewer_url)` is called once listening."""
+    from botarena.server.app import serve
+    from botarena.server.live import LiveHub
+
+    hub = LiveHub()
+    server = DatsPulseServer(settings, store=store, hub=hub)
+    stop = threading.Event()
+
+    def ready(viewer_url: str) -> None:
+        base = viewer_url.split("/arena.html", 1)[0] + "/api"
+        server.start()
+        if on_ready is not None:
+            on_ready(base, viewer_url)
+
+    try:
+        serve(store, host=host, port=port, hub=hub, on_ready=ready, stop=stop, routers=[server.api.router()])
+    finally:
+        server.stop()
+    return server

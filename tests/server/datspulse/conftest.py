@@ -1,0 +1,152 @@
+"""Fixtures for the DatsPulse server: the real app under a real uvicorn on 127.0.0.1 (the organiser's
+app with the DatsPulse API), a real Store on a temporary SQLite file, and an aiohttp client."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the server extra (fastapi) is not installed")
+pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
+aiohttp = pytest.importorskip("aiohttp", reason="aiohttp is not installed")
+
+from botarena.server.datspulse.server import DatsPulseServer  # noqa: E402
+from botarena.server.datspulse.settings import ServerSettings, parse_settings  # noqa: E402
+from botarena.server.live import LiveHub  # noqa: E402
+from botarena.server.viewer import bind_socket  # noqa: E402
+from botarena.store import Store  # noqa: E402
+
+TEAMS = {"tok-alpha": "alpha", "tok-beta": "beta", "tok-gamma": "gamma"}
+
+
+def make_settings(
+    preset: str = "ci", teams: dict[str, str] | None = None, seed: int = 7, **game: Any
+) -> ServerSettings:
+    teams = TEAMS if teams is None else teams
+    data = {
+        "preset": preset,
+        "seed": seed,
+        "game": game,
+        "teams": [{"name": name, "token": token} for token, name in teams.items()],
+    }
+    return parse_settings(data, source="test")
+
+
+class DpServer:
+    """A DatsPulseServer under uvicorn in a daemon thread, on a free port of 127.0.0.1."""
+
+    def __init__(self, settings: ServerSettings, store: Store | None, **kwargs: Any) -> None:
+        import uvicorn
+
+        self.hub = LiveHub()
+        self.dp = DatsPulseServer(settings, store=store, hub=self.hub, **kwargs)
+        self.series = self.dp.series
+        self.sock = bind_socket("127.0.0.1", 0)
+        self.port = self.sock.getsockname()[1]
+        config = uvicorn.Config(self.dp.app(), log_level="warning", timeout_graceful_shutdown=3)
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def api(self) -> str:
+        return f"{self.url}/api"
+
+    def start(self) -> DpServer:
+        self.thread.start()
+        for _ in range(1000):  # a counted wait (10 s at most)
+            if self.server.started or not self.thread.is_alive():
+                break
+            time.sleep(0.01)
+        if not self.server.started:
+            raise RuntimeError("the server did not start")
+        self.dp.start()
+        return self
+
+    def stop(self) -> None:
+        self.dp.stop()
+        self.hub.close()
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+        self.sock.close()
+
+    def wait_phase(self, *phases: str, polls: int = 400, every_s: float = 0.025) -> str:
+        """Wait (a counted loop) until the series is in one of `phases`; returns the phase."""
+        for _ in range(polls):
+            with self.series.lock:
+                phase = self.series.phase.value
+            if phase in phases:
+                return phase
+            time.sleep(every_s)
+        raise AssertionError(f"the series stayed {phase}, not {phases}")
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = Store.open(f"sqlite:///{tmp_path / 'dp.db'}", replay_dir=tmp_path / "replays")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+@pytest.fixture
+def start_dp() -> Iterator[Callable[..., DpServer]]:
+    """start_dp(settings, store=None, **DatsPulseServer kwargs) -> a started DpServer."""
+    servers: list[DpServer] = []
+
+    def start(settings: ServerSettings, store: Store | None = None, **kwargs: Any) -> DpServer:
+        server = DpServer(settings, store, **kwargs).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+class Client:
+    """One team's HTTP client (aiohttp); `call` returns (status, headers, parsed JSON or raw text)."""
+
+    def __init__(self, session: Any, api: str, token: str | None) -> None:
+        self.session = session
+        self.api = api
+        self.token = token
+
+    async def call(
+        self, method: str, path: str, *, json_body: Any = None, data: bytes | None = None
+    ) -> tuple[int, dict[str, str], Any]:
+        headers = {"X-Auth-Token": self.token} if self.token is not None else {}
+        kwargs: dict[str, Any] = {"headers": headers}
+        if json_body is not None:
+            kwargs["json"] = json_body
+        if data is not None:
+            kwargs["data"] = data
+            headers["Content-Type"] = "application/json"
+        async with self.session.request(method, self.api + path, **kwargs) as response:
+            raw = await response.read()
+            try:
+                body: Any = __import__("orjson").loads(raw)
+            except Exception:
+                body = raw.decode(errors="replace")
+            return response.status, dict(response.headers), body
+
+
+def run(coro_factory: Callable[[Any], Any]) -> Any:
+    """Run `coro_factory(session)` with a fresh aiohttp session (no proxies from the environment)."""
+
+    async def main() -> Any:
+        timeout = aiohttp.ClientTimeout(total=20)
+        async with aiohttp.ClientSession(timeout=timeout, trust_env=False) as session:
+            return await coro_factory(session)
+
+    return asyncio.run(main())
