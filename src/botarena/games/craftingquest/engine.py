@@ -142,6 +142,7 @@ class CraftingQuestEngine(Engine):
                 return [self._question(self.outgoing, self.outgoing_awaited)]
             request = self._begin_turn()
             if request is not None:
+                self.frozen = None  # only a call that ends the game keeps the snapshot
                 return [request]
         return []
 
@@ -328,9 +329,11 @@ class CraftingQuestEngine(Engine):
         return entry
 
     def _freeze(self) -> None:
-        """Keep the keyframe parts that a turn start may change, as they were at the last step, so a
-        keyframe taken after the final `next_requests()` matches the one a re-run takes after the last
-        step (runner/verify.py compares them)."""
+        """Keep the keyframe parts that a turn start may change, as they were at the last step.
+
+        The runner takes the final keyframe after the `next_requests()` that ended the game, a re-run
+        (runner/verify.py) right after the last step; turns skipped in between (their energy resets)
+        must not make them differ."""
         if self.frozen is None:
             self.frozen = self._team_parts()
 
