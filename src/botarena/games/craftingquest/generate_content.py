@@ -270,6 +270,28 @@ def _clamp(value: int, bounds: tuple[int, int]) -> int:
     return min(max(value, bounds[0]), bounds[1])
 
 
+def proportional_quantities(chosen: list[str], weight: dict[str, int], total_units: int) -> dict[str, int]:
+    """CQ-23 step 2 / CQ-24 step 2: `total_units * weight // sum of weights`, a 0 becoming 2."""
+    total = sum(weight[i] for i in chosen)
+    return {i: total_units * weight[i] // total or ZERO_QUANTITY_REPLACEMENT for i in chosen}
+
+
+def simple_weight(chosen: list[str], totals: dict[str, int], most: int) -> Fraction:
+    """CQ-23 step 3: `W_a = sum of M / amount_t`, exactly."""
+    return sum((Fraction(most, totals[t]) for t in chosen), Fraction(0))
+
+
+def simple_value(w0: Fraction, w1: Fraction, bounds: tuple[int, int]) -> int:
+    """CQ-23: `clamp(ceil(100 + 20 (W_0^2 + W_1^2) / (W_0 + W_1)), lo, hi)`."""
+    raw = math.ceil(SIMPLE_VALUE_BASE + SIMPLE_VALUE_INCREMENT * (w0 * w0 + w1 * w1) / (w0 + w1))
+    return _clamp(raw, bounds)
+
+
+def complex_sum(quantities: dict[str, int], values: dict[str, int], bonus: int) -> int:
+    """CQ-24 step 3: `S_a = sum of (bonus + value_o) * q_o`."""
+    return sum((bonus + values[o]) * q for o, q in quantities.items())
+
+
 def make_blueprints(
     draws: Draws, totals: dict[str, int], config: CraftingQuestConfig
 ) -> tuple[Blueprint, ...]:
@@ -279,23 +301,16 @@ def make_blueprints(
     simple_ids = pool  # the rest, still in ascending order
     most = max(totals.values())
     catalogue: dict[str, Blueprint] = {}
+    values: dict[str, int] = {}
     for object_id in simple_ids:
         alternatives, weights = [], []
         for _ in range(2):
             count = draws.randint(*SIMPLE_ALTERNATIVE_TYPES)
             types_pool = list(RESOURCE_TYPES)
             chosen = [draws.pop(types_pool) for _ in range(count)]
-            total = sum(totals[t] for t in chosen)
-            alternatives.append(
-                {
-                    t: config.simple_recipe_total * totals[t] // total or ZERO_QUANTITY_REPLACEMENT
-                    for t in chosen
-                }
-            )
-            weights.append(sum((Fraction(most, totals[t]) for t in chosen), Fraction(0)))
-        w0, w1 = weights
-        raw = math.ceil(SIMPLE_VALUE_BASE + SIMPLE_VALUE_INCREMENT * (w0 * w0 + w1 * w1) / (w0 + w1))
-        value = _clamp(raw, config.simple_value_range)
+            alternatives.append(proportional_quantities(chosen, totals, config.simple_recipe_total))
+            weights.append(simple_weight(chosen, totals, most))
+        value = values[object_id] = simple_value(weights[0], weights[1], config.simple_value_range)
         catalogue[object_id] = Blueprint(
             object_id, "simple", value // SIMPLE_PRICE_RATIO, value, _ordered(alternatives)
         )
@@ -305,15 +320,9 @@ def make_blueprints(
             count = draws.randint(*COMPLEX_ALTERNATIVE_INGREDIENTS)
             ingredients_pool = list(simple_ids)
             chosen = [draws.pop(ingredients_pool) for _ in range(count)]
-            total = sum(catalogue[o].value for o in chosen)
-            quantities = {
-                o: config.complex_recipe_total * catalogue[o].value // total or ZERO_QUANTITY_REPLACEMENT
-                for o in chosen
-            }
+            quantities = proportional_quantities(chosen, values, config.complex_recipe_total)
             alternatives.append(quantities)
-            sums.append(
-                sum((config.complex_ingredient_bonus + catalogue[o].value) * q for o, q in quantities.items())
-            )
+            sums.append(complex_sum(quantities, values, config.complex_ingredient_bonus))
         value = _clamp((sums[0] + sums[1]) // 2, config.complex_value_range)
         catalogue[object_id] = Blueprint(
             object_id, "complex", value // COMPLEX_PRICE_RATIO, value, _ordered(alternatives)
