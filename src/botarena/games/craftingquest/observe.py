@@ -89,11 +89,27 @@ def rules_json(config: CraftingQuestConfig) -> dict[str, Any]:
     return rules
 
 
+def _occupied(state: GameState, x0: int, y0: int, size: int) -> list[Cell]:
+    """The cells of the window that hold a camp, a tower, a unit or a pile, in row-major order.
+
+    Gathered from the sparse layers rather than by visiting all (2r+1)^2 cells: a view is built for
+    every unit of every question, and only a handful of cells hold anything."""
+    found: set[Cell] = set()
+    for layer in (state.camps, state.tower_at, state.resource_piles, state.object_piles):
+        for cell in layer:
+            if x0 <= cell[0] < x0 + size and y0 <= cell[1] < y0 + size:
+                found.add(cell)
+    for unit in state.units.values():
+        if x0 <= unit.x < x0 + size and y0 <= unit.y < y0 + size:
+            found.add(unit.cell)
+    return sorted(found, key=lambda c: (c[1], c[0]))
+
+
 def _view_cell(
     state: GameState, config: CraftingQuestConfig, viewer: Unit, cell: Cell
 ) -> dict[str, Any] | None:
     """One cell of a view (spec 4.2), or None if it holds nothing; keys only when non-empty."""
-    entry: dict[str, Any] = {}
+    entry: dict[str, Any] = {"x": cell[0], "y": cell[1]}
     camp = state.camps.get(cell)
     if camp is not None:
         near = cheb(viewer.cell, cell) <= config.camp_radius
@@ -113,9 +129,7 @@ def _view_cell(
     dropped = state.object_piles.get(cell)
     if dropped:
         entry["objects"] = sorted_items(dropped)
-    if not entry:
-        return None
-    return {"x": cell[0], "y": cell[1], **entry}
+    return entry if len(entry) > 2 else None
 
 
 def view_json(state: GameState, config: CraftingQuestConfig, unit: Unit) -> dict[str, Any]:
@@ -124,7 +138,6 @@ def view_json(state: GameState, config: CraftingQuestConfig, unit: Unit) -> dict
     x0, y0 = unit.x - radius, unit.y - radius
     size = 2 * radius + 1
     rows: list[str] = []
-    cells: list[dict[str, Any]] = []
     for y in range(y0, y0 + size):
         if not 0 <= y < state.height:
             rows.append("-" * size)
@@ -132,10 +145,11 @@ def view_json(state: GameState, config: CraftingQuestConfig, unit: Unit) -> dict
         line = state.terrain[y]
         left, right = max(0, x0), min(state.width, x0 + size)
         rows.append("-" * (left - x0) + line[left:right] + "-" * (x0 + size - right))
-        for x in range(left, right):
-            entry = _view_cell(state, config, unit, (x, y))
-            if entry is not None:
-                cells.append(entry)
+    cells = []
+    for cell in _occupied(state, x0, y0, size):
+        entry = _view_cell(state, config, unit, cell)
+        if entry is not None:
+            cells.append(entry)
     return {"x0": x0, "y0": y0, "terrain": rows, "cells": cells}
 
 
