@@ -236,7 +236,7 @@ def _quantities(obj: Any, where: str, allowed: frozenset[str], kind: str) -> dic
         raise _fail(f"{where} must not be empty")
     for key in table:
         if key not in allowed:
-            raise _fail(f"{where} has {key!r}, which is not a {kind} id")
+            raise _fail(f"{where} has {key!r}, which is not {kind} id")
     return {key: _int(table[key], f"{where}[{key!r}]", 1, MAX_AMOUNT) for key in _sorted_ids(table)}
 
 
@@ -390,7 +390,7 @@ def _parse_deposits(
             raise _fail(f"{where}: deposit at {cell} lies on rock")
         if cell in camp_cells:
             raise _fail(f"{where}: deposit at {cell} lies on a camp")
-        buried = _quantities(deposit.get("buried"), f"{where} buried", _RESOURCE_SET, "resource")
+        buried = _quantities(deposit.get("buried"), f"{where} buried", _RESOURCE_SET, "a resource")
         vectors_obj = _dict(deposit.get("vectors"), f"{where} vectors")
         if sorted(vectors_obj) != sorted(buried):
             raise _fail(f"{where} must give exactly one vector per buried type")
@@ -441,7 +441,7 @@ def _parse_blueprints(obj: Any) -> tuple[Blueprint, ...]:
         alternatives = _list(entry.get("alternatives"), f"{where} alternatives")
         if not alternatives:
             raise _fail(f"{where} must have at least one alternative")
-        allowed, item_kind = (_RESOURCE_SET, "resource") if kind == "simple" else (_OBJECT_SET, "object")
+        allowed, item_kind = (_RESOURCE_SET, "a resource") if kind == "simple" else (_OBJECT_SET, "an object")
         parsed = tuple(
             _quantities(alt, f"{where} alternative {j}", allowed, item_kind)
             for j, alt in enumerate(alternatives)
