@@ -70,7 +70,14 @@ function setCell(model, c) {
   } else model.cells.delete(key);
 }
 
+// A step is one handled event; events that happened before it in the same step (a turn skipped for an
+// owed answer, a late action applied at a turn start, ...) come first, in `before`, each with its state.
 function apply(model, record) {
+  for (const event of record.before || []) applyEvent(model, event);
+  applyEvent(model, record);
+}
+
+function applyEvent(model, record) {
   model.round = record.round ?? model.round;
   model.player = record.player ?? model.player;
   const s = record.state;
@@ -287,7 +294,7 @@ function drawAction(ctx, g, model, record, replay) {
   const start = before.units.get(unit.id) || unit;
   const at = cellCentre(g, start.x, start.y);
   if (request.action === "move" && Number.isInteger(request.x) && Number.isInteger(request.y)) {
-    arrow(ctx, at, cellCentre(g, request.x, request.y), colour, Math.max(2, g.cell * 0.18));
+    arrow(ctx, at, cellCentre(g, request.x, request.y), colour, Math.max(3, g.cell * 0.22));
     return unit.id;
   }
   if (request.action === "scan") { // the scanned square (Chebyshev radius)
@@ -436,9 +443,16 @@ function requestText(request) {
   }
 }
 
+// §4.4: `error` is {code, reason}; the reason is free text for people.
+function errorText(error) {
+  if (!error) return "error";
+  if (typeof error !== "object") return String(error);
+  return `${error.code ?? "error"}${error.reason ? ` (${error.reason})` : ""}`;
+}
+
 function resultText_(result) {
   if (!result) return "";
-  if (!result.ok) return `failed: ${result.error || "error"}${result.energy_spent ? ` (${result.energy_spent} energy spent)` : ""}`;
+  if (!result.ok) return `failed: ${errorText(result.error)}${result.energy_spent ? `; ${result.energy_spent} energy spent` : ""}`;
   const parts = [`ok, ${result.energy_spent ?? 0} energy`];
   const drained = (result.drained || []).filter((d) => d.amount > 0);
   if (drained.length) parts.push(`drained ${drained.map((d) => `${d.amount} by tower ${d.tower}`).join(", ")}`);
@@ -471,7 +485,9 @@ function describeRecord(replay, record) {
 
 function describe(replay, i) {
   const record = replay.steps[i]?.record;
-  return record ? describeRecord(replay, record) : "";
+  if (!record) return "";
+  const earlier = (record.before || []).map((event) => `(before) ${describeRecord(replay, event).replace(/\n/g, " · ")}`);
+  return [...earlier, describeRecord(replay, record)].join("\n");
 }
 
 function stepLabel(replay, i) {
@@ -508,15 +524,18 @@ function probe(replay, i) {
   const unitsAt = new Set(model.units.map((u) => `${u.x},${u.y}`));
   const towersAt = new Set(model.towers.filter((t) => t.alive).map((t) => `${t.x},${t.y}`));
   // a terrain sample per character: a cell that nothing is drawn over (no unit, pile, tower, camp)
-  const near = (list, x, y, d) => list.some((c) => Math.max(Math.abs(c.x - x), Math.abs(c.y - y)) <= d);
-  const others = [...model.camps, ...model.cells.values()];
-  const radius = replay.config?.tower_radius ?? 4;
+  const blocked = new Set(); // cells near anything drawn over the terrain
+  const block = (list, d) => {
+    for (const c of list) for (let dy = -d; dy <= d; dy++) for (let dx = -d; dx <= d; dx++) blocked.add(idx(model, c.x + dx, c.y + dy));
+  };
+  block(model.units, 2);
+  block([...model.camps, ...model.cells.values()], 1);
+  block(model.towers.filter((t) => t.alive), (replay.config?.tower_radius ?? 4) + 1);
   const terrain = {};
   for (let y = 0; y < model.height; y++) {
     for (let x = 0; x < model.width; x++) {
       const ch = model.terrain[y][x];
-      if (terrain[ch] || near(model.units, x, y, 2) || near(others, x, y, 1)) continue;
-      if (near(model.towers.filter((t) => t.alive), x, y, radius + 1)) continue;
+      if (terrain[ch] || blocked.has(idx(model, x, y))) continue;
       terrain[ch] = { x, y, sample: cellCentre(g, x, y) };
     }
   }
