@@ -12,6 +12,7 @@ import pytest
 
 from botarena.games.datspulse.hexgrid import distance, neighbours
 from botarena.store import Store
+
 from .conftest import Client, DpServer, make_settings, run
 
 TIME_RE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$")
@@ -191,8 +192,9 @@ def test_dp5_per_command_errors_exact_strings(server: DpServer) -> None:
     assert distance(here, (0, 0)) == radius + 1  # DP-41: a spot is at most 0.85 R out, a scout walks 7
     status, reply = move(server, {"moves": moves})
     assert status == 200
+    wid = worker["id"]
     expected = [
-        f"ant {worker['id']} cannot move from {{{wq} {wr}}} to {{{far[0]} {far[1]}}}, not adjacent coordinates",
+        f"ant {wid} cannot move from {{{wq} {wr}}} to {{{far[0]} {far[1]}}}, not adjacent coordinates",
         f"ant {worker['id']} cannot move from {{{wq} {wr}}} to {{{wq} {wr}}}, not adjacent coordinates",
         f"ant {worker['id']} cannot move more than 5 tiles, but tried to move 6 tiles",
         f"ant {other['id']} is dead",  # another team's ant
