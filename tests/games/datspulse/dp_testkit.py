@@ -7,12 +7,13 @@ stream once the queue is empty.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import random
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from botarena.core.rng import stream
 from botarena.games.datspulse.config import DatsPulseConfig, datspulse_config
-from botarena.games.datspulse.hexgrid import Hex, HexMap
+from botarena.games.datspulse.hexgrid import Hex, HexMap, neighbours
 from botarena.games.datspulse.mapgen import anthill_of
 from botarena.games.datspulse.round import Round
 from botarena.games.datspulse.rules import Streams
@@ -123,11 +124,11 @@ def put(
     unit = Unit(
         id=name or f"{team_obj.name}-{'WSX'[kind]}{seq + 1}",
         team=team,
-        type=kind,
+        type=int(kind),
         seq=seq,
         pos=state.grid.index[at],
         health=state.stats[kind].health if health is None else health,
-        cargo_type=cargo[0],
+        cargo_type=int(cargo[0]),
         cargo_amount=cargo[1],
     )
     state.place_unit(team_obj, unit)
@@ -136,7 +137,7 @@ def put(
 
 
 def pile(rnd: Round, at: Hex, food: int, amount: int) -> None:
-    rnd.state.piles[rnd.state.grid.index[at]] = [food, amount]
+    rnd.state.piles[rnd.state.grid.index[at]] = [int(food), amount]
 
 
 def pile_at(rnd: Round, at: Hex) -> tuple[int, int] | None:
@@ -177,3 +178,40 @@ def nectar_invariant(rnd: Round) -> None:
     per = rnd.config.nectar_calories
     for team in rnd.state.teams:
         assert sum(team.nectar) == team.score // per, (team.name, team.nectar, team.score)
+
+
+def random_moves(rnd: Round, team: int, chooser: random.Random) -> dict[str, Any]:
+    """A random-walk move body for `team` (paths of 1..speed neighbours, some off the map)."""
+    moves = []
+    for ant in rnd.arena(team, 1.0)["ants"]:
+        cur = (ant["q"], ant["r"])
+        steps = []
+        for _ in range(chooser.randint(1, 5)):
+            cur = chooser.choice(neighbours(*cur))
+            steps.append(cur)
+        moves.append(move(ant["id"], *steps))
+    return {"moves": moves}
+
+
+def play_random(
+    seed: int,
+    teams: int,
+    turns: int,
+    radius: int,
+    record: list[list[dict[str, list[Hex]]]] | None = None,
+    **overrides: Any,
+) -> Iterator[Round]:
+    """A generated round of random walkers: yields the round at turn 0 and after every transition.
+
+    With `record`, the accepted orders of each transition are appended to it (for replays)."""
+    config = datspulse_config("default", {"map_radius": radius, "turns": turns, **overrides})
+    rnd = Round.create(config, seed, [f"t{i}" for i in range(teams)])
+    chooser = random.Random(seed)
+    yield rnd
+    while not rnd.finished:
+        for team in range(teams):
+            rnd.submit(team, random_moves(rnd, team, chooser))
+        if record is not None:
+            record.append([rnd.orders(team) for team in range(teams)])
+        rnd.transition()
+        yield rnd

@@ -325,7 +325,7 @@ class Transition:
                 amount = min(room, victim.nectar[slot])
                 victim.nectar[slot] -= amount
                 victim.score -= amount * nectar_cal
-                unit.cargo_type = FoodType.NECTAR
+                unit.cargo_type = int(FoodType.NECTAR)
                 unit.cargo_amount += amount
                 where = self.hex(victim.home[slot])
                 self.log.add(t, logs.stole(unit.id, amount, where))

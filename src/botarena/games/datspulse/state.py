@@ -186,7 +186,7 @@ class State:
         unit = Unit(
             id=unit_id,
             team=team.index,
-            type=unit_type,
+            type=int(unit_type),
             seq=team.next_seq,
             pos=team.spot,
             health=self.stats[unit_type].health,
