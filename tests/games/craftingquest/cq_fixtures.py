@@ -12,10 +12,13 @@ import os
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from botarena.core.config import build_config
 from botarena.games.craftingquest.config import PRESETS, CraftingQuestConfig
+from botarena.games.craftingquest.geometry import cheb
+from botarena.games.craftingquest.scenario import Scenario
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 SHARED_MAPS = REPO_ROOT / ".." / "shared" / "fixtures" / "craftingquest" / "maps"
@@ -97,3 +100,153 @@ _SCENARIO_E: dict[str, Any] = {
 def scenario_e() -> dict[str, Any]:
     """A fresh copy of scenario E as a CQ-26 record (mutate it freely)."""
     return copy.deepcopy(_SCENARIO_E)
+
+
+# --- scenario checks shared by the preset and generator tests (spec §11 items 3 and 4) -------------
+
+RESOURCE_IDS = tuple(f"R{i}" for i in range(1, 13))
+OBJECT_IDS = tuple(f"O{i}" for i in range(1, 13))
+OPEN_CHARS = frozenset(".s~")
+ENTER: dict[str, frozenset[str]] = {
+    "devil": frozenset(".s~:"),
+    "fox": frozenset(".s~*"),
+    "crocodile": frozenset(".s~wW"),
+}
+
+
+def assert_symmetric(s: Scenario) -> None:
+    """§11 item 3: terrain, camps, stock, deposits and vectors are invariant under m."""
+    grid = s.grid
+    flat = "".join(s.terrain)
+    assert flat == flat[::-1], "terrain is not point-symmetric"
+    camps = {c.cell: c.stock for c in s.camps}
+    for cell, stock in camps.items():
+        assert camps.get(grid.mirror(cell)) == stock, f"camp {cell} has no mirror twin with its stock"
+    deposits = {d.cell: d for d in s.deposits}
+    for cell, deposit in deposits.items():
+        twin = deposits.get(grid.mirror(cell))
+        assert twin is not None, f"deposit {cell} has no mirror twin"
+        assert twin.buried == deposit.buried and twin.vectors == deposit.vectors, (
+            f"deposit {cell} differs from its twin"
+        )
+
+
+def matching_types(s: Scenario) -> dict[tuple[int, ...], tuple[str, ...]]:
+    """Every possible vector -> the types whose defining tests it satisfies (CQ-20)."""
+    ranges = [np.arange(1, k + 1) for k in s.attribute_values]
+    vectors = np.stack(np.meshgrid(*ranges, indexing="ij"), axis=-1).reshape(-1, len(ranges))
+    types = sorted(s.type_tests, key=lambda t: int(t[1:]))
+    tests = np.zeros((len(types), len(ranges)), dtype=np.int64)
+    for row, type_id in enumerate(types):
+        for attribute, value in s.type_tests[type_id].items():
+            tests[row, attribute] = value
+    match = np.all((tests[None] == 0) | (vectors[:, None, :] == tests[None]), axis=2)
+    return {
+        tuple(v): tuple(types[i] for i in np.flatnonzero(m))
+        for v, m in zip(vectors.tolist(), match, strict=True)
+    }
+
+
+def assert_content_invariants(s: Scenario) -> None:
+    """§11 item 4 parts that hold on presets and generated maps alike."""
+    camp_cells = s.camp_cells()
+    # an even number of camps in mirror pairs, every blueprint stocked somewhere
+    assert len(s.camps) % 2 == 0
+    assert all(s.grid.mirror(c) != c for c in camp_cells)
+    stocked = {b for camp in s.camps for b in camp.stock}
+    assert stocked == set(OBJECT_IDS), f"not stocked anywhere: {set(OBJECT_IDS) - stocked}"
+    # deposits: never on Rock or a camp; every type present
+    totals = dict.fromkeys(RESOURCE_IDS, 0)
+    for d in s.deposits:
+        assert s.terrain_at(d.cell).value != "rock", f"deposit on rock at {d.cell}"
+        assert d.cell not in camp_cells, f"deposit on a camp at {d.cell}"
+        for type_id, quantity in d.buried.items():
+            assert quantity > 0
+            totals[type_id] += quantity
+    assert all(total > 0 for total in totals.values()), totals
+    # the attribute structure: 12 types with 1-4 tests; each vector fits its own type and no other
+    assert sorted(s.type_tests) == sorted(RESOURCE_IDS)
+    assert all(1 <= len(tests) <= 4 for tests in s.type_tests.values())
+    assert all(k in (4, 5) for k in s.attribute_values)
+    matches = matching_types(s)
+    assert all(len(types) <= 1 for types in matches.values()), "two types share a vector"
+    for d in s.deposits:
+        for type_id, vector in d.vectors.items():
+            assert matches[vector] == (type_id,), f"vector {vector} at {d.cell} does not identify {type_id}"
+    # the catalogue: 12 blueprints, 3 complex, prices from values
+    assert [b.id for b in s.blueprints] == list(OBJECT_IDS)
+    assert sum(b.kind == "complex" for b in s.blueprints) == 3
+    for b in s.blueprints:
+        assert len(b.alternatives) == 2
+        if b.kind == "simple":
+            assert 50 <= b.price <= 120 and b.value // 4 == b.price, (b.id, b.price, b.value)
+            assert all(2 <= len(alt) <= 4 and all(i in RESOURCE_IDS for i in alt) for alt in b.alternatives)
+        else:
+            assert 150 <= b.price <= 450 and b.value // 10 == b.price, (b.id, b.price, b.value)
+            simple = {x.id for x in s.blueprints if x.kind == "simple"}
+            assert all(2 <= len(alt) <= 3 and set(alt) <= simple for alt in b.alternatives)
+
+
+def reachable(
+    s: Scenario,
+    start: tuple[int, int],
+    enter: frozenset[str],
+    seeds: set[int] | None = None,
+    avoid: frozenset[int] = frozenset(),
+) -> set[int]:
+    """Cells (as idx) 8-connected to `start` (or `seeds`) through terrain characters in `enter`,
+    never through the cells of `avoid`."""
+    width, height = s.width, s.height
+    flat = "".join(s.terrain)
+    todo = list(seeds) if seeds is not None else [start[1] * width + start[0]]
+    seen = set(todo)
+    while todo:
+        cell = todo.pop()
+        x, y = cell % width, cell // width
+        for ny in (y - 1, y, y + 1):
+            if 0 <= ny < height:
+                for nx in (x - 1, x, x + 1):
+                    if 0 <= nx < width:
+                        nb = ny * width + nx
+                        if nb not in seen and flat[nb] in enter and nb not in avoid:
+                            seen.add(nb)
+                            todo.append(nb)
+    return seen
+
+
+def assert_generated_invariants(s: Scenario, camp_pairs: int | None = None) -> None:
+    """§11 item 4 parts that hold on generated maps: camps, CQ-7's zone and CQ-12's conditions."""
+    grid = s.grid
+    width = s.width
+    flat = "".join(s.terrain)
+    if camp_pairs is None:
+        assert 12 <= len(s.camps) <= 18
+    else:
+        assert len(s.camps) == 2 * camp_pairs
+    # CQ-7: the protected zone stays Grass
+    for y in range(10):
+        for x in range(10):
+            assert s.terrain[y][x] == "." and flat[::-1][y * width + x] == "."
+    # CQ-12: C_all holds every start cell, and every non-Rock cell is reachable by some kind
+    c_all = reachable(s, (3, 3), OPEN_CHARS)
+    for cells in s.starts.values():
+        for x, y in cells:
+            assert y * width + x in c_all, f"start cell {(x, y)} outside C_all"
+    reached = set(c_all)
+    for enter in ENTER.values():
+        reached |= reachable(s, (3, 3), enter, seeds=c_all)
+    assert reached == {i for i, ch in enumerate(flat) if ch != "#"}, "a non-Rock cell no kind can reach"
+    # CQ-15: camps on open cells of C_all with 8 open neighbours, apart from each other and the zone
+    cells = [c.cell for c in s.camps]
+    for x, y in cells:
+        assert 1 <= x <= s.width - 2 and 1 <= y <= s.height - 2
+        assert not (x <= 9 and y <= 9) and not (x >= s.width - 10 and y >= s.height - 10)
+        assert y * width + x in c_all
+        assert (
+            all(s.terrain[ny][nx] in OPEN_CHARS for nx, ny in grid.neighbours((x, y)))
+            and s.terrain[y][x] in OPEN_CHARS
+        )
+        assert cheb((x, y), grid.mirror((x, y))) >= 6
+    for i, a in enumerate(cells):
+        for b in cells[i + 1 :]:
+            assert cheb(a, b) >= 3 or b == grid.mirror(a), f"camps {a} and {b} too close"
