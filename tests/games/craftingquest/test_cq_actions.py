@@ -191,7 +191,7 @@ def test_spec5_4_items_not_carried_or_blueprints_not_owned_fail_their_check(
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats() | st.text(max_size=6),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner, max_size=4),
-    max_leaves=12,
+    max_leaves=6,
 )
 ACTIONS = st.fixed_dictionaries(
     {

@@ -78,6 +78,7 @@ class CraftingQuestEngine(Engine):
         self.actions_used = 0
         self.outgoing: dict[str, Any] | None = None  # the `result` still to send this turn
         self.outgoing_awaited = True
+        self.asked_awaited = True  # whether the last question was sent awaiting its answer
         self.owes: dict[int, str | None] = {p: None for p in PLAYERS}  # "setup" or "turn"
         self.dead: dict[int, str | None] = {p: None for p in PLAYERS}  # the transport's reason
         self.queued: dict[int, Any] = {}  # CQ-33: at most one late action per player
@@ -99,6 +100,7 @@ class CraftingQuestEngine(Engine):
 
     def _question(self, payload: dict[str, Any], awaited: bool) -> Request:
         timeout_ms, chain, budget = self._limits()
+        self.asked_awaited = awaited
         return Request(
             seat=_seat(self.player),
             payload=payload,
@@ -195,9 +197,8 @@ class CraftingQuestEngine(Engine):
         (reply,) = replies
         self.frozen = None
         before, self.pending = self.pending, []
-        awaited = self.outgoing_awaited
         self.outgoing = None
-        if not awaited:
+        if not self.asked_awaited:
             event = self._closed_at_limit(reply)
         elif reply.status is Status.TIMEOUT:
             self.owes[self.player] = "turn"  # CQ-35 untimed, or the deadline of CQ-31
