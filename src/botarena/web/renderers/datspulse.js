@@ -471,9 +471,12 @@ function draw(ctx, replay, i) {
   const cfg = config(replay);
   const maxHealth = [cfg.worker_health ?? 130, cfg.soldier_health ?? 180, cfg.scout_health ?? 80];
   drawAttacks(ctx, g, frame, shown);
-  // corpses first: a living enemy may stand on a corpse's hex (DP-24: corpses do not block)
-  for (const unit of frame.units || []) if (unit.health <= 0 && shown(unit)) drawUnit(ctx, g, unit, teamColour(slotMap, unit.team), maxHealth);
-  for (const unit of frame.units || []) if (unit.health > 0 && shown(unit)) drawUnit(ctx, g, unit, teamColour(slotMap, unit.team), maxHealth);
+  // Corpses first: a living enemy may stand on a corpse's hex (DP-24: corpses do not block). Then scouts,
+  // whose slot is the top of the hex, so that the workers and soldiers below cover the scouts' health bars
+  // rather than the other way round.
+  const order = (u) => (u.health <= 0 ? 0 : u.type === 2 ? 1 : 2);
+  const drawn = (frame.units || []).filter(shown).sort((a, b) => order(a) - order(b));
+  for (const unit of drawn) drawUnit(ctx, g, unit, teamColour(slotMap, unit.team), maxHealth);
   drawScoreboard(ctx, replay, frame, slotMap, g);
 }
 
