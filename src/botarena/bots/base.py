@@ -26,6 +26,7 @@ class Bot(ABC):
 
     name: str = "bot"
     kind: str = "bot"
+    late_replies_kept: bool = False
 
     def open(self, match_id: str, seat: int) -> None:
         """Prepare for a match (start a process, build an instance). Failures make the bot dead."""
@@ -44,6 +45,32 @@ class Bot(ABC):
     @abstractmethod
     def receive(self) -> Reply:
         """The reply to the last request sent."""
+
+    # -- late replies (engines with `Engine.late_replies`, CQ-31 to CQ-35) ------------------------
+    # The runner calls `keep_late_replies(True)` before `open` when the match's engine takes late
+    # replies (and False otherwise). Then a request whose `receive` is TIMEOUT, or that the runner
+    # left with `owe()` instead of `receive`, stays open: its answer is collected later by
+    # `poll_late`. Only an `end` request may be sent while one is open; its reply is told from the
+    # owed answer by request id, and the owed answer is then dropped. A transport that cannot keep a
+    # request open (this default) never answers late: its seat owes until the end, or until the bot
+    # is no longer `alive` (then the runner reports CRASHED `process_exited`).
+
+    def keep_late_replies(self, keep: bool) -> None:
+        """Whether timed-out requests stay open for `poll_late` in the next match."""
+        self.late_replies_kept = keep
+
+    def owe(self) -> None:
+        """Leave the request just sent open without waiting for it (its answer is collected by
+        `poll_late`). Only called with late replies kept."""
+        return None
+
+    def poll_late(self) -> Reply | None:
+        """The owed request's answer if it has arrived, without blocking; else None.
+
+        `time_ms` counts from the sending of the owed request to the answer's arrival. An unreadable
+        line is INVALID; a bot that died meanwhile is CRASHED `process_exited`.
+        """
+        return None
 
     def close(self) -> BotLog:
         """Release everything (kill the process group); return the captured log."""

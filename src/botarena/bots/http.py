@@ -12,6 +12,11 @@ tried again); a body that is not a JSON object is INVALID `bad_json`; an object 
 `id` equal to the request's, or without `payload`, is INVALID `bad_envelope`; a body over the size
 cap is INVALID `line_too_long`.
 
+With late replies kept (games whose engine sets `late_replies`, Crafting Quest spec 7.3) a request
+past its deadline is not cut off: it goes on in the background and its response, when it comes, is
+the owed answer collected by `poll_late`. A late exchange that fails (refused, reset, an HTTP error
+status) is CRASHED `disconnected`, and the bot is then dead for the rest of the match.
+
 aiohttp is an optional dependency: `pip install 'botarena[http]'`.
 """
 
@@ -31,7 +36,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 from botarena.bots.base import Bot, BotLog
 from botarena.bots.subprocess import block_thread_signals, encode_request, judge_reply_line
-from botarena.core.protocol import Reply, Request
+from botarena.core.protocol import DISCONNECTED, Reply, Request
 from botarena.core.status import Reason, Status, Warning
 
 HTTP_ERROR = "http_error"
@@ -84,10 +89,18 @@ class HttpBot(Bot):
         self._sent_at = 0.0
         self._timeout_s = 0.0
         self._notes: list[str] = []
+        self._owed: tuple[concurrent.futures.Future[_Outcome], float] | None = None  # (future, sent at)
+        self._disconnected = False
+
+    @property
+    def alive(self) -> bool:
+        return not self._disconnected
 
     def open(self, match_id: str, seat: int) -> None:
         super().open(match_id, seat)
         self._notes = []
+        self._drop_owed()
+        self._disconnected = False
         loop = shared_loop()
         if self._session is None:
             self._session = asyncio.run_coroutine_threadsafe(self._new_session(), loop).result(10.0)
@@ -103,18 +116,21 @@ class HttpBot(Bot):
         self._sent_at = time.perf_counter()
         session = self._session
         assert session is not None, "send() before open()"
+        self._drop_owed()  # only `end` is sent while owing: the owed answer is dropped
+        # With late replies kept, the exchange itself has no deadline: `receive` stops waiting.
+        limit = None if self.late_replies_kept else timeout_s
         self._future = asyncio.run_coroutine_threadsafe(
-            self._post(session, body, request_id, timeout_s), shared_loop()
+            self._post(session, body, request_id, limit), shared_loop()
         )
 
     async def _post(
-        self, session: aiohttp.ClientSession, body: bytes, request_id: int, timeout_s: float
+        self, session: aiohttp.ClientSession, body: bytes, request_id: int, timeout_s: float | None
     ) -> _Outcome:
         status, payload, reason, warnings = await self._exchange(session, body, request_id, timeout_s)
         return (status, payload, reason, warnings, time.perf_counter())
 
     async def _exchange(
-        self, session: aiohttp.ClientSession, body: bytes, request_id: int, timeout_s: float
+        self, session: aiohttp.ClientSession, body: bytes, request_id: int, timeout_s: float | None
     ) -> tuple[Status, Any, str | None, list[Warning]]:
         cap = self.max_body_bytes
         try:
@@ -145,10 +161,16 @@ class HttpBot(Bot):
         self._pending = None
         self._future = None
         # The coroutine enforces the deadline itself; the margin only guards against a stalled loop.
+        # With late replies kept, the deadline is this wait, and a request past it stays owed.
         remaining = self._sent_at + self._timeout_s - time.perf_counter()
+        margin = 0.0 if self.late_replies_kept else 1.0
         try:
-            status, payload, reason, warnings, settled_at = future.result(max(remaining, 0.0) + 1.0)
+            status, payload, reason, warnings, settled_at = future.result(max(remaining, 0.0) + margin)
         except concurrent.futures.TimeoutError:
+            if self.late_replies_kept:
+                self._owed = (future, self._sent_at)
+                elapsed_ms = (time.perf_counter() - self._sent_at) * 1000.0
+                return Reply(request.seat, Status.TIMEOUT, None, Reason.DEADLINE, elapsed_ms)
             future.cancel()
             status, payload, reason, warnings = Status.TIMEOUT, None, Reason.DEADLINE, []
             settled_at = time.perf_counter()
@@ -160,7 +182,38 @@ class HttpBot(Bot):
         elapsed_ms = (settled_at - self._sent_at) * 1000.0
         return Reply(request.seat, status, payload, reason, elapsed_ms, warnings)
 
+    def owe(self) -> None:
+        request, future = self._pending, self._future
+        assert request is not None and future is not None, "owe() without send()"
+        self._pending = None
+        self._future = None
+        self._owed = (future, self._sent_at)
+
+    def poll_late(self) -> Reply | None:
+        """The owed response once the background exchange has settled."""
+        owed = self._owed
+        if owed is None or not owed[0].done():
+            return None
+        future, sent_at = owed
+        self._owed = None
+        try:
+            status, payload, reason, warnings, settled_at = future.result(0.0)
+        except Exception as exc:  # a bug in the transport must not take the match down
+            self._notes.append(f"[botarena] HTTP transport error: {type(exc).__name__}: {exc}\n")
+            status, payload, reason, warnings = Status.CRASHED, None, HTTP_ERROR, []
+            settled_at = time.perf_counter()
+        if status is Status.CRASHED:
+            reason = DISCONNECTED
+            self._disconnected = True
+        return Reply(self.seat, status, payload, reason, (settled_at - sent_at) * 1000.0, warnings)
+
+    def _drop_owed(self) -> None:
+        owed, self._owed = self._owed, None
+        if owed is not None:
+            owed[0].cancel()
+
     def close(self) -> BotLog:
+        self._drop_owed()
         future, session = self._future, self._session
         if future is not None:
             future.cancel()

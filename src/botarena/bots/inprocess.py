@@ -16,11 +16,19 @@ a subprocess bot's reply would give, and a value JSON cannot carry at all (a set
 `INVALID` with reason `bad_json`. Request payloads are handed over as the
 engine built them, without a copy: an engine builds fresh payloads and never reads them back (the
 conformance suite checks it), and in-process bots are trusted code.
+
+With late replies kept (games whose engine sets `late_replies`, Crafting Quest CQ-31 to CQ-35 and
+spec 7.3) the bot's calls run in a worker thread of its own instead: the runner waits for a call no
+longer than its deadline, and a call still running then goes on in the worker. Its answer, when it
+returns, is collected by `poll_late`; while it runs the bot owes an answer, and a call still running
+when the match closes is dropped (interrupted if it is in Python code, abandoned otherwise).
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
+import queue
 import threading
 import time
 import traceback
@@ -32,7 +40,8 @@ import orjson
 from botarena.bots import preempt
 from botarena.bots.base import Bot, BotLog
 from botarena.bots.preempt import BotTimeout
-from botarena.core.protocol import MessageType, Reply, Request
+from botarena.bots.subprocess import block_thread_signals
+from botarena.core.protocol import ANSWER_OWED, MessageType, Reply, Request
 from botarena.core.status import Reason, Status, Warning
 
 LOG_CAP_BYTES = 64 * 1024
@@ -61,6 +70,87 @@ def _empty_reply(payload: Any) -> dict[str, Any]:
     return {}
 
 
+def _judged(seat: int, payload: Any, elapsed: float) -> Reply:
+    """A returned payload as the reply a wire bot's line would give: copied through JSON."""
+    try:
+        payload = _loads(_dumps(payload, option=_DUMPS_OPTIONS))
+    except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
+        try:
+            payload = _as_wire_reply(payload)
+        except (TypeError, ValueError):
+            detail: Warning = {"code": "NOT_JSON", "detail": str(exc)[:500]}
+            return Reply(seat, _INVALID, None, Reason.BAD_JSON, elapsed, [detail])
+    return Reply(seat, _OK, payload, None, elapsed)
+
+
+class _Call:
+    """One call handed to a bot's worker thread; `done` is released when it has returned."""
+
+    __slots__ = ("done", "error", "finished_at", "handler", "payload", "result", "seat", "sent_at")
+
+    def __init__(self, handler: Callable[[Any], Any], payload: Any, seat: int) -> None:
+        self.handler = handler
+        self.payload = payload
+        self.seat = seat
+        self.sent_at = _perf_counter()
+        self.done = threading.Lock()
+        self.done.acquire()
+        self.result: Any = None
+        self.error: str | None = None  # "<exception type>: <message>", if the call raised
+        self.finished_at = 0.0
+
+    def reply(self) -> Reply:
+        """The finished call's reply, its time counted from hand-over to return."""
+        elapsed = (self.finished_at - self.sent_at) * 1000.0
+        if self.error is not None:
+            warning: Warning = {"code": "EXCEPTION", "detail": self.error}
+            return Reply(self.seat, _CRASHED, None, _BOT_ERROR, elapsed, [warning])
+        return _judged(self.seat, self.result, elapsed)
+
+
+class _Worker:
+    """The thread that runs one late-reply bot's calls, one at a time, in the order handed over.
+
+    It blocks the timer signals (they belong to the main thread, botarena.bots.preempt) and is a
+    daemon: a call that never returns cannot keep the process alive.
+    """
+
+    def __init__(self, name: str, note: Callable[[str], None]) -> None:
+        self._calls: queue.SimpleQueue[_Call | None] = queue.SimpleQueue()
+        self._note = note
+        self.running: _Call | None = None
+        self.thread = threading.Thread(target=self._run, name=f"bot-worker-{name}", daemon=True)
+        self.thread.start()
+
+    def submit(self, call: _Call) -> None:
+        self._calls.put(call)
+
+    def _run(self) -> None:
+        try:
+            block_thread_signals()
+            while (call := self._calls.get()) is not None:
+                self.running = call
+                try:
+                    call.result = call.handler(call.payload)
+                except Exception as exc:
+                    self._note(traceback.format_exc())
+                    call.error = f"{type(exc).__name__}: {exc}"[:500]
+                call.finished_at = _perf_counter()
+                self.running = None
+                call.done.release()
+        except BaseException:  # BotTimeout injected by `stop` into a dropped call: the worker ends
+            return
+
+    def stop(self) -> None:
+        """End the worker after its current call; a call still running is interrupted if it is in
+        Python code (an injected BotTimeout), else abandoned to the daemon thread."""
+        self._calls.put(None)
+        if self.running is not None and self.thread.ident is not None:
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(
+                ctypes.c_ulong(self.thread.ident), ctypes.py_object(BotTimeout)
+            )
+
+
 class PythonBot(Bot):
     """A bot that runs in the runner's own process."""
 
@@ -77,10 +167,17 @@ class PythonBot(Bot):
         self._dropped = 0
         self._thread = 0  # the thread `_call` was chosen for
         self._call: preempt.TimedCall = preempt.call_with_timeout
+        self._worker: _Worker | None = None  # late replies kept: the thread that runs the calls
+        self._sent: _Call | None = None  # ... the call handed over by `send`, not yet received
+        self._owed: _Call | None = None  # ... a call whose answer is owed
+        self._busy_end: Request | None = None  # an `end` sent while the owed call still ran
 
     def open(self, match_id: str, seat: int) -> None:
         super().open(match_id, seat)
         self._handlers = {}
+        self._stop_worker()
+        if self.late_replies_kept:
+            self._worker = _Worker(self.name, self._note)
         try:
             instance = self.factory()
         except Exception:
@@ -108,12 +205,58 @@ class PythonBot(Bot):
     def send(self, request: Request, request_id: int, timeout_s: float) -> None:
         self._pending = request
         self._timeout_s = timeout_s
+        worker = self._worker
+        if worker is None:
+            return
+        # Late replies kept: the call starts now, in the worker.
+        owed, self._owed = self._owed, None  # only `end` is sent while owing: the answer is dropped
+        if owed is not None and owed.done.locked():
+            self._busy_end = request  # the bot is still in its owed call: it cannot take this one
+            return
+        handler = self._handlers.get(request.type)
+        if handler is not None:
+            self._sent = _Call(handler, request.payload, request.seat)
+            worker.submit(self._sent)
 
     def receive(self) -> Reply:
         request = self._pending
         assert request is not None, "receive() without send()"
         self._pending = None
-        return self.ask(request, self._timeout_s)
+        if self._worker is None:
+            return self.ask(request, self._timeout_s)
+        return self._receive_from_worker(request)
+
+    def _receive_from_worker(self, request: Request) -> Reply:
+        call, self._sent = self._sent, None
+        if self._busy_end is request:
+            self._busy_end = None
+            return Reply(request.seat, _TIMEOUT, None, ANSWER_OWED)
+        if call is None:  # no handler: the factory failed
+            return Reply(request.seat, _CRASHED, None, _BOT_ERROR)
+        left = call.sent_at + self._timeout_s - _perf_counter()
+        if call.done.acquire(timeout=max(left, 0.0)):
+            return call.reply()
+        self._owed = call
+        return Reply(request.seat, _TIMEOUT, None, _DEADLINE, (_perf_counter() - call.sent_at) * 1000.0)
+
+    def owe(self) -> None:
+        assert self._pending is not None, "owe() without send()"
+        self._pending = None
+        self._owed, self._sent = self._sent, None
+
+    def poll_late(self) -> Reply | None:
+        """The owed call's answer once it has returned (its time counts from hand-over to return)."""
+        call = self._owed
+        if call is None or not call.done.acquire(blocking=False):
+            return None
+        self._owed = None
+        return call.reply()
+
+    def _stop_worker(self) -> None:
+        worker, self._worker = self._worker, None
+        self._sent = self._owed = self._busy_end = None
+        if worker is not None:
+            worker.stop()
 
     def ask(self, request: Request, timeout_s: float) -> Reply:
         """`send` and `receive` in one call: the runner's path for in-process bots."""
@@ -137,16 +280,9 @@ class PythonBot(Bot):
         elapsed = (_perf_counter() - started) * 1000.0
         if elapsed > timeout_s * 1000.0:  # a C call that ignored the alarm until it returned
             return Reply(seat, _TIMEOUT, None, _DEADLINE, elapsed)
-        try:
-            payload = _loads(_dumps(payload, option=_DUMPS_OPTIONS))
-        except TypeError as exc:  # orjson.JSONEncodeError is a TypeError
-            try:
-                payload = _as_wire_reply(payload)
-            except (TypeError, ValueError):
-                detail: Warning = {"code": "NOT_JSON", "detail": str(exc)[:500]}
-                return Reply(seat, _INVALID, None, Reason.BAD_JSON, elapsed, [detail])
-        return Reply(seat, _OK, payload, None, elapsed)
+        return _judged(seat, payload, elapsed)
 
     def close(self) -> BotLog:
         preempt.disarm()
+        self._stop_worker()
         return BotLog("".join(self._log), self._dropped)

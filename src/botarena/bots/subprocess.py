@@ -194,6 +194,8 @@ class SubprocessBot(Bot):
         self._sent_at = 0.0
         self._deadline = 0.0
         self._unsent = False
+        self._owed_id = 0  # late replies kept: the id of the open request whose answer is owed
+        self._owed_sent_at = 0.0
 
     # -- lifecycle -------------------------------------------------------------------------------
     def open(self, match_id: str, seat: int) -> None:
@@ -307,6 +309,7 @@ class SubprocessBot(Bot):
         start = request.type is MessageType.START
         self._pending = request
         self._pending_id = request_id
+        self._owed_id = 0  # only `end` is sent while owing: the owed answer is now dropped by id
         # The start request's clock started when the process was spawned (setup_timeout_ms).
         self._sent_at = self._spawned_at if start else now
         self._deadline = self._sent_at + timeout_s
@@ -358,8 +361,51 @@ class SubprocessBot(Bot):
                 return Reply(seat, Status.CRASHED, None, Reason.PROCESS_EXITED, self._elapsed_ms())
             remaining_ms = (self._deadline - time.perf_counter()) * 1000.0
             if remaining_ms <= 0.0:
+                if self.late_replies_kept:
+                    self._owe(self._pending_id)
                 return Reply(seat, Status.TIMEOUT, None, Reason.DEADLINE, self._elapsed_ms())
             self._wait_and_read(remaining_ms)
+
+    # -- late replies (Bot.keep_late_replies) ----------------------------------------------------
+    def _owe(self, request_id: int) -> None:
+        self._owed_id = request_id
+        self._owed_sent_at = self._sent_at
+
+    def owe(self) -> None:
+        request = self._pending
+        assert request is not None, "owe() without send()"
+        self._pending = None
+        if not self._unsent:
+            self._owe(self._pending_id)
+
+    def poll_late(self) -> Reply | None:
+        """The owed answer if its line has been written: one `poll` system call when it has not.
+
+        A line with another id (an answer older still) is skipped; an unreadable line is taken as
+        the owed answer (INVALID), as `receive` would take it.
+        """
+        owed_id = self._owed_id
+        if not owed_id:
+            return None
+        if self._outbox and self._stdin_open:
+            self._flush()
+        if not self._eof and self._poll_in.poll(0):
+            self._read_available()
+        verdict = self._next_line()
+        while verdict is not None:
+            line_status, reply_id, payload, reason = verdict
+            if reply_id is None or reply_id == owed_id:
+                self._owed_id = 0
+                return Reply(self.seat, line_status, payload, reason, self._owed_ms())
+            verdict = self._next_line()
+        if self._eof:
+            self._dead = True
+            self._owed_id = 0
+            return Reply(self.seat, Status.CRASHED, None, Reason.PROCESS_EXITED, self._owed_ms())
+        return None
+
+    def _owed_ms(self) -> float:
+        return (time.perf_counter() - self._owed_sent_at) * 1000.0
 
     def _elapsed_ms(self) -> float:
         return (time.perf_counter() - self._sent_at) * 1000.0

@@ -9,6 +9,10 @@ The loop is a hot path for tournaments and RL (benchmarks/overhead.py, benchmark
 in-process bots are asked directly (`PythonBot.ask`, no envelope), the common case of a batch with no
 bank and no chain skips their bookkeeping, and long matches keep the garbage collector from
 re-scanning the growing replay (`_GcPacer`).
+
+Engines that set `late_replies` (Crafting Quest, CQ-31 to CQ-35) get `_LateExchange` instead: a
+request past its deadline stays open and its seat owes the answer, which is handed to the engine's
+`late_reply` between batches and recorded in `replay.late` (see `botarena.core.game.Engine`).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
 from botarena.core.config import config_to_dict
 from botarena.core.game import Engine, GameInfo, MatchResult
-from botarena.core.protocol import Reply, Request, Verdict
+from botarena.core.protocol import NOT_AWAITED, MessageType, Reply, Request, Verdict
 from botarena.core.replay import Replay, verdict_json
 from botarena.core.rng import check_seed
 from botarena.core.status import Reason, Status
@@ -41,6 +45,7 @@ _TIMEOUT = Status.TIMEOUT
 _PROCESS_EXITED = Reason.PROCESS_EXITED
 _DEADLINE = Reason.DEADLINE
 _reply_json = Reply.to_json
+_perf_counter = time.perf_counter
 
 
 @dataclass
@@ -58,7 +63,11 @@ class _Exchange:
     limit plus the bank, and time used over its own limit is taken from the bank.
     """
 
+    late_replies = False
+
     def __init__(self, bots: Sequence[Bot], overage_bank_ms: int) -> None:
+        for bot in bots:
+            bot.keep_late_replies(self.late_replies)  # before `open`: a transport may set up for it
         self.bots = bots
         self.banks = [float(overage_bank_ms) for _ in bots]
         self.time_used_ms = [0.0 for _ in bots]
@@ -210,6 +219,128 @@ class _Exchange:
         return replies
 
 
+@dataclass(slots=True)
+class _Owed:
+    """An open request whose answer a seat owes: when it was sent, and the time already counted."""
+
+    sent_at: float
+    counted_ms: float
+
+
+class _LateExchange(_Exchange):
+    """The exchange for engines with `late_replies` (CQ-31 to CQ-35; the rules are in
+    `botarena.core.game.Engine`'s docstring).
+
+    Every bot, in-process ones included, goes through `send`/`receive`, so that a call past its
+    deadline can go on (in-process bots then run in a worker thread). A chain's budget runs by wall
+    clock from the sending of its first request (CQ-31: from `turn_start`); the overage bank works
+    as in `_Exchange`.
+    """
+
+    late_replies = True
+
+    def __init__(self, bots: Sequence[Bot], overage_bank_ms: int) -> None:
+        super().__init__(bots, overage_bank_ms)
+        self.owed: list[_Owed | None] = [None] * len(bots)
+        self.owing = 0  # how many seats owe: the poll between batches is skipped while none do
+        self.chain_clock: list[tuple[Any, float] | None] = [None] * len(bots)  # (chain, started)
+
+    def run(self, requests: list[Request]) -> list[Reply]:
+        seats = [request.seat for request in requests]
+        if len(set(seats)) != len(seats):
+            raise RuntimeError(f"an engine with late replies asked a seat twice in one batch (seats {seats})")
+        for request in requests:
+            if self.owed[request.seat] is not None:
+                if request.type is not MessageType.END:
+                    raise RuntimeError(
+                        f"engine bug: seat {request.seat} owes an answer and was sent a"
+                        f" {request.type.value!r} request (only 'end' may be sent while a seat owes)"
+                    )
+                self._forgive(request.seat)  # the transport tells the owed answer from the end reply
+        # send everything first (the start exchange: all bots think at once), then collect
+        sent = [self._send_late(request) for request in requests]
+        return [self._collect(request, how) for request, how in zip(requests, sent, strict=True)]
+
+    def _forgive(self, seat: int) -> None:
+        self.owed[seat] = None
+        self.owing -= 1
+
+    def _owe(self, seat: int, sent_at: float, counted_ms: float) -> None:
+        self.owed[seat] = _Owed(sent_at, counted_ms)
+        self.owing += 1
+
+    def _send_late(self, request: Request) -> tuple[float, bool] | None:
+        """Send `request` if its bot is alive: (when it was sent, whether its reply is waited for),
+        or None if it was not sent."""
+        seat = request.seat
+        bot = self.bots[seat]
+        if not bot.alive:
+            return None
+        now = _perf_counter()
+        allowance = request.timeout_ms + self.banks[seat]
+        if request.chain is not None and request.chain_budget_ms > 0:
+            clock = self.chain_clock[seat]
+            if clock is None or clock[0] != request.chain:
+                clock = self.chain_clock[seat] = (request.chain, now)
+            left = request.chain_budget_ms - (now - clock[1]) * 1000.0
+            if left < allowance:
+                allowance = left
+        if not request.await_reply:
+            allowance = request.timeout_ms  # what the envelope tells the bot; nobody waits
+        self.next_id += 1
+        bot.send(request, self.next_id, max(allowance, 0.0) / 1000.0)
+        if allowance > 0.0 and request.await_reply:
+            return (now, True)
+        # Not waited for: the engine asked so (CQ-31's `actions_left: 0`), or the chain's time is
+        # spent (the bot still gets the message, and its answer is late, CQ-31).
+        bot.owe()
+        self._owe(seat, now, 0.0)
+        return (now, False)
+
+    def _collect(self, request: Request, sent: tuple[float, bool] | None) -> Reply:
+        seat = request.seat
+        if sent is None:
+            return Reply(seat, _CRASHED, None, _PROCESS_EXITED)
+        sent_at, awaited = sent
+        if not awaited:  # left open by `_send_late`
+            return Reply(seat, _TIMEOUT, None, _DEADLINE if request.await_reply else NOT_AWAITED)
+        reply = self.bots[seat].receive()
+        reply.seat = seat
+        used = reply.time_ms
+        over = used - request.timeout_ms
+        if over > 0.0 and self.banks[seat] > 0.0:
+            self.banks[seat] = max(0.0, self.banks[seat] - over)
+        self.time_used_ms[seat] += used
+        if reply.status is _TIMEOUT and request.type is not MessageType.END:
+            self._owe(seat, sent_at, used)  # the transport keeps the request open
+        return reply
+
+    def collect_late(self) -> list[Reply]:
+        """The owed answers that have arrived (or died), in arrival order; those seats owe no more.
+
+        Each answer's time beyond what its timed-out request already counted is counted too.
+        """
+        arrived: list[tuple[float, int, Reply]] = []
+        for seat, owed in enumerate(self.owed):
+            if owed is None:
+                continue
+            bot = self.bots[seat]
+            reply = bot.poll_late()
+            if reply is None:
+                if bot.alive:
+                    continue
+                elapsed = (_perf_counter() - owed.sent_at) * 1000.0
+                reply = Reply(seat, _CRASHED, None, _PROCESS_EXITED, elapsed)
+            reply.seat = seat
+            self._forgive(seat)
+            extra = reply.time_ms - owed.counted_ms
+            if extra > 0.0:
+                self.time_used_ms[seat] += extra
+            arrived.append((owed.sent_at + reply.time_ms / 1000.0, seat, reply))
+        arrived.sort(key=lambda item: (item[0], item[1]))
+        return [reply for _at, _seat, reply in arrived]
+
+
 class _GcPacer:
     """Keeps the cyclic garbage collector from re-scanning a long match's growing replay.
 
@@ -300,7 +431,8 @@ def run_match(
         use_config = getattr(bot, "use_config", None)
         if use_config is not None:  # game-native transports that follow config keys (devops parallelism)
             use_config(config)
-    exchange = _Exchange(bots, int(getattr(config, "overage_bank_ms", 0)))
+    exchange_class = _LateExchange if engine.late_replies else _Exchange
+    exchange = exchange_class(bots, int(getattr(config, "overage_bank_ms", 0)))
     statuses: list[dict[str, int]] = [{} for _ in bots]
     replay = Replay(
         game=game.id,
@@ -362,7 +494,10 @@ def _play(
     pace_every = pacer.every if pacer.active else 0
     index = 0
     last_start = 0.0
+    late = exchange if isinstance(exchange, _LateExchange) else None
     while True:
+        if late is not None and late.owing:
+            _deliver_late(engine, late, replay, index)
         requests = next_requests()
         if not requests:
             break
@@ -395,3 +530,11 @@ def _play(
             pacer.step(index)
     if keyframes[-1]["step"] != index:
         keyframes.append({"step": index, "state": engine.keyframe()})
+
+
+def _deliver_late(engine: Engine, exchange: _LateExchange, replay: Replay, after_step: int) -> None:
+    """Hand the engine every owed answer that has arrived, and record each with the step it followed
+    (runner/verify.py feeds them back at the same point)."""
+    for reply in exchange.collect_late():
+        engine.late_reply(reply)
+        replay.late.append({"after_step": after_step, "reply": reply.to_json()})

@@ -95,8 +95,28 @@ def _replies(recorded: Any, where: str) -> list[Reply]:
         raise _Mismatch(where, f"unreadable reply in the replay ({exc})") from None
 
 
+def _late_by_step(replay: Replay) -> dict[int, list[Reply]]:
+    """The recorded late replies (games with `Engine.late_replies`), by the step they followed."""
+    late: dict[int, list[Reply]] = {}
+    for entry in replay.late:
+        where = "late replies"
+        try:
+            after = int(entry["after_step"])
+            late.setdefault(after, []).extend(_replies([entry["reply"]], where))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise _Mismatch(where, f"unreadable late reply in the replay ({exc})") from None
+    return late
+
+
+def _feed_late(engine: Engine, late: dict[int, list[Reply]], after_step: int) -> None:
+    """Hand the engine the late replies the match handed it after `after_step`, in the same order."""
+    for reply in late.get(after_step, ()):
+        engine.late_reply(reply)
+
+
 def _rerun_steps(engine: Engine, replay: Replay) -> int:
     keyframes = {frame["step"]: frame["state"] for frame in replay.keyframes}
+    late = _late_by_step(replay)
     if 0 in keyframes:
         _check("keyframe at step 0", keyframes[0], engine.keyframe())
     # a game whose steps take inputs from outside the bots (devops bonus codes) re-takes them from
@@ -106,6 +126,7 @@ def _rerun_steps(engine: Engine, replay: Replay) -> int:
         where = _step_label(index, recorded.get("record"))
         if restore is not None:
             restore(recorded.get("record"))
+        _feed_late(engine, late, index - 1)
         requests = engine.next_requests()
         if not requests:
             raise _Mismatch(where, "the re-run game is over, but the replay has more steps")
@@ -119,6 +140,7 @@ def _rerun_steps(engine: Engine, replay: Replay) -> int:
         _check(where, recorded.get("verdicts"), [verdict_json(v) for v in step.verdicts], "verdicts")
         if index in keyframes:
             _check(f"keyframe at step {index}", keyframes[index], engine.keyframe())
+    _feed_late(engine, late, len(replay.steps))
     if engine.next_requests():
         raise _Mismatch(f"step {len(replay.steps) + 1}", "the replay ends before the re-run game is over")
     return len(replay.steps)
@@ -132,6 +154,9 @@ def verify_replay(replay: Replay) -> VerifyReport:
         return VerifyReport(False, 0, "header", detail)
     config = game.config("default", replay.config)
     engine = game.new_engine(config, replay.seed, len(replay.players))
+    set_names = getattr(engine, "set_player_names", None)
+    if set_names is not None:  # as run_match does: games whose records show the players' names
+        set_names([str(player.get("name", "")) for player in replay.players])
     steps = 0
     try:
         engine.start_requests()
