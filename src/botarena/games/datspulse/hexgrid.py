@@ -12,6 +12,8 @@ from collections.abc import Iterator
 from enum import IntEnum
 from functools import lru_cache
 
+import numpy as np
+
 Hex = tuple[int, int]
 
 
@@ -115,6 +117,29 @@ def map_hexes(radius: int) -> Iterator[Hex]:
             yield x + shift, r
 
 
+def _neighbour_table(radius: int, cells: list[Hex]) -> list[tuple[int, ...]]:
+    """Neighbour numbers (DP-2 order, -1 off the map) of every hex, by row arithmetic in numpy.
+
+    Row r of the map holds the offset columns q_min(r)..q_max(r) contiguously, starting at number
+    start(r), so the hex (q, r) is start(r) + q - q_min(r) when q is in range."""
+    rows = np.arange(-radius, radius + 1)
+    shift = (rows - (rows & 1)) // 2
+    q_min = np.maximum(-radius, -radius - rows) + shift
+    q_max = np.minimum(radius, radius - rows) + shift
+    start = np.concatenate(([0], np.cumsum(q_max - q_min + 1)[:-1]))
+    q = np.fromiter((h[0] for h in cells), dtype=np.int64, count=len(cells))
+    r = np.fromiter((h[1] for h in cells), dtype=np.int64, count=len(cells))
+    odd = (r & 1).astype(bool)
+    columns = []
+    for (dq_even, dr), (dq_odd, _) in zip(_EVEN, _ODD, strict=True):
+        nq = q + np.where(odd, dq_odd, dq_even)
+        nr = r + dr
+        row = np.clip(nr + radius, 0, 2 * radius)
+        inside = (np.abs(nr) <= radius) & (nq >= q_min[row]) & (nq <= q_max[row])
+        columns.append(np.where(inside, start[row] + nq - q_min[row], -1).tolist())
+    return list(zip(*columns, strict=True))
+
+
 class HexMap:
     """The hexes of a radius-R map (DP-4) numbered in canonical order, with neighbour tables.
 
@@ -127,8 +152,7 @@ class HexMap:
         self.radius = radius
         self.hexes: list[Hex] = list(map_hexes(radius))
         self.index: dict[Hex, int] = {h: i for i, h in enumerate(self.hexes)}
-        get = self.index.get
-        self.nbr: list[tuple[int, ...]] = [tuple(get(n, -1) for n in neighbours(q, r)) for q, r in self.hexes]
+        self.nbr: list[tuple[int, ...]] = _neighbour_table(radius, self.hexes)
         self.axial: list[Hex] = [to_axial(q, r) for q, r in self.hexes]
         self._discs: dict[tuple[int, int], tuple[int, ...]] = {}
 
