@@ -203,9 +203,9 @@ def test_cq40_memory_pairs_scan_and_dig_as_in_example_5() -> None:
     assert memory.unexplained(c99) and not memory.unexplained(c33)
     memory.absorb_dig(c99, {"R3": 7})
     assert memory.learner.label_of == {(2, 3, 4, 1, 1): "R3", (1, 5, 2, 2, 3): "R8", (2, 1, 4, 3, 1): "R3"}
-    located, unexplained = memory.rebuild_index()
-    assert located["R3"] == {c33, c99} and located["R8"] == {c33}
-    assert unexplained == set()
+    memory.refresh()
+    assert memory.located["R3"] == {c33, c99} and memory.located["R8"] == {c33}
+    assert memory.unexplained_cells == set()
     assert memory.scan_covered[memory.cell(10, 10)] and not memory.scan_covered[memory.cell(11, 3)]
     assert memory.near_scan[memory.cell(8, 8)] and not memory.near_scan[memory.cell(9, 9)]
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 from typing import Any
 
 from botarena.games.craftingquest.bots.prospector_memory import UNKNOWN, Memory
@@ -59,9 +60,10 @@ class Prospector:
         self.actions_this_turn: dict[int, int] = {}
         self.buyer: int | None = None
         self.buyer_chosen = False
-        self.paths: dict[int, tuple[str, list[int], tuple[int, int]]] = {}
-        self.no_path: dict[tuple[int, str], tuple[int, int]] = {}
+        self.paths: dict[int, tuple[str, list[int], tuple[int, int, int]]] = {}
+        self.no_path: dict[tuple[int, str], tuple[int, int, int]] = {}
         self.index_serial = 0
+        self._optimistic: dict[str, tuple[tuple[int, int], bytearray]] = {}
         self.located: dict[str, set[int]] = {}
         self.unexplained_cells: set[int] = set()
 
@@ -236,15 +238,15 @@ class Prospector:
         for category, camps in (("buy", stocking), ("camp", unseen)):
             if not camps:
                 continue
-            near = set()
+            near: set[int] = set()
             for camp in camps:
                 near.update(self._within(camp, radius))
             if here in near and category == "buy":
                 return category, []
-            path = self._cached_path(uid, category, open_, lambda c, near=near: c in near, optimistic=True)
+            path = self._cached_path(uid, category, open_, near.__contains__)
             if path is not None:
                 return category, path
-        path = self._cached_path(uid, "unseen", open_, self._is_unseen, optimistic=True)
+        path = self._cached_path(uid, "unseen", open_, self._is_unseen)
         return None if path is None else ("unseen", path)
 
     def _buy_step(self, uid: int) -> Payload | None:
@@ -278,10 +280,10 @@ class Prospector:
 
     def _refresh_index(self) -> None:
         assert self.memory is not None
-        if self.memory.index_dirty or self.memory.learner.version != getattr(self, "_learner_version", -1):
-            self.located, self.unexplained_cells = self.memory.rebuild_index()
-            self._learner_version = self.memory.learner.version
-            self.index_serial += 1
+        self.memory.refresh()
+        self.located = self.memory.located
+        self.unexplained_cells = self.memory.unexplained_cells
+        self.index_serial = self.memory.index_version
 
     def _work_for(self, uid: int) -> dict[str, int]:
         """The types and quantities this unit still needs for its chosen alternative (§10 "Goal")."""
@@ -329,26 +331,26 @@ class Prospector:
 
     def _walk(self, uid: int, need: dict[str, int]) -> Payload | None:
         """§10 step 4's walk: to a cell of a needed type, else an unexplained cell, else an unscanned
-        cell, else towards unseen cells."""
+        cell, else towards unseen cells. Each category is searched only if it has a target the unit
+        may stand on, because a search that finds nothing visits every reachable cell."""
         memory = self.memory
         assert memory is not None
         kind = str(self.units[uid]["kind"])
         open_ = memory.passable[kind]
-        wanted: set[int] = set()
-        for t in need:
-            wanted.update(self.located.get(t, ()))
-        unexplained = self.unexplained_cells
-        covered = memory.scan_covered
-        targets = (
-            ("needed", wanted, lambda c: c in wanted),
-            ("unexplained", unexplained, lambda c: c in unexplained),
-            ("unscanned", True, lambda c: not covered[c]),
-            ("unseen", True, self._is_unseen_neighbour),
+        located, unexplained, covered = self.located, self.unexplained_cells, memory.scan_covered
+        wanted = [located[t] for t in need if t in located]
+        targets: tuple[tuple[str, Callable[[int], bool], Callable[[], bool]], ...] = (
+            (
+                "needed",
+                lambda c: any(c in cells for cells in wanted),
+                lambda: any(open_[c] for cells in wanted for c in cells),
+            ),
+            ("unexplained", lambda c: c in unexplained, lambda: any(open_[c] for c in unexplained)),
+            ("unscanned", lambda c: not covered[c], lambda: memory.any_open_uncovered(kind)),
+            ("unseen", self._is_unseen_neighbour, lambda: memory.known_count < memory.size),
         )
-        for category, pool, is_target in targets:
-            if not pool:
-                continue
-            path = self._cached_path(uid, category, open_, is_target, optimistic=False)
+        for category, is_target, worth_searching in targets:
+            path = self._cached_path(uid, category, open_, is_target, worth_searching)
             if path:
                 return self._step(uid, path[0])
         return None
@@ -364,28 +366,44 @@ class Prospector:
 
     # ----------------------------------------------------------------- paths and moves
 
-    def _state_key(self) -> tuple[int, int]:
+    def _state_key(self) -> tuple[int, int, int]:
+        """What a failed search depends on: the indexes, blocking, and the terrain seen. A kept path
+        depends on the first two only (newly seen terrain never closes a path)."""
         assert self.memory is not None
-        return self.index_serial, self.memory.terrain_version
+        return self.index_serial, self.memory.terrain_version, self.memory.known_count
 
     def _optimistic_open(self, kind: str) -> bytearray:
-        """Known cells the kind may stand on, plus every unseen cell."""
-        assert self.memory is not None
-        passable, terrain = self.memory.passable[kind], self.memory.terrain
-        return bytearray(1 if passable[c] or terrain[c] == UNKNOWN else 0 for c in range(len(terrain)))
+        """Known cells the kind may stand on, plus every unseen cell (rebuilt only when the terrain
+        knowledge or the blocking changed)."""
+        memory = self.memory
+        assert memory is not None
+        key = (memory.known_count, memory.terrain_version)
+        kept = self._optimistic.get(kind)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        passable, terrain = memory.passable[kind], memory.terrain
+        open_ = bytearray(1 if passable[c] or terrain[c] == UNKNOWN else 0 for c in range(len(terrain)))
+        self._optimistic[kind] = (key, open_)
+        return open_
 
     def _cached_path(
-        self, uid: int, category: str, open_: bytearray, is_target: Any, optimistic: bool
+        self,
+        uid: int,
+        category: str,
+        open_: bytearray,
+        is_target: Callable[[int], bool],
+        worth_searching: Callable[[], bool] | None = None,
     ) -> list[int] | None:
-        """A kept path of this category if what it was planned on still holds; else a new search.
-        A search that found nothing is not repeated until the team's knowledge changes."""
+        """A kept path of this category if what it was planned on still holds; else a new search
+        (if `worth_searching()` allows one). A search that found nothing is not repeated until the
+        team's knowledge changes."""
         memory = self.memory
         assert memory is not None
         key = self._state_key()
         unit = self.units[uid]
         here = memory.cell(int(unit["x"]), int(unit["y"]))
         kept = self.paths.get(uid)
-        if kept is not None and kept[0] == category and kept[2] == key and kept[1]:
+        if kept is not None and kept[0] == category and kept[2][:2] == key[:2] and kept[1]:
             path = kept[1]
             if (
                 path[0] in memory.neighbours[here]
@@ -394,6 +412,9 @@ class Prospector:
             ):
                 return path
         if self.no_path.get((uid, category)) == key:
+            return None
+        if worth_searching is not None and not worth_searching():
+            self.no_path[(uid, category)] = key
             return None
         found = bfs_path(memory.neighbours, open_, here, is_target)
         if found is None:

@@ -61,6 +61,8 @@ class Memory:
             int(terrain_rules.get(name, {}).get("penalty_pct") or 0) for name in TERRAIN_NAMES
         ]
         self.terrain = bytearray([UNKNOWN]) * self.size
+        self.known_count = 0  # cells whose terrain the team has seen
+        self._ones = int.from_bytes(b"\x01" * self.size, "big")
         self.neighbours: list[tuple[int, ...]] = [self._neighbours_of(i) for i in range(self.size)]
         self.camps: dict[int, tuple[str, ...] | None] = {}  # cell → stock, None until seen from next to it
         self.towers: dict[int, tuple[int, int]] = {}  # standing towers seen: cell → (id, owner)
@@ -77,7 +79,14 @@ class Memory:
         self.learner = TypeLearner(len(setup.get("resource_types") or ()) or 12)
         self._absorbed_from: set[tuple[int, int]] = set()  # positions whose view terrain is already read
         self.passable: dict[str, bytearray] = {kind: bytearray(self.size) for kind in kinds}
-        self.index_dirty = True  # the located / unexplained indexes need a rebuild
+        # derived indexes, kept up to date cell by cell (see `refresh`)
+        self.located: dict[str, set[int]] = {}  # type → cells believed to hold it
+        self.unexplained_cells: set[int] = set()  # cells with an unclassified vector, never dug
+        self.index_version = 0  # bumped whenever a cell's entry in the indexes changes
+        self._cell_types: dict[int, tuple[str, ...]] = {}
+        self._waiting: dict[Vector, set[int]] = {}  # unclassified vector → undug cells showing it
+        self._cell_waiting: dict[int, tuple[Vector, ...]] = {}
+        self._learner_version = 0
         self.terrain_version = 0  # bumped when passability changes other than by new terrain
 
     def _neighbours_of(self, cell: int) -> tuple[int, ...]:
@@ -127,6 +136,7 @@ class Memory:
                         code = CODE_OF_CHAR.get(ch)
                         if code is not None:
                             terrain[c] = code
+                            self.known_count += 1
                             self._refresh_passable(c)
 
     def _absorb_cells(self, x0: int, y0: int, span: int, cells: Iterable[Payload]) -> None:
@@ -185,6 +195,13 @@ class Memory:
         for kind, enter in self.enter.items():
             self.passable[kind][cell] = 1 if free and enter[code] else 0
 
+    def any_open_uncovered(self, kind: str) -> bool:
+        """Whether some known cell that `kind` may enter lies outside every team scan (a quick
+        pre-check, bytes as big integers, before a search for one)."""
+        open_ = int.from_bytes(self.passable[kind], "big")
+        covered = int.from_bytes(self.scan_covered, "big")
+        return bool(open_ & (self._ones ^ covered))
+
     def may_enter(self, kind: str, cell: int) -> bool:
         """Whether `kind` may stand on `cell` as far as the team knows (terrain seen and enterable)."""
         code = self.terrain[cell]
@@ -194,20 +211,26 @@ class Memory:
 
     def absorb_scan(self, x: int, y: int, found: Iterable[Payload]) -> None:
         """A team scan from (x, y): the latest vectors of every cell in range (empty cells lose theirs)."""
+        latest: dict[int, tuple[Vector, ...]] = {}
+        for entry in found:
+            shown = tuple(tuple(int(a) for a in v) for v in entry.get("vectors") or ())
+            if shown:
+                latest[self.cell(int(entry["x"]), int(entry["y"]))] = shown
         for c in square(self.width, self.height, x, y, self.scan_radius):
             self.scan_covered[c] = 1
-            self.vectors.pop(c, None)
-        for c in square(self.width, self.height, x, y, 5):
-            self.near_scan[c] = 1
-        for entry in found:
-            c = self.cell(int(entry["x"]), int(entry["y"]))
-            vectors = tuple(tuple(int(a) for a in v) for v in entry.get("vectors") or ())
-            if vectors:
-                self.vectors[c] = vectors
+            now = latest.get(c)
+            if now == self.vectors.get(c):
+                continue
+            if now is None:
+                del self.vectors[c]
+            else:
+                vectors = self.vectors[c] = now
                 dug = self.dug.get(c)
                 if dug is not None and self.dug_fresh.get(c, False):
                     self.learner.observe(vectors, [t for t, q in dug.items() if q > 0])
-        self.index_dirty = True
+            self._update_cell(c)
+        for c in square(self.width, self.height, x, y, 5):
+            self.near_scan[c] = 1
 
     def absorb_dig(self, cell: int, found: dict[str, int]) -> None:
         """A team dig: the cell's buried quantities, paired with its vectors to label them (§10)."""
@@ -221,7 +244,7 @@ class Memory:
                 self.learner.observe(vectors, quantities)
             else:  # a type was emptied since the scan: its vectors are stale, forget them
                 del self.vectors[cell]
-        self.index_dirty = True
+        self._update_cell(cell)
 
     def took(self, cell: int, items: dict[str, int]) -> None:
         """The team picked up `items` here: the known quantities drop (an underestimate if a visible
@@ -232,13 +255,13 @@ class Memory:
                 if t in dug:
                     dug[t] = max(0, dug[t] - q)
         self.dug_fresh[cell] = False
-        self.index_dirty = True
+        self._update_cell(cell)
 
     def forget_quantities(self, cell: int) -> None:
         """After a PickupError the opponent has emptied part of the cell: dig again before a pickup."""
         self.dug.pop(cell, None)
         self.dug_fresh.pop(cell, None)
-        self.index_dirty = True
+        self._update_cell(cell)
 
     # ----------------------------------------------------------------- derived indexes
 
@@ -261,15 +284,39 @@ class Memory:
         classify = self.learner.classify
         return any(classify(v) is None for v in self.vectors.get(cell, ()))
 
-    def rebuild_index(self) -> tuple[dict[str, set[int]], set[int]]:
-        """(type → cells believed to hold it, unexplained cells)."""
-        located: dict[str, set[int]] = {}
-        unexplained: set[int] = set()
-        cells = set(self.vectors) | set(self.dug)
-        for c in cells:
-            for t in self.types_at(c):
-                located.setdefault(t, set()).add(c)
-            if self.unexplained(c):
-                unexplained.add(c)
-        self.index_dirty = False
-        return located, unexplained
+    def refresh(self) -> None:
+        """Bring the indexes up to date after new labels: only cells with a vector that was not
+        classified can change (a classified vector stays classified: hypotheses only widen)."""
+        if self._learner_version == self.learner.version:
+            return
+        self._learner_version = self.learner.version
+        classify = self.learner.classify
+        for vector in [v for v in self._waiting if classify(v) is not None]:
+            for c in list(self._waiting.get(vector, ())):
+                self._update_cell(c)
+
+    def _update_cell(self, cell: int) -> None:
+        """Recompute one cell's entries in `located`, `unexplained_cells` and the waiting vectors."""
+        for t in self._cell_types.pop(cell, ()):
+            self.located[t].discard(cell)
+        for v in self._cell_waiting.pop(cell, ()):
+            holders = self._waiting[v]
+            holders.discard(cell)
+            if not holders:
+                del self._waiting[v]
+        self.unexplained_cells.discard(cell)
+        types = tuple(self.types_at(cell))
+        if types:
+            self._cell_types[cell] = types
+            for t in types:
+                self.located.setdefault(t, set()).add(cell)
+        if cell not in self.dug:
+            classify = self.learner.classify
+            waiting = tuple(v for v in self.vectors.get(cell, ()) if classify(v) is None)
+            if waiting:
+                self._cell_waiting[cell] = waiting
+                for v in waiting:
+                    self._waiting.setdefault(v, set()).add(cell)
+                if not self.dug_once[cell]:
+                    self.unexplained_cells.add(cell)
+        self.index_version += 1
