@@ -125,6 +125,7 @@ class SeriesRecorder:
                 results = self._stored_results(row.replay_hash)
                 if results is not None:
                     self._past_results.append(results)
+        self._update_standings()
         log.info("series %s resumed after round %d", tournament.name, last)
         return Resumed(tournament.id, int(tournament.seed), last + 1, history)
 
