@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
 from botarena.core.config import build_config
 from botarena.games.craftingquest.config import PRESETS, CraftingQuestConfig
@@ -131,20 +132,18 @@ def assert_symmetric(s: Scenario) -> None:
         )
 
 
-def matching_types(s: Scenario) -> dict[tuple[int, ...], tuple[str, ...]]:
-    """Every possible vector -> the types whose defining tests it satisfies (CQ-20)."""
-    ranges = [np.arange(1, k + 1) for k in s.attribute_values]
-    vectors = np.stack(np.meshgrid(*ranges, indexing="ij"), axis=-1).reshape(-1, len(ranges))
-    types = sorted(s.type_tests, key=lambda t: int(t[1:]))
-    tests = np.zeros((len(types), len(ranges)), dtype=np.int64)
-    for row, type_id in enumerate(types):
-        for attribute, value in s.type_tests[type_id].items():
-            tests[row, attribute] = value
-    match = np.all((tests[None] == 0) | (vectors[:, None, :] == tests[None]), axis=2)
-    return {
-        tuple(v): tuple(types[i] for i in np.flatnonzero(m))
-        for v, m in zip(vectors.tolist(), match, strict=True)
-    }
+def tests_matrix(s: Scenario) -> NDArray[np.int64]:
+    """`m[t, i]` = type R(t+1)'s tested value of attribute i, or 0 if it does not test i."""
+    tests = np.zeros((12, 5), dtype=np.int64)
+    for type_id, type_tests in s.type_tests.items():
+        for attribute, value in type_tests.items():
+            tests[int(type_id[1:]) - 1, attribute] = value
+    return tests
+
+
+def matches(vectors: NDArray[np.int64], tests: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """`out[v, t]`: vector v satisfies type t's defining tests (CQ-20)."""
+    return np.all((tests[None] == 0) | (vectors[:, None, :] == tests[None]), axis=2)
 
 
 def assert_content_invariants(s: Scenario) -> None:
@@ -158,7 +157,7 @@ def assert_content_invariants(s: Scenario) -> None:
     # deposits: never on Rock or a camp; every type present
     totals = dict.fromkeys(RESOURCE_IDS, 0)
     for d in s.deposits:
-        assert s.terrain_at(d.cell).value != "rock", f"deposit on rock at {d.cell}"
+        assert s.terrain[d.y][d.x] != "#", f"deposit on rock at {d.cell}"
         assert d.cell not in camp_cells, f"deposit on a camp at {d.cell}"
         for type_id, quantity in d.buried.items():
             assert quantity > 0
@@ -168,11 +167,16 @@ def assert_content_invariants(s: Scenario) -> None:
     assert sorted(s.type_tests) == sorted(RESOURCE_IDS)
     assert all(1 <= len(tests) <= 4 for tests in s.type_tests.values())
     assert all(k in (4, 5) for k in s.attribute_values)
-    matches = matching_types(s)
-    assert all(len(types) <= 1 for types in matches.values()), "two types share a vector"
-    for d in s.deposits:
-        for type_id, vector in d.vectors.items():
-            assert matches[vector] == (type_id,), f"vector {vector} at {d.cell} does not identify {type_id}"
+    tests = tests_matrix(s)
+    ranges = [np.arange(1, k + 1) for k in s.attribute_values]
+    every_vector = np.stack(np.meshgrid(*ranges, indexing="ij"), axis=-1).reshape(-1, 5)
+    assert matches(every_vector, tests).sum(axis=1).max() <= 1, "two types share a vector"
+    pairs = [(int(t[1:]) - 1, v) for d in s.deposits for t, v in d.vectors.items()]
+    own = np.array([t for t, _ in pairs], dtype=np.int64)
+    found = matches(np.array([v for _, v in pairs], dtype=np.int64).reshape(-1, 5), tests)
+    expected = np.zeros_like(found)
+    expected[np.arange(len(pairs)), own] = True
+    assert np.array_equal(found, expected), "a vector that does not identify its own type"
     # the catalogue: 12 blueprints, 3 complex, prices from values
     assert [b.id for b in s.blueprints] == list(OBJECT_IDS)
     assert sum(b.kind == "complex" for b in s.blueprints) == 3
@@ -214,6 +218,23 @@ def reachable(
     return seen
 
 
+def flood(seeds: NDArray[np.bool_], allowed: NDArray[np.bool_]) -> NDArray[np.bool_]:
+    """The cells of `allowed` 8-connected to `seeds` through `allowed` (2-D masks), by repeated
+    3x3 dilation: slower than the generator's bitsets, and independent of them."""
+    current = seeds & allowed
+    while True:
+        grown = current.copy()
+        grown[1:] |= current[:-1]
+        grown[:-1] |= current[1:]
+        wide = grown.copy()
+        wide[:, 1:] |= grown[:, :-1]
+        wide[:, :-1] |= grown[:, 1:]
+        wide &= allowed
+        if np.array_equal(wide, current):
+            return current
+        current = wide
+
+
 def assert_generated_invariants(s: Scenario, camp_pairs: int | None = None) -> None:
     """§11 item 4 parts that hold on generated maps: camps, CQ-7's zone and CQ-12's conditions."""
     grid = s.grid
@@ -228,20 +249,27 @@ def assert_generated_invariants(s: Scenario, camp_pairs: int | None = None) -> N
         for x in range(10):
             assert s.terrain[y][x] == "." and flat[::-1][y * width + x] == "."
     # CQ-12: C_all holds every start cell, and every non-Rock cell is reachable by some kind
-    c_all = reachable(s, (3, 3), OPEN_CHARS)
+    chars = np.frombuffer(flat.encode("ascii"), dtype=np.uint8).reshape(s.height, s.width)
+
+    def allowed(enter: frozenset[str]) -> NDArray[np.bool_]:
+        return np.isin(chars, np.frombuffer("".join(sorted(enter)).encode("ascii"), dtype=np.uint8))
+
+    origin = np.zeros(chars.shape, dtype=np.bool_)
+    origin[3, 3] = True
+    c_all = flood(origin, allowed(OPEN_CHARS))
     for cells in s.starts.values():
         for x, y in cells:
-            assert y * width + x in c_all, f"start cell {(x, y)} outside C_all"
-    reached = set(c_all)
+            assert c_all[y, x], f"start cell {(x, y)} outside C_all"
+    reached = c_all.copy()
     for enter in ENTER.values():
-        reached |= reachable(s, (3, 3), enter, seeds=c_all)
-    assert reached == {i for i, ch in enumerate(flat) if ch != "#"}, "a non-Rock cell no kind can reach"
+        reached |= flood(c_all, allowed(enter))
+    assert np.array_equal(reached, chars != ord("#")), "a non-Rock cell no kind can reach"
     # CQ-15: camps on open cells of C_all with 8 open neighbours, apart from each other and the zone
     cells = [c.cell for c in s.camps]
     for x, y in cells:
         assert 1 <= x <= s.width - 2 and 1 <= y <= s.height - 2
         assert not (x <= 9 and y <= 9) and not (x >= s.width - 10 and y >= s.height - 10)
-        assert y * width + x in c_all
+        assert c_all[y, x]
         assert (
             all(s.terrain[ny][nx] in OPEN_CHARS for nx, ny in grid.neighbours((x, y)))
             and s.terrain[y][x] in OPEN_CHARS
