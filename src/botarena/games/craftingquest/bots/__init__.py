@@ -7,7 +7,8 @@ from typing import Any
 
 from botarena.games.craftingquest.bots.idle import IdleBot, RandomBot
 from botarena.games.craftingquest.bots.prospector import Prospector
+from botarena.games.craftingquest.bots.wanderer import Wanderer
 
-STARTERS: Mapping[str, Callable[[], Any]] = {"idle": IdleBot, "prospector": Prospector}
+STARTERS: Mapping[str, Callable[[], Any]] = {"idle": IdleBot, "prospector": Prospector, "wanderer": Wanderer}
 
-__all__ = ["STARTERS", "IdleBot", "Prospector", "RandomBot"]
+__all__ = ["STARTERS", "IdleBot", "Prospector", "RandomBot", "Wanderer"]

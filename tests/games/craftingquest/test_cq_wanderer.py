@@ -1,0 +1,183 @@
+"""The Wanderer starter bot (spec section 10): whole games, untimed (CQ-35), on a generated 60x60 map
+and on an explicit small scenario (CQ-26); its credit stays 300, its actions are legal, its turns
+follow section 10's order, it avoids what section 10 says to avoid, and it is deterministic from
+`bot_seed` (CQ-6)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from typing import Any
+
+from cq_testkit import Driver, scenario_e
+
+from botarena.bots.inprocess import PythonBot
+from botarena.core.registry import get_game
+from botarena.games.craftingquest.bots import STARTERS, IdleBot, Wanderer
+from botarena.runner import MatchRun, run_match
+from botarena.runner.verify import verify_replay
+
+Payload = dict[str, Any]
+ALLOWED_ERRORS = {"NoEnergyError"}  # the only error section 10's task allows for
+
+
+def small_scenario() -> Payload:
+    """Spec 9's scenario E (50x50, two camps, two deposits), cut to 30 rounds."""
+    scenario = scenario_e()
+    scenario["rounds"] = 30
+    return scenario
+
+
+@functools.cache
+def generated_game() -> MatchRun:
+    """A whole default game (a generated 60x60 map, 160 rounds), untimed, Wanderer against Wanderer."""
+    game = get_game("craftingquest")
+    config = game.config(overrides={"turn_budget_ms": 0})
+    bots = [PythonBot(Wanderer, "wanderer"), PythonBot(Wanderer, "wanderer")]
+    return run_match(game, bots, config=config, seed=3)
+
+
+def small_game(seed: int, wanderer_seat: int) -> MatchRun:
+    game = get_game("craftingquest")
+    config = game.config(overrides={"scenario": small_scenario(), "turn_budget_ms": 0})
+    bots = [PythonBot(IdleBot, "idle"), PythonBot(IdleBot, "idle")]
+    bots[wanderer_seat] = PythonBot(Wanderer, "wanderer")
+    return run_match(game, bots, config=config, seed=seed)
+
+
+def log_entries(run: MatchRun) -> Iterator[Payload]:
+    """Every spec 7.4 log entry, in order: those between batches (`before`), then the step's own."""
+    for step in run.replay.steps:
+        record = step["record"]
+        yield from record.get("before", [])
+        yield record
+
+
+def actions_of(run: MatchRun, seat: int) -> list[Payload]:
+    return [e for e in log_entries(run) if e["seat"] == seat and e["kind"] in ("action", "late_action")]
+
+
+def assert_plays_like_section_10(run: MatchRun, seat: int, rounds: int) -> None:
+    """Every turn: each unit digs once, in id order, then moves; the turn ends with `end_turn`.
+    Never an error but NoEnergyError, never a late or skipped turn, the credit stays 300."""
+    entries = [e for e in log_entries(run) if e["seat"] == seat]
+    assert {e["kind"] for e in entries} <= {"action", "end_turn"}
+    assert sum(e["kind"] == "end_turn" for e in entries) == rounds
+    assert entries[-1]["round"] == rounds
+    units = [3 * (seat + 1) + i for i in range(3)]
+    turn: list[Payload] = []
+    for entry in entries:
+        if entry["kind"] != "end_turn":
+            turn.append(entry)
+            continue
+        digs = [e["request"]["unit"] for e in turn if e["request"]["action"] == "dig"]
+        assert digs == units  # one dig per unit, in id order
+        for e in turn:
+            assert e["request"]["action"] in ("dig", "move")
+            assert e["status"] == "OK"
+            error = e["result"]["error"]
+            assert error is None or error["code"] in ALLOWED_ERRORS, error
+        # a unit's moves come after its dig and before the next unit's
+        acting = [e["request"]["unit"] for e in turn]
+        assert acting == sorted(acting)
+        turn = []
+    assert run.result.scores[seat] == 300.0
+
+
+def test_s10_wanderer_plays_a_whole_generated_game() -> None:
+    run = generated_game()
+    scenario = run.replay.config["scenario"]  # the effective CQ-26 record
+    rounds = scenario["rounds"]
+    assert (scenario["width"], scenario["height"], rounds) == (60, 60, 160)  # CQ-13's width rule
+    for seat in (0, 1):
+        assert_plays_like_section_10(run, seat, rounds)
+        assert len(actions_of(run, seat)) > 3 * rounds  # it does move, not only dig
+    assert run.result.scores == [300.0, 300.0]
+
+
+def test_s10_wanderer_moves_only_with_25_energy_or_more() -> None:
+    """Energy before each move (the unit's energy in the previous step's state) is at least 25."""
+    run = generated_game()
+    energy: dict[int, int] = {}
+    moves = 0
+    for step in run.replay.steps:
+        record = step["record"]
+        if record["kind"] == "action" and record["request"]["action"] == "move":
+            assert energy[record["request"]["unit"]] >= 25
+            moves += 1
+        for unit in record["state"]["units"]:
+            energy[unit["id"]] = unit["energy"]
+    assert moves > 0
+
+
+def test_s10_wanderer_on_an_explicit_small_scenario_from_both_seats() -> None:
+    for seat in (0, 1):
+        run = small_game(seed=4, wanderer_seat=seat)
+        assert_plays_like_section_10(run, seat, 30)
+        assert run.result.scores == [300.0, 300.0]
+        assert verify_replay(run.replay).identical
+
+
+def test_cq6_wanderer_is_deterministic_from_its_seed() -> None:
+    """The same match seed (so the same `bot_seed`) gives the same actions."""
+    first, second = small_game(seed=9, wanderer_seat=0), small_game(seed=9, wanderer_seat=0)
+    assert [e["request"] for e in actions_of(first, 0)] == [e["request"] for e in actions_of(second, 0)]
+
+
+def first_turn_actions(bot_seed: int) -> list[Payload]:
+    """The Wanderer's actions in its first turn on scenario E, its `setup` carrying `bot_seed`."""
+    driver = Driver(small_scenario(), seed=1)
+    bot = Wanderer()
+    setup = dict(driver.setups[0].payload, bot_seed=bot_seed)
+    bot.setup(setup)
+    actions = []
+    question = driver.question
+    while question is not None and driver.seat == 0:
+        action = bot.act(question)
+        if action == {"action": "end_turn"}:
+            break
+        actions.append(action)
+        question = driver.act(action)
+    return actions
+
+
+def test_cq6_only_bot_seed_changes_the_wanderers_choices() -> None:
+    same = first_turn_actions(12345)
+    assert same == first_turn_actions(12345)
+    other = first_turn_actions(54321)
+    assert [a for a in same if a["action"] == "dig"] == [a for a in other if a["action"] == "dig"]
+    assert same != other  # different random walks
+
+
+def test_s10_wanderer_avoids_opponent_tower_range_camps_and_terrain_it_cannot_enter() -> None:
+    """Units 3, 4, 5 (Devil, Fox, Crocodile) start at (3,3), (4,3), (5,3) of scenario E; a player-2
+    tower at (8,3) guards every cell with x >= 4 and y <= 7 (its range 4, CQ-38), so the Crocodile
+    cannot move at all and the others go west. Every step is onto terrain its kind may enter, and
+    never onto a camp or a tower."""
+    driver = Driver(small_scenario(), seed=1)
+    driver.tower(2, 8, 3)
+    bot = Wanderer()
+    bot.setup(driver.setups[0].payload)
+    question = driver.question
+    assert question is not None
+    moves = []
+    for _ in range(200):  # one turn: at most max_actions_per_turn actions
+        action = bot.act(question)
+        if action == {"action": "end_turn"}:
+            break
+        result = driver.act(action)
+        assert result["ok"], result["error"]
+        if action["action"] == "move":
+            moves.append((action["unit"], action["x"], action["y"]))
+        question = result
+    state = driver.state
+    for unit, x, y in moves:
+        assert max(abs(x - 8), abs(y - 3)) > 4  # outside the tower's range (CQ-38 distance)
+        assert state.terrain_at((x, y)).can_enter(state.units[unit].kind)
+        assert (x, y) not in state.camps and (x, y) not in state.tower_at
+    assert {unit for unit, _x, _y in moves} == {3, 4}
+
+
+def test_s10_wanderer_is_a_registered_starter_bot() -> None:
+    assert STARTERS["wanderer"] is Wanderer
+    assert get_game("craftingquest").starter_bots["wanderer"] is Wanderer
