@@ -8,6 +8,7 @@ from botarena.core.game import GameInfo
 from botarena.games.craftingquest.bots import STARTERS, RandomBot
 from botarena.games.craftingquest.config import GAME_ID, PRESETS, RULES_VERSION, CraftingQuestConfig
 from botarena.games.craftingquest.engine import CraftingQuestEngine
+from botarena.games.craftingquest.hidden import hidden_info_check
 
 GAME = GameInfo(
     id=GAME_ID,
@@ -24,5 +25,7 @@ GAME = GameInfo(
     extras={
         # short games on the smallest generated map keep the registry-wide suite quick
         "conformance_overrides": {"width": 50, "height": 50, "rounds": 8},
+        # spec 4.6: every payload of whole short games audited against the state it was built from
+        "hidden_info_check": hidden_info_check,
     },
 )
