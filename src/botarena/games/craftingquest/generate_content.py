@@ -237,29 +237,28 @@ def make_deposit_records(
     free = vectors == 0
     highs = np.broadcast_to(np.asarray(attributes.values, dtype=np.int64), vectors.shape)
     vectors[free] = draws.randints(highs[free].tolist())  # row-major: pair by pair, i ascending
-    table = np.zeros((half, RESOURCE_TYPE_COUNT, SCAN_ATTRIBUTE_COUNT), dtype=np.int64)
-    table[cells, types] = vectors
-    # every occupied cell, the mirror half reading its canonical twin's vectors
-    all_cells, all_types = np.nonzero(buried.T > 0)
-    canonical = np.where(all_cells < half, all_cells, area - 1 - all_cells)
-    amounts = buried[all_types, all_cells].tolist()
-    rows = table[canonical, all_types].tolist()
-    records: list[Deposit] = []
+    # one record per canonical cell; its mirror twin shares the same (read-only) maps
+    amounts = buried[types, cells].tolist()
+    rows = vectors.tolist()
+    width = grid.width
+    canonical: list[tuple[int, dict[str, int], dict[str, Vector]]] = []
     current = -1
     quantities: dict[str, int] = {}
     cell_vectors: dict[str, Vector] = {}
-    for cell, type_index, amount, row in zip(
-        all_cells.tolist(), all_types.tolist(), amounts, rows, strict=True
-    ):
+    for cell, type_index, amount, row in zip(cells.tolist(), types.tolist(), amounts, rows, strict=True):
         if cell != current:
-            if current >= 0:
-                records.append(Deposit(current % grid.width, current // grid.width, quantities, cell_vectors))
-            current, quantities, cell_vectors = cell, {}, {}
+            quantities, cell_vectors = {}, {}
+            canonical.append((cell, quantities, cell_vectors))
+            current = cell
         type_id = RESOURCE_TYPES[type_index]
         quantities[type_id] = amount
         cell_vectors[type_id] = tuple(row)
-    if current >= 0:
-        records.append(Deposit(current % grid.width, current // grid.width, quantities, cell_vectors))
+    records = [Deposit(c % width, c // width, q, v) for c, q, v in canonical]
+    # the mirror half in row-major order is the canonical half reversed (a self-mirror cell once)
+    for cell, q, v in reversed(canonical):
+        twin = area - 1 - cell
+        if twin != cell:
+            records.append(Deposit(twin % width, twin // width, q, v))
     return tuple(records)
 
 
