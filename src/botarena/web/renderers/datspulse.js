@@ -405,13 +405,20 @@ function drawScoreboard(ctx, replay, frame, slotMap, g) {
   ctx.font = `12px ui-monospace, monospace`;
   ctx.fillText("#  team            score nectar units lost", SIDE.x, SIDE.y + 54);
   const rows = ranked(frame);
-  const lineH = Math.max(6, Math.min(18, Math.floor((H - 150) / Math.max(1, rows.length))));
+  const lineH = Math.max(13, Math.min(18, Math.floor((H - 150) / Math.max(1, rows.length))));
+  const fit = Math.floor((H - 150) / lineH); // with many teams, the leaders and a count of the rest
   ctx.font = `${Math.min(12, lineH - 1)}px ui-monospace, monospace`;
   let place = 0;
   rows.forEach((row, k) => {
     if (k === 0 || row.score !== rows[k - 1].score) place = k + 1;
     const y = SIDE.y + 72 + k * lineH;
-    if (y > H - 60) return;
+    if (k >= fit) {
+      if (k === fit) {
+        ctx.fillStyle = THEME.muted;
+        ctx.fillText(`… ${rows.length - fit} more teams`, SIDE.x + 14, y);
+      }
+      return;
+    }
     ctx.fillStyle = teamColour(slotMap, row.index);
     ctx.fillRect(SIDE.x, y - lineH + 3, 10, lineH - 3);
     ctx.fillStyle = THEME.text;
