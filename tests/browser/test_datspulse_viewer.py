@@ -34,21 +34,12 @@ VIEW_DEFAULTS = {"worker_view": 1, "soldier_view": 1, "scout_view": 4, "spot_vie
 @pytest.fixture(scope="module")
 def dp_replay(tmp_path_factory: pytest.TempPathFactory) -> tuple[Replay, Path]:
 
-    game = datspulse_game()
+    game = get_game("datspulse")
     bots = [PythonBot(game.starter_bots[name], name) for name in NAMES]
     config = game.config("default", {"turns": TURNS, "map_radius": RADIUS})
     with ThreadPoolExecutor(1) as pool:  # SIGALRM preemption belongs to a worker thread under pytest
         replay = pool.submit(run_match, game, bots, config=config, seed=5).result().replay
     return replay, write_replay(replay, tmp_path_factory.mktemp("datspulse") / "datspulse.json.gz")
-
-
-def datspulse_game() -> Any:
-    try:
-        return get_game("datspulse")
-    except KeyError:  # not registered yet: the package itself  # TEMPORARY
-        from botarena.games.datspulse import GAME
-
-        return GAME
 
 
 # ------------------------------------------------------------------------------- the spec in Python
