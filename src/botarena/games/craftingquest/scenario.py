@@ -63,8 +63,14 @@ def id_number(item_id: str) -> int:
     return int(item_id[1:])
 
 
+_ID_RANK = {item: i for i, item in enumerate((*RESOURCE_TYPES, *OBJECT_TYPES))}
+
+
 def _sorted_ids(ids: Mapping[str, Any] | Sequence[str]) -> list[str]:
-    return sorted(ids, key=id_number)
+    try:
+        return sorted(ids, key=_ID_RANK.__getitem__)  # the common case: known ids, no parsing
+    except KeyError:
+        return sorted(ids, key=id_number)
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,6 +230,8 @@ def _cell(obj: Any, where: str, grid: Grid) -> Cell:
 
 
 def _xy(x: Any, y: Any, where: str, grid: Grid) -> Cell:
+    if type(x) is int and type(y) is int and 0 <= x < grid.width and 0 <= y < grid.height:
+        return (x, y)  # the fast path; the checks below name the problem
     cx = _int(x, f"{where} x", 0, grid.width - 1)
     cy = _int(y, f"{where} y", 0, grid.height - 1)
     return (cx, cy)
@@ -237,7 +245,12 @@ def _quantities(obj: Any, where: str, allowed: frozenset[str], kind: str) -> dic
     for key in table:
         if key not in allowed:
             raise _fail(f"{where} has {key!r}, which is not {kind} id")
-    return {key: _int(table[key], f"{where}[{key!r}]", 1, MAX_AMOUNT) for key in _sorted_ids(table)}
+    out: dict[str, int] = {}
+    for key in _sorted_ids(table):
+        value = table[key]
+        ok = type(value) is int and 1 <= value <= MAX_AMOUNT
+        out[key] = value if ok else _int(value, f"{where}[{key!r}]", 1, MAX_AMOUNT)
+    return out
 
 
 def _parse_scenario(obj: Any) -> Scenario:
@@ -415,7 +428,12 @@ def _vector(
     items = _list(obj, where)
     if len(items) != SCAN_ATTRIBUTE_COUNT:
         raise _fail(f"{where} must have {SCAN_ATTRIBUTE_COUNT} attributes")
-    vector = tuple(_int(v, f"{where}[{i}]", 1, attribute_values[i]) for i, v in enumerate(items))
+    in_range = all(type(v) is int and 1 <= v <= k for v, k in zip(items, attribute_values, strict=True))
+    vector = (
+        tuple(items)
+        if in_range
+        else tuple(_int(v, f"{where}[{i}]", 1, attribute_values[i]) for i, v in enumerate(items))
+    )
     for attribute, value in tests.items():
         if vector[attribute] != value:
             raise _fail(f"{where} has attribute {attribute} = {vector[attribute]}, its type tests {value}")
