@@ -65,7 +65,7 @@ class LiveRound:
     number: int  # 1-based within the series
     name: str  # <realm_prefix>-<series>-<number>
     lobby_at: float
-    start_at: float  # the lobby's end, turn 0
+    start_at: float  # the lobby's end; once started, when turn 0 was published (round_start, §7.3)
     end_at: float  # the planned instant of the last transition
     status: RoundStatus = RoundStatus.LOBBY
     teams: list[str] = field(default_factory=list)  # registration order = team index (DP-5)
@@ -308,6 +308,10 @@ class Series:
             log.exception("round %s could not start", live.name)
             self._cancel(live, f"the round could not start: {type(exc).__name__}: {exc}")
             return
+        # Turn 0 is published now: the round starts at the lobby's end, or when its map is ready if
+        # generating it took longer (50 teams: a second or two), so transition 1 is not born late.
+        live.start_at = max(live.start_at, self.clock())
+        live.end_at = live.start_at + self.turns * self.turn_seconds
         limit = int(self.config.log_limit)
         live.logs = [deque(maxlen=limit) for _ in live.teams]
         live.status = RoundStatus.RUNNING
