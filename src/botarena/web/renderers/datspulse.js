@@ -18,7 +18,7 @@ const MAX_TEAMS = 100;
 
 const TERRAIN = { 1: "#475569", 2: "#2f3b4f", 3: "#6b4f35", 4: "#5d7f16", 5: "#9ca3af" }; // anthill, empty, dirt, acid, stone
 const TERRAIN_NAMES = { 1: "anthill", 2: "empty", 3: "dirt", 4: "acid", 5: "stone" };
-const FOOD = { 1: "#f43f5e", 2: "#d6a35c", 3: "#facc15" }; // apple, bread, nectar
+const FOOD = { 1: "#fb7185", 2: "#d6a35c", 3: "#facc15" }; // apple, bread, nectar
 const FOOD_NAMES = { 1: "apple", 2: "bread", 3: "nectar" };
 const UNIT_NAMES = ["worker", "soldier", "scout"];
 const FOG = "rgba(4, 7, 14, 0.72)";
@@ -260,6 +260,11 @@ function drawPile(ctx, g, q, r, type, amount) {
   ctx.lineTo(c.x - s, c.y);
   ctx.closePath();
   ctx.fill();
+  if (g.size >= 6) { // a dark edge: piles are never mistaken for units of a similar colour
+    ctx.strokeStyle = "#0b1220";
+    ctx.lineWidth = 1;
+    ctx.stroke();
+  }
   if (g.size >= 11) {
     ctx.fillStyle = "#111827";
     ctx.font = `bold ${Math.floor(g.size * 0.5)}px ${THEME.font}`;
