@@ -5,6 +5,7 @@ of the real engine: every endpoint's happy path and the spec's exact answers to 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -114,7 +115,7 @@ def test_dp72_logs_and_rounds(server: DpServer) -> None:
         status, _, logs = call(server, "tok-alpha", "GET", "/logs")
         if logs:
             break
-        __import__("time").sleep(0.05)
+        time.sleep(0.05)
     assert status == 200 and logs
     for entry in logs:
         assert list(entry) == ["message", "time"]
@@ -257,5 +258,5 @@ def test_dp71_handler_crash_is_500_code_0_and_the_round_goes_on(
         after = arena(server)["turnNo"]
         if after > before:
             break
-        __import__("time").sleep(0.05)
+        time.sleep(0.05)
     assert after > before
