@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
@@ -11,6 +13,7 @@ from cq_fixtures import (
     assert_generated_invariants,
     assert_symmetric,
     config,
+    reachable,
 )
 
 from botarena.core.config import ConfigError
@@ -32,7 +35,7 @@ from botarena.games.craftingquest.generate_content import (
 )
 from botarena.games.craftingquest.generate_draws import Draws
 from botarena.games.craftingquest.generate_terrain import Connectivity, TerrainMap
-from botarena.games.craftingquest.geometry import Grid
+from botarena.games.craftingquest.geometry import Grid, Terrain, cheb
 from botarena.games.craftingquest.scenario import Scenario, build_scenario
 
 SIZES = [(50, 50), (60, 60), (77, 77), (100, 100), (50, 100)]
@@ -370,3 +373,284 @@ def test_cq25_stock_step_one_spreads_every_blueprint(pairs: int) -> None:
     extra = make_stock(Draws(pairs, "stock"), pairs, 3)
     assert all(set(a) <= set(b) and len(b) - len(a) <= 3 for a, b in zip(stocks, extra, strict=True))
     assert all(list(s) == sorted(s, key=lambda o: int(o[1:])) for s in extra)
+
+
+# --- CQ-7 to CQ-18 against a literal reference -----------------------------------------------------------
+# The generator uses numpy masks and bitsets; this reference follows the spec's wording with plain
+# Python lists and sets, on the same streams, so any difference in a draw's order or a rule shows.
+
+ORTH = ((0, -1), (1, 0), (0, 1), (-1, 0))
+RIDGE = ((1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1), (0, -1), (1, -1))
+Cell = tuple[int, int]
+
+
+class ReferenceTerrain:
+    def __init__(self, width: int, height: int, draws: Draws) -> None:
+        self.w, self.h, self.d = width, height, draws
+        self.cells = [(x, y) for y in range(height) for x in range(width)]
+        self.t: dict[Cell, str] = {}
+
+    def m(self, c: Cell) -> Cell:
+        return (self.w - 1 - c[0], self.h - 1 - c[1])
+
+    def inside(self, c: Cell) -> bool:
+        return 0 <= c[0] < self.w and 0 <= c[1] < self.h
+
+    def in_z(self, c: Cell) -> bool:
+        x, y = c
+        return (x <= 9 and y <= 9) or (self.w - 1 - x <= 9 and self.h - 1 - y <= 9)
+
+    def paint(self, cells: list[Cell], t: str) -> None:
+        for c in cells:
+            self.t[c] = t
+            self.t[self.m(c)] = t
+
+    def count(self, t: str) -> int:
+        return sum(v == t for v in self.t.values())
+
+    def grow(self, s: Cell, n: int, ok: Callable[[Cell], bool]) -> list[Cell]:
+        region, frontier = [s], []
+        members = {s}
+
+        def push(c: Cell) -> None:
+            for dx, dy in ORTH:
+                nb = (c[0] + dx, c[1] + dy)
+                if self.inside(nb) and ok(nb) and nb not in members:
+                    members.add(nb)
+                    frontier.append(nb)
+
+        push(s)
+        while len(region) < n and frontier:
+            c = self.d.pop(frontier)
+            region.append(c)
+            push(c)
+        return region
+
+    def build(self) -> None:
+        d, w, h = self.d, self.w, self.h
+        area = w * h
+        self.t = dict.fromkeys(self.cells, "grass")
+        f = d.uniform(0.11, 0.175)
+        lake_count = d.randint(1, 2)
+        size = math.floor(f * area / (2 * lake_count) + 0.5)
+        lakes = []
+        for _ in range(lake_count):
+            start = None
+            for _ in range(100):
+                x = d.randint(6, w - 7)
+                y = d.randint(6, h - 7)
+                if not self.in_z((x, y)) and self.t[(x, y)] == "grass":
+                    start = (x, y)
+                    break
+            if start is None:
+                continue
+
+            def ok_lake(c: Cell) -> bool:
+                return 1 <= c[0] <= w - 2 and 1 <= c[1] <= h - 2 and not self.in_z(c) and self.t[c] == "grass"
+
+            region = self.grow(start, size, ok_lake)
+            before = set(region)
+            for c in self.cells:
+                around = sum(
+                    (c[0] + dx, c[1] + dy) in before for dx in (-1, 0, 1) for dy in (-1, 0, 1) if dx or dy
+                )
+                if c not in before and ok_lake(c) and around >= 5:
+                    region.append(c)
+            self.paint(region, "water")
+            lakes.append(region)
+        for region in lakes:
+            members = set(region)
+            interior = [c for c in region if all((c[0] + dx, c[1] + dy) in members for dx, dy in ORTH)]
+            t = "deep_water" if d.random() < 0.5 else "swamp"
+            n = math.floor(d.uniform(0.10, 0.30) * len(region) + 0.5)
+            if interior:
+                inner = set(interior)
+                self.paint(self.grow(d.pick(interior), n, inner.__contains__), t)
+        water = {c for c, t in self.t.items() if t in ("water", "deep_water")}  # unchanged in CQ-10
+
+        def near_water(k: int) -> Callable[[Cell], bool]:
+            return lambda c: any(
+                (c[0] + dx, c[1] + dy) in water for dx in range(-k, k + 1) for dy in range(-k, k + 1)
+            )
+
+        def always(c: Cell) -> bool:
+            return True
+
+        for t, share, span, seed_ok, grow_ok in (
+            ("swamp", (0.02, 0.07), (20, 60), near_water(1), near_water(4)),
+            ("sand", (0.05, 0.06), (15, 50), near_water(1), near_water(3)),
+            ("dirt", (0.025, 0.035), (15, 60), always, always),
+            ("snow", (0.00, 0.03), (15, 60), always, always),
+        ):
+            target = d.uniform(*share) * area
+            for _ in range(100):
+                if not self.count(t) < target:
+                    break
+                seeds = [c for c in self.cells if self.t[c] == "grass" and not self.in_z(c) and seed_ok(c)]
+                if not seeds:
+                    break
+                s = d.pick(seeds)
+                n = min(d.randint(*span), max(1, math.ceil((target - self.count(t)) / 2)))
+                self.paint(
+                    self.grow(s, n, lambda c, g=grow_ok: self.t[c] == "grass" and not self.in_z(c) and g(c)),
+                    t,
+                )
+        target = d.uniform(0.01, 0.03) * area
+        for _ in range(200):
+            if not self.count("rock") < target:
+                break
+            x, y = d.pick([c for c in self.cells if self.t[c] == "grass" and not self.in_z(c)])
+            direction = d.randrange(8)
+            length = d.randint(4, 10)
+            thick = d.randint(1, 2)
+            ridge: list[Cell] = []
+            for _ in range(length):
+                if not self.inside((x, y)) or self.in_z((x, y)):
+                    break
+                if self.t[(x, y)] == "grass":
+                    ridge.append((x, y))
+                if thick == 2:
+                    extra = (x + 1, y) if RIDGE[direction][0] == 0 else (x, y + 1)
+                    if self.inside(extra) and not self.in_z(extra) and self.t[extra] == "grass":
+                        ridge.append(extra)
+                if d.random() < 0.25:
+                    direction = (direction - 1) % 8 if d.randrange(2) == 0 else (direction + 1) % 8
+                x, y = x + RIDGE[direction][0], y + RIDGE[direction][1]
+            self.paint(ridge, "rock")
+
+    def rows(self) -> list[str]:
+        chars = {t.value: t.char for t in Terrain}
+        return ["".join(chars[self.t[(x, y)]] for x in range(self.w)) for y in range(self.h)]
+
+
+def reference_map(
+    width: int, height: int, seed: int, pairs_config: int | None = None, min_distance: int = 6
+) -> tuple[list[str], list[Cell]]:
+    """CQ-8 to CQ-12 and CQ-15 literally, with their retries."""
+    terrain_draws, camp_draws = Draws(seed, "terrain"), Draws(seed, "camps")
+    open_chars = frozenset(".s~")
+    for _ in range(100):
+        ref = ReferenceTerrain(width, height, terrain_draws)
+        ref.build()
+        rows = ref.rows()
+        s = Scenario(width, height, 160, tuple(rows), (), {}, (4, 4, 4, 4, 4), {}, (), ())
+        c_all = reachable(s, (3, 3), open_chars)
+        starts = [(3, 3), (4, 3), (5, 3), ref.m((3, 3)), ref.m((4, 3)), ref.m((5, 3))]
+        valid = all(y * width + x in c_all for x, y in starts)
+        if valid:
+            reached = set(c_all)
+            for enter in (".s~:", ".s~*", ".s~wW"):
+                reached |= reachable(s, (3, 3), frozenset(enter), seeds=c_all)
+            valid = reached == {i for i, ch in enumerate("".join(rows)) if ch != "#"}
+        if not valid:
+            continue
+        pairs = pairs_config if pairs_config is not None else camp_draws.randint(6, 9)
+        candidates = [
+            c
+            for c in ref.cells
+            if (c[1] * width + c[0]) < (ref.m(c)[1] * width + ref.m(c)[0])
+            and 1 <= c[0] <= width - 2
+            and 1 <= c[1] <= height - 2
+            and not ref.in_z(c)
+            and c[1] * width + c[0] in c_all
+            and all(rows[c[1] + dy][c[0] + dx] in open_chars for dx in (-1, 0, 1) for dy in (-1, 0, 1))
+            and cheb(c, ref.m(c)) >= 6
+        ]
+        distance, placed = min_distance, []
+        while len(placed) < 2 * pairs:
+            ok = [c for c in candidates if all(cheb(c, p) >= distance for p in placed)]
+            if not ok:
+                distance -= 1
+                if distance < 3:
+                    break
+                continue
+            c = camp_draws.pick(ok)
+            placed += [c, ref.m(c)]
+        if len(placed) == 2 * pairs:
+            return rows, placed
+    raise AssertionError("no map")
+
+
+@pytest.mark.parametrize(
+    ("width", "height", "seed"), [(50, 50, 0), (50, 50, 1), (50, 50, 2), (53, 51, 3), (51, 60, 4)]
+)
+def test_cq8_to_cq15_terrain_and_camps_match_the_literal_rules(width: int, height: int, seed: int) -> None:
+    rows, camps = reference_map(width, height, seed)
+    s = build_scenario(config(width=width, height=height), seed)
+    assert list(s.terrain) == rows
+    assert sorted(c.cell for c in s.camps) == sorted(camps)
+
+
+def reference_deposits(
+    grid: Grid, seed: int, blocked: set[int], max_pairs: int
+) -> dict[tuple[int, str], int]:
+    """CQ-16 to CQ-18 literally: `buried[(idx, type)]` for positive amounts."""
+    d = Draws(seed, "deposits")
+    w, h = grid.width, grid.height
+    r = 1 if w <= 50 else 2 if w <= 80 else 3
+    g = {1: [10, 2], 2: [10, 7, 2], 3: [10, 9, 5, 2]}[r]
+    s = 2 * r + 3
+    regions = []
+    for gx in range(w // s):
+        for gy in range(h // s):
+            xc, yc = (2 * gx * s + s) // 2, (2 * gy * s + s) // 2
+            if yc * w + xc * h < w * h:
+                regions.append([gx * s, gy * s, 0])
+    while True:
+        v = [d.randint(1, 12) for _ in range(12)]
+        spots = [max(1, vt * max_pairs // max(v)) for vt in v]
+        acc: dict[tuple[int, str], int] = {}
+        for region in regions:
+            region[2] = 0
+
+        def add(x: int, y: int, t: str, amount: int, acc: dict[tuple[int, str], int] = acc) -> None:
+            if 0 <= x < w and 0 <= y < h:
+                acc[y * w + x, t] = acc.get((y * w + x, t), 0) + amount
+
+        for t_index in range(12):
+            t = f"R{t_index + 1}"
+            for _ in range(spots[t_index]):
+                shape = d.randint(0, 1)
+                unused = [rg for rg in regions if rg[2] == 0]
+                region = d.pick(unused) if unused else d.pick(regions)
+                region[2] += 1
+                x = min(max(region[0] + d.randrange(s), 4), w - 5)
+                y = min(max(region[1] + d.randrange(s), 4), h - 5)
+                if shape == 0:
+                    for dx in range(-r, r + 1):
+                        for dy in range(-r, r + 1):
+                            add(x + dx, y + dy, t, g[max(abs(dx), abs(dy))])
+                else:
+                    o = d.randint(0, 3)
+                    for j in range(-(r + 2), r + 3):
+                        for e in range(-r, r + 1):
+                            cell = [
+                                (x + j, y + e),
+                                (x + e, y + j),
+                                (x + j + max(e, 0), y + j + max(-e, 0)),
+                                (x + j + max(-e, 0), y - j - max(e, 0)),
+                            ][o]
+                            add(cell[0], cell[1], t, g[abs(e)])
+        buried = {}
+        for i in range(w * h):
+            if i in blocked:
+                continue
+            for t_index in range(12):
+                t = f"R{t_index + 1}"
+                amount = acc.get((i, t), 0) + acc.get((w * h - 1 - i, t), 0)
+                if amount:
+                    buried[i, t] = amount
+        if all(any(t == f"R{k}" for _, t in buried) for k in range(1, 13)):
+            return buried
+
+
+@pytest.mark.parametrize(("width", "height", "seed"), [(50, 50, 0), (60, 60, 1), (81, 70, 2), (100, 100, 3)])
+def test_cq16_to_cq18_deposits_match_the_literal_rules(width: int, height: int, seed: int) -> None:
+    grid = Grid(width, height)
+    blocked = {5 * width + 7, 30 * width + 20}
+    blocked |= {grid.area - 1 - i for i in blocked}
+    mask = np.zeros(grid.area, dtype=np.bool_)
+    mask[list(blocked)] = True
+    buried = make_deposits(grid, Draws(seed, "deposits"), mask, 5)
+    got = {(int(i), f"R{t + 1}"): int(buried[t, i]) for t, i in zip(*np.nonzero(buried), strict=True)}
+    assert got == reference_deposits(grid, seed, blocked, 5)
