@@ -405,6 +405,7 @@ function drawLegend(ctx) {
 }
 
 const view = { hidden: false };
+const seen = { replay: null, keyframes: null };
 
 function draw(ctx, replay, i) {
   ctx.fillStyle = THEME.bg;
@@ -560,9 +561,15 @@ registerRenderer("craftingquest", {
   title: () => "Crafting Quest 2",
   seatLabel: (replay, seat) => `player ${seat + 1}`,
   init(canvas, replay) {
-    states.reset();
-    before.replay = null;
-    if (layer.replay !== replay) view.hidden = false;
+    // Live steps are appended to the same replay and change no earlier state: keep the cache then, so
+    // following a live game folds each record once. A new replay, or new keyframes (the end), reset it.
+    if (seen.replay !== replay || seen.keyframes !== replay.keyframes) {
+      states.reset();
+      before.replay = null;
+      if (seen.replay !== replay) view.hidden = false;
+      seen.replay = replay;
+      seen.keyframes = replay.keyframes;
+    }
   },
   draw,
   describe,
