@@ -21,7 +21,8 @@ GAME = GameInfo(
     new_engine=CraftingQuestEngine,
     starter_bots=STARTERS,
     random_bot=RandomBot,
-    keyframe_every=100,
+    # a game is thousands of single-action steps, and a keyframe lists every buried cell
+    keyframe_every=250,
     extras={
         # short games on the smallest generated map keep the registry-wide suite quick
         "conformance_overrides": {"width": 50, "height": 50, "rounds": 8},

@@ -35,14 +35,22 @@ ACTION_NAMES = (
 _KNOWN = frozenset(ACTION_NAMES)
 
 
-def item_order(item_id: str) -> tuple[str, int]:
+_RANK = {item: rank for rank, item in enumerate(RESOURCE_IDS + OBJECT_IDS)}
+
+
+def item_order(item_id: str) -> int:
     """Numeric order of ids (spec 4): "R2" before "R10", resources before objects."""
-    return item_id[0], int(item_id[1:])
+    return _RANK[item_id]
 
 
 def sorted_items(items: dict[str, int]) -> dict[str, int]:
-    """A copy of an id -> quantity map with only positive quantities, keys in numeric order (spec 4)."""
-    return {key: items[key] for key in sorted(items, key=item_order) if items[key] > 0}
+    """A copy of an id -> quantity map with only positive quantities, keys in numeric order (spec 4).
+
+    Every payload and replay record calls this for each inventory and pile, most of them empty or
+    of one item, hence the short cuts."""
+    if len(items) <= 1:
+        return {key: amount for key, amount in items.items() if amount > 0}
+    return {key: items[key] for key in sorted(items, key=_RANK.__getitem__) if items[key] > 0}
 
 
 def player_units(player: int) -> tuple[int, int, int]:

@@ -9,6 +9,8 @@ from botarena.games.craftingquest.bots.idle import IdleBot, RandomBot
 from botarena.games.craftingquest.bots.prospector import Prospector
 from botarena.games.craftingquest.bots.wanderer import Wanderer
 
-STARTERS: Mapping[str, Callable[[], Any]] = {"idle": IdleBot, "prospector": Prospector, "wanderer": Wanderer}
+# spec 10's starter bots; IdleBot (ends every turn) and RandomBot (the conformance suite's random
+# player) are the engine's own and stay out of the starter list
+STARTERS: Mapping[str, Callable[[], Any]] = {"prospector": Prospector, "wanderer": Wanderer}
 
 __all__ = ["STARTERS", "IdleBot", "Prospector", "RandomBot", "Wanderer"]
