@@ -59,11 +59,12 @@ class TransitionLog:
 
     def __init__(self, turn: int, teams: int) -> None:
         self.turn = turn
+        self.prefix = logs.line(turn, "")
         self.lines: dict[int, list[str]] = {t: [] for t in range(teams)}
         self.events: list[tuple[int, str]] = []
 
     def add(self, team: int, text: str) -> None:
-        line = logs.line(self.turn, text)
+        line = self.prefix + text
         self.lines[team].append(line)
         self.events.append((team, line))
 
@@ -182,12 +183,19 @@ class Transition:
         s = self.s
         percent = 0
         nbr = s.grid.nbr
-        common = set(nbr[unit.pos]).intersection(nbr[target.pos])
-        common.discard(-1)
-        if any(
-            ally.team == unit.team and ally is not unit for h in common for ally in s.occupancy.get(h, ())
-        ):
-            percent += s.config.support_bonus_percent
+        around_target = nbr[target.pos]
+        occupancy = s.occupancy
+        team = unit.team
+        for h in nbr[unit.pos]:
+            # a common neighbour of attacker and target holding a living ally (never the attacker's hex)
+            if (
+                h >= 0
+                and h in around_target
+                and h in occupancy
+                and any(ally.team == team for ally in occupancy[h])
+            ):
+                percent += s.config.support_bonus_percent
+                break
         if unit.team in s.bonus.get(unit.pos, ()):
             percent += s.config.spot_bonus_percent
         return percent
@@ -196,13 +204,17 @@ class Transition:
         """DP-73 step 3: every living unit with an adjacent enemy strikes once, teams in step-2 order."""
         s = self.s
         hits: dict[str, list[tuple[int, int, str]]] = {}  # target -> (team, hex, attacker) before the kill
+        nbr = s.grid.nbr
+        occupancy = s.occupancy
         for t in order:
             for unit in s.teams[t].units:
-                if not unit.alive:
+                if unit.health <= 0:
                     continue
-                candidates = [
-                    v for h in s.grid.nbr[unit.pos] if h >= 0 for v in s.occupancy.get(h, ()) if v.team != t
-                ]
+                candidates = []
+                for h in nbr[unit.pos]:
+                    here = occupancy.get(h)
+                    if here:
+                        candidates += [v for v in here if v.team != t]
                 if not candidates:
                     continue
                 if len(candidates) == 1:
@@ -239,25 +251,31 @@ class Transition:
         """DP-75 stop conditions 1 to 5 for entering hex h, as the log text; None when it may enter."""
         s = self.s
         kind = s.terrain[h]
-        where = self.hex(h)
         if kind == Terrain.STONE:
-            return logs.blocked_rock(unit.id, where)
-        owner = s.anthill_owner.get(h)
-        if owner is not None and owner[0] != unit.team:
-            return logs.blocked_enemy_anthill(unit.id, where)
-        here = s.occupancy.get(h, ())
-        if any(v.team != unit.team for v in here):
-            return logs.blocked_enemy_ant(unit.id, where)
-        for v in here:
-            if v.type == unit.type:
-                return logs.blocked_same_type(unit.id, where, v.id)
+            return logs.blocked_rock(unit.id, s.grid.hexes[h])
+        if kind == Terrain.ANTHILL:
+            owner = s.anthill_owner.get(h)
+            if owner is not None and owner[0] != unit.team:
+                return logs.blocked_enemy_anthill(unit.id, s.grid.hexes[h])
+        here = s.occupancy.get(h)
+        if here:
+            for v in here:
+                if v.team != unit.team:
+                    return logs.blocked_enemy_ant(unit.id, s.grid.hexes[h])
+            for v in here:
+                if v.type == unit.type:
+                    return logs.blocked_same_type(unit.id, s.grid.hexes[h], v.id)
         if s.costs[kind] > mp:
-            return logs.blocked_mp(unit.id, where)
+            return logs.blocked_mp(unit.id, s.grid.hexes[h])
         return None
 
     def walk(self, unit: Unit, path: list[Hex]) -> None:
+        """DP-75 for one unit: enter the path's hexes until the first stop condition."""
         s = self.s
         index = s.grid.index
+        nbr = s.grid.nbr
+        terrain = s.terrain
+        costs = s.costs
         start = unit.pos
         mp = s.stats[unit.type].speed
         dirt = 0
@@ -265,15 +283,15 @@ class Transition:
         died = False
         for cell in path:
             h = index.get(cell, -1)
-            if h < 0 or h not in s.grid.nbr[unit.pos]:
+            if h < 0 or h not in nbr[unit.pos]:
                 break  # only a hand-edited replay can hold such a path; §5 rejects it at request time
             blocked = self._blocked(unit, h, mp)
             if blocked is not None:
                 self.log.add(unit.team, blocked)
                 break
-            kind = s.terrain[h]
+            kind = terrain[h]
             s.move_unit(unit, h)
-            mp -= s.costs[kind]
+            mp -= costs[kind]
             entered.append(h)
             if kind == Terrain.DIRT:
                 dirt += 1
@@ -283,9 +301,10 @@ class Transition:
                     died = True
                     break
                 self.log.add(unit.team, logs.damaged(unit.id, "acid", unit.health))
-        unit.last_move = entered
         if entered:
-            self.log.add(unit.team, logs.moved(unit.id, self.hex(start), self.hex(unit.pos), dirt))
+            unit.last_move = entered
+            hexes = s.grid.hexes
+            self.log.add(unit.team, logs.moved(unit.id, hexes[start], hexes[unit.pos], dirt))
         if died:
             self.kill(unit, "acid")
 
