@@ -8,7 +8,9 @@ maps`), and skip with a clear message when neither exists.
 from __future__ import annotations
 
 import copy
+import math
 import os
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -278,3 +280,44 @@ def assert_generated_invariants(s: Scenario, camp_pairs: int | None = None) -> N
     for i, a in enumerate(cells):
         for b in cells[i + 1 :]:
             assert cheb(a, b) >= 3 or b == grid.mirror(a), f"camps {a} and {b} too close"
+
+
+def assert_catalogue_formulas(s: Scenario, cfg: CraftingQuestConfig) -> None:
+    """CQ-23/CQ-24 recomputed from the scenario itself: each simple alternative's quantities from the
+    map totals, each value from the alternatives (neither depends on the draw order of the types)."""
+    totals = dict.fromkeys(RESOURCE_IDS, 0)
+    for d in s.deposits:
+        for type_id, quantity in d.buried.items():
+            totals[type_id] += quantity
+    most = max(totals.values())
+    values = {}
+    for b in s.blueprints:
+        if b.kind != "simple":
+            continue
+        weights = []
+        for alt in b.alternatives:
+            total = sum(totals[t] for t in alt)
+            assert alt == {t: cfg.simple_recipe_total * totals[t] // total or 2 for t in alt}
+            weights.append(sum(Fraction(most, totals[t]) for t in alt))
+        w0, w1 = weights
+        raw = math.ceil(100 + 20 * (w0**2 + w1**2) / (w0 + w1))
+        lo, hi = cfg.simple_value_range
+        assert b.value == min(max(raw, lo), hi), b.id
+        values[b.id] = b.value
+    for b in s.blueprints:
+        if b.kind != "complex":
+            continue
+        sums = []
+        for alt in b.alternatives:
+            total = sum(values[o] for o in alt)
+            assert alt == {o: cfg.complex_recipe_total * values[o] // total or 2 for o in alt}
+            sums.append(sum((cfg.complex_ingredient_bonus + values[o]) * q for o, q in alt.items()))
+        lo, hi = cfg.complex_value_range
+        assert b.value == min(max((sums[0] + sums[1]) // 2, lo), hi), b.id
+
+
+def assert_stock_spread(s: Scenario) -> None:
+    """CQ-25 step 1: every blueprint is stocked by at least n_p // 2 of the n_p camp pairs."""
+    upper = [c for c in s.camps if s.grid.is_upper(c.cell)]
+    for object_id in OBJECT_IDS:
+        assert sum(object_id in c.stock for c in upper) >= len(upper) // 2, object_id

@@ -9,8 +9,10 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from cq_fixtures import (
+    assert_catalogue_formulas,
     assert_content_invariants,
     assert_generated_invariants,
+    assert_stock_spread,
     assert_symmetric,
     config,
     reachable,
@@ -152,6 +154,8 @@ def test_cq_generated_maps_symmetry_and_invariants(width: int, height: int) -> N
         assert_symmetric(s)
         assert_content_invariants(s)
         assert_generated_invariants(s)
+        assert_stock_spread(s)
+        assert_catalogue_formulas(s, cfg)
 
 
 def test_cq26_generated_scenarios_pass_their_own_validation() -> None:
@@ -179,6 +183,7 @@ def test_cq5_a_blueprint_parameter_leaves_terrain_camps_and_deposits_unchanged()
         assert other.camps == base.camps
         assert other.deposits == base.deposits
         assert (other.attribute_values, other.type_tests) == (base.attribute_values, base.type_tests)
+        assert_catalogue_formulas(other, config(simple_recipe_total=55, complex_ingredient_bonus=10))
         changed_blueprints += other.blueprints != base.blueprints
     assert changed_blueprints == 5
 

@@ -16,7 +16,9 @@ from cq_fixtures import (
     ENTER,
     MAP_NAMES,
     OPEN_CHARS,
+    assert_catalogue_formulas,
     assert_content_invariants,
+    assert_stock_spread,
     assert_symmetric,
     config,
     reachable,
@@ -215,6 +217,8 @@ def test_cq_presets_symmetry_and_invariants(presets: dict[str, Scenario], name: 
     s = presets[name]
     assert_symmetric(s)
     assert_content_invariants(s)
+    assert_stock_spread(s)
+    assert_catalogue_formulas(s, config(name))
     assert Scenario.from_json(s.to_json()) == s
 
 
