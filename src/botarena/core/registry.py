@@ -9,6 +9,7 @@ from botarena.core.game import GameInfo
 # id -> module that defines `GAME: GameInfo`. Later games add a line here.
 _GAME_MODULES: dict[str, str] = {
     "craftingquest": "botarena.games.craftingquest",
+    "datspulse": "botarena.games.datspulse",
     "devops": "botarena.games.devops",
     "domains": "botarena.games.domains",
     "drones": "botarena.games.drones",

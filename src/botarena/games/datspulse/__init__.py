@@ -13,7 +13,7 @@ from botarena.games.datspulse.engine import DatsPulseEngine
 
 #: The registry-wide conformance suite plays many whole matches with 1 and 100 teams: short rounds on
 #: a map sized at its minimum per team keep it quick (100 teams still get DP-4's automatic radius).
-CONFORMANCE_OVERRIDES = {"turns": 12, "map_hexes_per_team": 300}
+CONFORMANCE_OVERRIDES = {"turns": 4, "map_hexes_per_team": 300}
 
 GAME = GameInfo(
     id=GAME_ID,

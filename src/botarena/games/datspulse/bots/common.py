@@ -12,9 +12,17 @@ import math
 import random
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from botarena.games.datspulse.hexgrid import Hex, distance, neighbours
+
+
+@lru_cache(maxsize=1 << 17)
+def around(where: Hex) -> tuple[Hex, ...]:
+    """The six neighbours of a hex in canonical order (DP-2), cached: path searches ask for them a lot."""
+    return tuple(neighbours(*where))
+
 
 WORKER, SOLDIER, SCOUT = 0, 1, 2
 UNIT_TYPES = (WORKER, SOLDIER, SCOUT)
@@ -159,7 +167,7 @@ def _settle(
             continue
         settled += 1
         yield here, parent
-        for nxt in neighbours(*here):
+        for nxt in around(here):
             tile = tiles.get(nxt)
             if tile is None or tile[0] == STONE or nxt in blocked or nxt in enemy_anthills:
                 continue
@@ -200,6 +208,53 @@ def search_toward(
         if key < best_key:
             best_hex, best_key, best_parent = here, key, parent
     return _walk_back(best_parent, start, best_hex) if best_hex != start else []
+
+
+def distance_field(
+    memory: Memory, targets: Iterable[Hex], *, max_nodes: int = 2000
+) -> tuple[dict[Hex, int], dict[Hex, Hex]]:
+    """For each known hex, the cost of the cheapest walk to the nearest of `targets`, and which target
+    that is (a reverse multi-source Dijkstra: stepping onto a hex costs its MP, acid +penalty), for the
+    `max_nodes` cheapest hexes."""
+    tiles = memory.tiles
+    field: dict[Hex, int] = {}
+    nearest: dict[Hex, Hex] = {}
+    heap: list[tuple[int, int, Hex, Hex]] = []
+    for tick, target in enumerate(targets):
+        heapq.heappush(heap, (0, tick, target, target))
+    tick = len(heap)
+    while heap and len(field) < max_nodes:
+        cost, _, here, source = heapq.heappop(heap)
+        if here in field:
+            continue
+        field[here] = cost
+        nearest[here] = source
+        tile = tiles.get(here)
+        if tile is None:
+            continue
+        step = tile[1] + (ACID_PENALTY if tile[0] == ACID else 0)
+        for before in around(here):
+            if before not in field and memory.passable(before):
+                tick += 1
+                heapq.heappush(heap, (cost + step, tick, before, source))
+    return field, nearest
+
+
+def descend(field: Mapping[Hex, int], here: Hex, blocked: set[Hex], steps: int) -> list[Hex]:
+    """Up to `steps` hexes down `field` from `here`, each to the unblocked neighbour with the lowest
+    value (ties in direction order), stopping where no neighbour is lower."""
+    path: list[Hex] = []
+    current = field.get(here)
+    for _ in range(steps):
+        options = [(field[n], n) for n in around(here) if n in field and n not in blocked]
+        if not options:
+            break
+        value, best = min(options, key=lambda item: item[0])
+        if current is not None and value >= current:
+            break
+        path.append(best)
+        here, current = best, value
+    return path
 
 
 def _walk_back(parent: Mapping[Hex, Hex], start: Hex, end: Hex) -> list[Hex]:

@@ -24,6 +24,8 @@ from botarena.games.datspulse.bots.common import (
     SOLDIER,
     WORKER,
     SeededBot,
+    descend,
+    distance_field,
     hex_of,
     living_ants,
     search,
@@ -62,7 +64,7 @@ class TurnPlan:
             self.waiting[int(ant["type"])].add(hex_of(ant))
         self.final: dict[int, set[Hex]] = {SOLDIER: set(), WORKER: set(), SCOUT: set()}
         self.enemies = enemies
-        self.claimed: set[Hex] = set()
+        self.claims: dict[Hex, int] = {}
 
     def blocked_for(self, kind: int, here: Hex) -> set[Hex]:
         self.waiting[kind].discard(here)
@@ -78,8 +80,12 @@ class Forager(SeededBot):
     def __init__(self) -> None:
         super().__init__()
         self.routes: dict[str, ScoutRoute] = {}
+        self.home_field: dict[Hex, int] | None = None
+        self.food_field: tuple[dict[Hex, int], dict[Hex, Hex]] | None = None
 
     def plan(self, arena: Mapping[str, Any]) -> list[dict[str, Any]]:
+        self.home_field = None
+        self.food_field = None
         ants = living_ants(arena)
         turn = TurnPlan(ants, set(self.memory.enemies))
         moves: list[dict[str, Any]] = []
@@ -120,27 +126,49 @@ class Forager(SeededBot):
         return self.idle_route(here, blocked)
 
     def food_route(self, here: Hex, blocked: set[Hex], turn: TurnPlan) -> list[Hex] | None:
-        """To the nearest remembered pile not claimed by another worker this turn (claims reset each turn)."""
-        piles, claimed = self.memory.piles, turn.claimed
-        path = search(self.memory, here, lambda h: h in piles and h not in claimed, blocked, max_nodes=900)
-        if path is None:
+        """To the nearest remembered pile not claimed by other workers this turn (claims reset each turn;
+        a pile takes as many workers as it fills).
+
+        One field from every pile serves most workers: a worker whose nearest pile is still free walks down
+        it; only when that pile is taken does it search nearby for a free one itself."""
+        piles, claims = self.memory.piles, turn.claims
+        if not piles:
             return None
-        turn.claimed.add(path[-1] if path else here)
+        if self.food_field is None:
+            self.food_field = distance_field(self.memory, sorted(piles, key=lambda h: (h[1], h[0])))
+        field, nearest = self.food_field
+        capacity = max(1, self.params[WORKER].capacity)
+
+        def free(h: Hex) -> bool:
+            pile = piles.get(h)
+            return pile is not None and claims.get(h, 0) * capacity < pile[1]
+
+        goal = nearest.get(here)
+        path: list[Hex] | None = None
+        if goal is not None and free(goal):
+            path = descend(field, here, blocked, self.params[WORKER].speed)
+            if not path and here != goal:
+                path = None
+        if path is None:
+            path = search(self.memory, here, free, blocked, max_nodes=150)
+            goal = (path[-1] if path else here) if path is not None else None
+        if goal is not None:
+            claims[goal] = claims.get(goal, 0) + 1
         return path
 
     def home_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
-        """To the nearest own anthill hex, the spot last (so spawns stay free)."""
-        home = self.memory.home
-        others = set(home[1:])
-        path = search(self.memory, here, lambda h: h in others, blocked, max_nodes=900)
-        if path is None:
-            path = search(self.memory, here, lambda h: h in home, blocked, max_nodes=900)
-        return path or []
+        """Down the turn's distance field to the non-spot anthill hexes (the spot stays free for spawns);
+        when both are taken it waits next to them."""
+        if self.home_field is None:
+            self.home_field = distance_field(self.memory, self.memory.home[1:])[0]
+        return descend(self.home_field, here, blocked, self.params[WORKER].speed)
 
     def idle_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
         """No food known: wait next to the anthill, off its hexes."""
         spot, home = self.memory.spot, set(self.memory.home)
-        path = search(self.memory, here, lambda h: distance(h, spot) <= 2 and h not in home, blocked)
+        path = search(
+            self.memory, here, lambda h: distance(h, spot) <= 2 and h not in home, blocked, max_nodes=300
+        )
         return path or []
 
     def soldier_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
@@ -193,7 +221,7 @@ class Forager(SeededBot):
             self.next_waypoint(route)
             target = self.waypoint(route)
         route.idle_turns += 1
-        return search_toward(self.memory, here, target, blocked)
+        return search_toward(self.memory, here, target, blocked, max_nodes=120)
 
     def waypoint(self, route: ScoutRoute) -> Hex:
         x, z = to_axial(*self.memory.spot)

@@ -90,7 +90,7 @@ class Raider(Forager):
         gap = distance(here, target)
         low, high = STAGING
         if gap > high:
-            return search_toward(self.memory, here, target, blocked, max_nodes=400)
+            return search_toward(self.memory, here, target, blocked, max_nodes=150)
         if self.squad_near < 2 or self.memory.stores.get(target, 1) == 0:
             if gap < low:  # too close alone, or nothing to take: back off out of reach
                 path = search(self.memory, here, lambda h: low <= distance(h, target) <= high, blocked)
@@ -98,7 +98,7 @@ class Raider(Forager):
             return []  # wait for a partner
         parking = {n for n in neighbours(*target) if n not in self.memory.enemy_anthills}
         path = search(self.memory, here, lambda h: h in parking, blocked, max_nodes=200)
-        return path if path is not None else search_toward(self.memory, here, target, blocked)
+        return path if path is not None else search_toward(self.memory, here, target, blocked, max_nodes=150)
 
     def adjacent_to_enemy_anthill(self, here: Hex) -> bool:
         return any(n in self.memory.enemy_anthills for n in neighbours(*here))
