@@ -181,20 +181,24 @@ function drawTowers(ctx, g, model, radius) {
     if (!t.alive) continue;
     const colour = teamColour(t.owner);
     const p = cellXY(g, t.x, t.y);
-    ctx.globalAlpha = 0.08; // the guard and drain radius (Chebyshev: a square), faint
+    ctx.save(); // the guard and drain radius (Chebyshev: a square), faint, inside the map
+    ctx.beginPath();
+    ctx.rect(g.x, g.y, g.w, g.h);
+    ctx.clip();
+    ctx.globalAlpha = 0.08;
     ctx.fillStyle = colour;
     ctx.fillRect(p.x - radius * g.cell, p.y - radius * g.cell, (2 * radius + 1) * g.cell, (2 * radius + 1) * g.cell);
     ctx.globalAlpha = 0.35;
     ctx.strokeStyle = colour;
     ctx.lineWidth = 1;
     ctx.strokeRect(p.x - radius * g.cell + 0.5, p.y - radius * g.cell + 0.5, (2 * radius + 1) * g.cell - 1, (2 * radius + 1) * g.cell - 1);
-    ctx.globalAlpha = 1;
+    ctx.restore();
     ctx.fillStyle = "#111827";
     ctx.fillRect(p.x, p.y, g.cell, g.cell);
     ctx.fillStyle = colour;
     ctx.fillRect(p.x + g.cell * 0.2, p.y + g.cell * 0.1, g.cell * 0.6, g.cell * 0.8);
     ctx.fillStyle = THEME.text;
-    ctx.font = `bold ${Math.max(9, Math.floor(g.cell * 0.8))}px ${THEME.font}`;
+    ctx.font = `bold ${Math.max(8, Math.floor(g.cell * 0.6))}px ${THEME.font}`;
     ctx.textAlign = "center";
     ctx.textBaseline = "bottom";
     ctx.fillText(String(t.strength), p.x + g.cell / 2, p.y - 1);
@@ -302,9 +306,13 @@ function drawAction(ctx, g, model, record, replay) {
     const p = cellXY(g, start.x, start.y);
     ctx.strokeStyle = record.result?.ok ? SCAN : ERROR;
     ctx.lineWidth = 2;
+    ctx.save();
+    ctx.beginPath();
+    ctx.rect(g.x, g.y, g.w, g.h);
+    ctx.clip();
     ctx.setLineDash([4, 3]);
     ctx.strokeRect(p.x - radius * g.cell, p.y - radius * g.cell, (2 * radius + 1) * g.cell, (2 * radius + 1) * g.cell);
-    ctx.setLineDash([]);
+    ctx.restore();
     for (const hit of record.result?.scan || []) { // the cells the scan found deposits in
       const c = cellCentre(g, hit.x, hit.y);
       ctx.strokeStyle = SCAN;
