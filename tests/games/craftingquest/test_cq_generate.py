@@ -142,7 +142,7 @@ def test_cq7_protected_zone() -> None:
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES)
-def test_cq_generated_maps_symmetry_and_invariants(width: int, height: int) -> None:
+def test_cq7_to_cq25_generated_maps_symmetry_and_invariants(width: int, height: int) -> None:
     """On 50 seeds per size: CQ-7 zone, CQ-12 connectivity, CQ-15 camps, CQ-18 deposits, CQ-19/20
     attributes, CQ-21 vectors, CQ-23/24 prices, CQ-25 stock, all point-symmetric (§11 items 3, 4)."""
     cfg = config(width=width, height=height)

@@ -60,7 +60,7 @@ def _fixture_json(maps: Path, name: str) -> dict[str, object]:
 
 
 @pytest.mark.parametrize("name", MAP_NAMES)
-def test_cq_maps_decoder_matches_the_json_fixture(maps: Path, name: str) -> None:
+def test_cq3_maps_decoder_matches_the_json_fixture(maps: Path, name: str) -> None:
     original = decode_cqm((maps / f"{name}.cqm").read_bytes(), name)
     fixture = _fixture_json(maps, name)
     assert (original.width, original.height, original.turns_in_file) == (
@@ -74,7 +74,7 @@ def test_cq_maps_decoder_matches_the_json_fixture(maps: Path, name: str) -> None
 
 
 @pytest.mark.parametrize("name", MAP_NAMES)
-def test_cq_maps_decoder_matches_the_txt_fixture(maps: Path, name: str) -> None:
+def test_cq3_maps_decoder_matches_the_txt_fixture(maps: Path, name: str) -> None:
     original = decode_cqm((maps / f"{name}.cqm").read_bytes(), name)
     lines = (maps / f"{name}.txt").read_text().splitlines()
     rows = [line for line in lines if not line.startswith("#")]
@@ -174,7 +174,7 @@ def presets(maps: Path) -> dict[str, Scenario]:
 
 
 @pytest.mark.parametrize("name", MAP_NAMES)
-def test_cq_presets_keep_the_fixture_terrain_and_camps(
+def test_cq5_presets_keep_the_fixture_terrain_and_camps(
     maps: Path, presets: dict[str, Scenario], name: str
 ) -> None:
     s = presets[name]
@@ -213,7 +213,7 @@ def test_cq25_preset_camps_form_mirror_pairs_sharing_their_stock(
 
 
 @pytest.mark.parametrize("name", MAP_NAMES)
-def test_cq_presets_symmetry_and_invariants(presets: dict[str, Scenario], name: str) -> None:
+def test_cq16_to_cq25_presets_symmetry_and_invariants(presets: dict[str, Scenario], name: str) -> None:
     s = presets[name]
     assert_symmetric(s)
     assert_content_invariants(s)
@@ -222,7 +222,7 @@ def test_cq_presets_symmetry_and_invariants(presets: dict[str, Scenario], name: 
     assert Scenario.from_json(s.to_json()) == s
 
 
-def test_cq_presets_same_seed_same_bytes_other_seed_other_content(
+def test_cq6_presets_same_seed_same_bytes_other_seed_other_content(
     maps: Path, presets: dict[str, Scenario]
 ) -> None:
     again = build_scenario(config("map_v1"), 20260001, maps_dir=maps)
@@ -254,7 +254,7 @@ REACHED_BY = {
 
 
 @pytest.mark.parametrize("name", MAP_NAMES)
-def test_cq_presets_camps_that_not_every_kind_reaches(presets: dict[str, Scenario], name: str) -> None:
+def test_cq3_presets_camps_that_not_every_kind_reaches(presets: dict[str, Scenario], name: str) -> None:
     """§2.2's list: camps without an all-kinds neighbour, and the kinds that can get within 1 of each."""
     s = presets[name]
     grid: Grid = s.grid

@@ -314,3 +314,19 @@ def test_cq26_random_scenarios_round_trip_byte_for_byte(record: Record) -> None:
     assert again.to_bytes() == data
     assert len(s.camps) == len(record["camps"]) and len(s.deposits) == len(record["deposits"])
     assert [s.grid.idx(d.cell) for d in s.deposits] == sorted(s.grid.idx(d.cell) for d in s.deposits)
+
+
+def test_cq27_initial_state_built_from_a_scenario() -> None:
+    """CQ-27 through the engine's `initial_state` (CQ-B's state module) on scenario E."""
+    from botarena.games.craftingquest.state import initial_state
+
+    cfg = config(scenario=scenario_e(), initial_credit=250, unit_energy=99)
+    state = initial_state(build_scenario(cfg, seed=1), cfg)
+    assert {p: t.credit for p, t in state.teams.items()} == {1: 250, 2: 250}
+    assert all(not t.blueprints and not t.towers for t in state.teams.values())
+    cells = {u.id: u.cell for u in state.units.values()}
+    assert cells == {3: (3, 3), 4: (4, 3), 5: (5, 3), 6: (46, 46), 7: (45, 46), 8: (44, 46)}
+    assert all(u.energy == 99 and not u.resources and not u.objects for u in state.units.values())
+    assert [u.kind.value for u in state.team_units(2)] == ["devil", "fox", "crocodile"]
+    assert not state.towers and not state.resource_piles and not state.object_piles
+    assert state.buried == {(3, 3): {"R3": 10, "R8": 2}, (9, 9): {"R3": 7}}
