@@ -659,3 +659,14 @@ def test_cq16_to_cq18_deposits_match_the_literal_rules(width: int, height: int, 
     buried = make_deposits(grid, Draws(seed, "deposits"), mask, 5)
     got = {(int(i), f"R{t + 1}"): int(buried[t, i]) for t, i in zip(*np.nonzero(buried), strict=True)}
     assert got == reference_deposits(grid, seed, blocked, 5)
+
+
+def test_cq18_redraws_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A type without any deposit redraws CQ-16 (here always, as every cell is blocked); the loop is
+    bounded, so an impossible map is a configuration error, not a hang."""
+    from botarena.games.craftingquest import generate_content
+
+    monkeypatch.setattr(generate_content, "MAX_REDRAWS", 3)
+    grid = Grid(50, 50)
+    with pytest.raises(ConfigError, match="no deposit after 3 draws"):
+        make_deposits(grid, Draws(1, "deposits"), np.ones(grid.area, dtype=np.bool_), 5)

@@ -14,6 +14,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
+from botarena.core.config import ConfigError
 from botarena.games.craftingquest.config import (
     COMPLEX_OBJECT_COUNT,
     COMPLEX_PRICE_RATIO,
@@ -37,6 +38,8 @@ AmountArray = npt.NDArray[np.int64]
 LEAF_COUNT = RESOURCE_TYPE_COUNT
 SIMPLE_ALTERNATIVE_TYPES = (2, 4)
 COMPLEX_ALTERNATIVE_INGREDIENTS = (2, 3)
+MAX_REDRAWS = 10_000
+"""A bound on CQ-18's and CQ-19's redraw loops, which in practice end within a few draws."""
 ZERO_QUANTITY_REPLACEMENT = 2
 """CQ-23/CQ-24: a recipe quantity that rounds down to 0 becomes 2 [original]."""
 
@@ -102,7 +105,7 @@ def make_deposits(grid: Grid, draws: Draws, blocked: npt.NDArray[np.bool_], max_
     spacing = 2 * radius + 3
     regions = deposit_regions(grid, spacing)
     stamps = _stamps(radius)
-    while True:
+    for _ in range(MAX_REDRAWS):
         weights = [draws.randint(1, 12) for _ in RESOURCE_TYPES]
         spots = [max(1, w * max_pairs // max(weights)) for w in weights]
         acc = np.zeros((RESOURCE_TYPE_COUNT, grid.area), dtype=np.int64)
@@ -122,6 +125,7 @@ def make_deposits(grid: Grid, draws: Draws, blocked: npt.NDArray[np.bool_], max_
         buried[:, blocked] = 0
         if bool(np.all(buried.sum(axis=1) > 0)):
             return buried
+    raise ConfigError(f"craftingquest: some resource type has no deposit after {MAX_REDRAWS} draws (CQ-18)")
 
 
 # --- CQ-19 to CQ-21 attributes ----------------------------------------------------------------------
@@ -207,10 +211,12 @@ def make_attributes(draws: Draws) -> Attributes:
         draws.randint(SCAN_ATTRIBUTE_MIN_VALUES, SCAN_ATTRIBUTE_MAX_VALUES)
         for _ in range(SCAN_ATTRIBUTE_COUNT)
     ]
-    while True:
+    for _ in range(MAX_REDRAWS):
         root, leaf_count = _grow_tree(draws, values)
         if leaf_count == LEAF_COUNT:
             break
+    else:
+        raise ConfigError(f"craftingquest: no 12-leaf attribute tree in {MAX_REDRAWS} draws (CQ-19)")
     pool = list(RESOURCE_TYPES)
     tests = {draws.pop(pool): leaf.tests() for leaf in _leaves(root)}
     return Attributes(tuple(values), dict(sorted(tests.items(), key=lambda kv: id_number(kv[0]))))
