@@ -75,6 +75,9 @@ def test_cq29_cq49_a_whole_game_of_trivial_bots_through_the_runner() -> None:
     }
     assert [v[0] for s in replay.steps for v in s["verdicts"]] == ["OK"] * 320
     assert replay.end["verdicts"] == [["OK", None], ["OK", None]]
+    last = replay.keyframes[-1]
+    assert last["step"] == 320 and (last["state"]["round"], last["state"]["player"]) == (160, 2)
+    assert replay.config["width"] == replay.config["scenario"]["width"] == 50
 
 
 def test_spec7_4_replay_shape_records_keyframes_and_the_scenario() -> None:

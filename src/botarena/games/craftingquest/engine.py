@@ -67,9 +67,12 @@ class CraftingQuestEngine(Engine):
             raise ValueError(f"craftingquest needs 2 players, got {num_players}")
         scenario = build_scenario(config, seed)
         self.scenario: Scenario = scenario
-        # The effective config carries the complete CQ-26 scenario, so the replay holds it (7.4) and
-        # a re-run rebuilds this very game without generating it again.
-        self.config: CraftingQuestConfig = dataclasses.replace(config, scenario=scenario.to_json())
+        # The effective config carries the complete CQ-26 scenario (which overrides map, width and
+        # height), so the replay holds it (7.4) and a re-run rebuilds this very game without
+        # generating it again, or reading a preset's map file.
+        self.config: CraftingQuestConfig = dataclasses.replace(
+            config, scenario=scenario.to_json(), width=scenario.width, height=scenario.height
+        )
         self.state: GameState = initial_state(scenario, config)
         self.seed = seed
         self.round = 1
@@ -217,7 +220,8 @@ class CraftingQuestEngine(Engine):
         if before:
             record["before"] = before
         self.dirty = set()
-        return Step(record, [Verdict(reply.seat, Status(event["status"]), event["reason"])])
+        verdict = Verdict(reply.seat, Status(event["status"]), event["reason"], list(reply.warnings))
+        return Step(record, [verdict])
 
     def _act(self, answer: Any) -> dict[str, Any]:
         """An in-time action (CQ-36 to CQ-46) and its `result`; the reply to the
@@ -340,9 +344,12 @@ class CraftingQuestEngine(Engine):
 
     def _team_parts(self) -> dict[str, Any]:
         state = self.state
+        round_no, player = self.round, self.player
+        if round_no > state.rounds:  # over: show the last turn, not the one after it
+            round_no, player = state.rounds, 2
         return {
-            "round": self.round,
-            "player": self.player,
+            "round": round_no,
+            "player": player,
             "units": units_json(state),
             "credits": {str(p): state.teams[p].credit for p in PLAYERS},
             "towers": all_towers_json(state),
