@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 from cq_fixtures import config, scenario_e
 
-from botarena.core.config import ConfigError, config_to_dict
+from botarena.core.config import ConfigError, config_schema, config_to_dict
 from botarena.games.craftingquest import config as cq_config
 from botarena.games.craftingquest.config import PRESETS, CraftingQuestConfig, rounds_for_width
 
@@ -247,3 +247,10 @@ def test_cq13_rounds_follow_the_width(width: int, rounds: int) -> None:
 
 def test_cq13_configured_rounds_override_the_width_rule() -> None:
     assert config(rounds=7).effective_rounds(100) == 7
+
+
+def test_cq_config_json_schema_lists_every_key_with_its_range() -> None:
+    schema = config_schema(CraftingQuestConfig)
+    assert set(schema["properties"]) == set(SPEC_DEFAULTS)
+    width = schema["properties"]["width"]
+    assert (width["minimum"], width["maximum"], width["default"]) == (50, 100, 60)
