@@ -1,0 +1,263 @@
+"""The teams' HTTP client (spec §7.1-§7.4, §10): its rate limiter, its handling of the §7.1 error codes,
+and whole rounds against the real DatsPulse server (uvicorn on 127.0.0.1, `ci` preset, 0.2 s turns)."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+aiohttp = pytest.importorskip("aiohttp", reason="the client needs aiohttp (botarena[http])")
+
+from botarena.games.datspulse.client import (  # noqa: E402
+    RATE_MARGIN_S,
+    ClientError,
+    ClientOptions,
+    DatsPulseClient,
+    RateLimiter,
+    make_bot,
+)
+
+TEAMS = {"tok-forager": "Forager Team", "tok-walker": "Walker Team"}
+TURNS = 20
+#: 0.2 s turns and two requests per turn need 10 per second: the server and the clients share this limit.
+RATE = 12
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_dp71_rate_limiter_allows_twice_the_rate_in_any_two_seconds() -> None:
+    """§7.1: at most 2 x rate accepted requests in any sliding 2 s window; the client waits, never bursts."""
+    clock = FakeClock()
+    limiter = RateLimiter(3, clock)
+    for _ in range(6):
+        assert limiter.delay() == 0.0
+        limiter.note()
+        clock.now += 0.1
+    # the 7th would be the 7th in 2 s: it waits until the first one leaves the window (plus the margin)
+    assert limiter.delay() == pytest.approx(100.0 + 2.0 + RATE_MARGIN_S - clock.now)
+    clock.now = 100.0 + 2.0 + RATE_MARGIN_S + 0.001
+    assert limiter.delay() == 0.0
+    limiter.note()
+    assert limiter.delay() > 0.0  # the 2nd to 6th sends are still inside the window
+
+
+def test_dp10_make_bot_takes_a_starter_by_name_and_rejects_others() -> None:
+    bot = make_bot("forager", 5)
+    assert bot.rng.random() == make_bot("forager", 5).rng.random()
+    with pytest.raises(ClientError, match="unknown bot 'nope'"):
+        make_bot("nope", 0)
+
+
+# -- against a scripted server: every §7.1 error code ------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The client's pauses between retries, shortened (they are what is tested, not their length)."""
+    from botarena.games.datspulse import client
+
+    monkeypatch.setattr(client, "RETRY_PAUSE_S", 0.05)
+    monkeypatch.setattr(client, "LOBBY_POLL_S", 0.05)
+
+
+def scripted_app(script: dict[str, list[tuple[int, Any, dict[str, str]]]], calls: list[str]) -> Any:
+    """An aiohttp app that answers each path from its script (the last answer repeats)."""
+    from aiohttp import web
+
+    async def handle(request: Any) -> Any:
+        path = request.path
+        calls.append(f"{request.method} {path}")
+        answers = script.get(path) or [(404, {"code": 7, "message": "not found"}, {})]
+        status, body, headers = answers.pop(0) if len(answers) > 1 else answers[0]
+        if isinstance(body, bytes):
+            return web.Response(status=status, body=body, headers=headers)
+        return web.json_response(body, status=status, headers=headers)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", handle)
+    return app
+
+
+def arena(turn: int, next_turn_in: float, home: bool = True) -> dict[str, Any]:
+    spot = {"q": 0, "r": 0}
+    return {
+        "ants": [],
+        "enemies": [],
+        "map": [{"q": 0, "r": 0, "cost": 1, "type": 1}],
+        "food": [],
+        "turnNo": turn,
+        "nextTurnIn": next_turn_in,
+        "home": [spot, {"q": 0, "r": -1}, {"q": -1, "r": -1}] if home else [],
+        "score": 40 if turn == 3 else 0,
+        "spot": spot,
+    }
+
+
+def play_scripted(
+    script: dict[str, list[tuple[int, Any, dict[str, str]]]], **options: Any
+) -> tuple[Any, list[str]]:
+    from aiohttp.test_utils import TestServer
+
+    calls: list[str] = []
+
+    async def main() -> Any:
+        server = TestServer(scripted_app(script, calls), host="127.0.0.1")
+        await server.start_server()
+        try:
+            url = f"http://127.0.0.1:{server.port}"
+            client = DatsPulseClient(
+                ClientOptions(url=url, token="t", rate_limit=50, max_seconds=20, **options)
+            )
+            return await client.run()
+        finally:
+            await server.close()
+
+    return asyncio.run(main()), calls
+
+
+def test_dp71_client_waits_through_lobby_errors_429_and_500_then_plays_to_the_end() -> None:
+    lobby = arena(0, 0, home=False)
+    script = {
+        "/api/register": [
+            (
+                400,
+                {"code": 1, "message": "no active game: you are too late to register; next rounds: []"},
+                {},
+            ),
+            (500, {"code": 0, "message": "internal error"}, {}),
+            (200, {"lobbyEndsIn": 0, "name": "x", "nextTurn": 0.01, "realm": "antprotocol-test-1"}, {}),
+        ],
+        "/api/arena": [
+            (200, lobby, {}),
+            (429, {"code": 6, "message": "too many requests: limit is 3 per second"}, {"Retry-After": "0"}),
+            (200, arena(1, 0.01), {}),
+            (200, arena(2, 0.01), {}),
+            (200, arena(3, 0), {}),
+        ],
+        "/api/move": [
+            (200, {**arena(1, 0.01), "errors": []}, {}),
+            (400, {"code": 4, "message": "invalid request body: bad"}, {}),
+        ],
+    }
+    report, calls = play_scripted(script)
+    assert report.rounds_played == 1
+    assert report.realms == ["antprotocol-test-1"]
+    assert report.moved_turns == [1]  # turn 2's move was refused (code 4): counted, and the client went on
+    assert (report.final_turn, report.final_score) == (3, 40)
+    assert report.rate_limited == 1 and report.statuses[500] == 1 and report.statuses[400] == 2
+    assert calls.count("POST /api/register") == 3
+    assert calls[-1] == "GET /api/arena"
+
+
+@pytest.mark.parametrize(
+    ("status", "code", "words"),
+    [
+        (401, 5, "invalid or missing token"),
+        (404, 7, "no DatsPulse API at this URL"),
+        (405, 7, "no DatsPulse"),
+    ],
+)
+def test_dp71_client_stops_on_a_bad_token_or_a_wrong_url(status: int, code: int, words: str) -> None:
+    script = {"/api/register": [(status, {"code": code, "message": "x"}, {})]}
+    with pytest.raises(ClientError, match=words):
+        play_scripted(script)
+
+
+def test_dp71_client_survives_a_non_json_reply_and_registers_again_when_not_in_the_round() -> None:
+    script = {
+        "/api/register": [(200, {"lobbyEndsIn": 0, "name": "x", "nextTurn": 0, "realm": "r"}, {})],
+        "/api/arena": [
+            (502, b"<html>bad gateway</html>", {}),
+            (400, {"code": 3, "message": "you are not registered in the current round"}, {}),
+            (200, arena(1, 0.01), {}),
+            (200, arena(3, 0), {}),
+        ],
+        "/api/move": [(200, {**arena(1, 0.01), "errors": ["round is over"]}, {})],
+    }
+    report, calls = play_scripted(script)
+    assert report.rounds_played == 1
+    assert calls.count("POST /api/register") == 2  # once more after code 3
+    assert report.final_turn == 1  # "round is over" on its move ends the round
+
+
+# -- against the real server ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def dp_server(tmp_path: Path) -> Iterator[Any]:
+    pytest.importorskip("fastapi", reason="the server extra (fastapi) is not installed")
+    uvicorn = pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
+    from botarena.server.datspulse.server import DatsPulseServer
+    from botarena.server.datspulse.settings import parse_settings
+    from botarena.server.viewer import bind_socket
+    from botarena.store import Store
+
+    settings = parse_settings(
+        {
+            "preset": "ci",
+            "seed": 3,
+            "game": {"turns": TURNS, "rate_limit_per_second": RATE, "lobby_seconds": 2},
+            "teams": [{"name": name, "token": token} for token, name in TEAMS.items()],
+        },
+        source="test",
+    )
+    store = Store.open(f"sqlite:///{tmp_path / 'dp.db'}", replay_dir=tmp_path / "replays")
+    dp = DatsPulseServer(settings, store=store)
+    sock = bind_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(dp.app(), log_level="warning", timeout_graceful_shutdown=3))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(1000):  # a counted wait
+        if server.started or not thread.is_alive():
+            break
+        time.sleep(0.01)
+    assert server.started, "the DatsPulse server did not start"
+    dp.start()
+    try:
+        yield dp, f"http://127.0.0.1:{sock.getsockname()[1]}", store
+    finally:
+        dp.stop()
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+def test_dp10_http_client_plays_a_whole_round_against_the_server(dp_server: Any) -> None:
+    """§10: the forager (and the random walker) play a `ci` round over HTTP, each with a move accepted
+    (HTTP 200) in every turn 0..turns-1 and never a 429; the recorded result shows their scores."""
+    dp, url, store = dp_server
+
+    async def both() -> list[Any]:
+        clients = [
+            DatsPulseClient(ClientOptions(url=url, token=token, bot=bot, rate_limit=RATE, max_seconds=60))
+            for token, bot in (("tok-forager", "forager"), ("tok-walker", "random_walker"))
+        ]
+        return list(await asyncio.gather(*(client.run() for client in clients)))
+
+    forager, walker = asyncio.run(both())
+    for report in (forager, walker):
+        assert report.rounds_played == 1
+        assert report.rate_limited == 0 and 429 not in report.statuses
+        assert report.moved_turns == list(range(TURNS))
+        assert report.final_turn == TURNS
+        assert report.bot_failures == 0
+    assert dp.recorder.flush()
+    tournament = store.find_tournament(dp.settings.series_name)
+    assert tournament is not None
+    (match,) = store.list_matches(tournament.id)
+    scores = dict(zip(match.seats, match.scores, strict=True))
+    assert scores["Forager Team"] == forager.final_score
+    assert scores["Walker Team"] == walker.final_score
+    assert forager.final_score is not None and forager.final_score > 0
