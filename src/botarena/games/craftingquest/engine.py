@@ -89,7 +89,6 @@ class CraftingQuestEngine(Engine):
         self.dirty: set[Cell] = set()  # cells changed since the last step
         self.event_cells: set[Cell] = set()  # cells changed by the event being logged
         self.frozen: dict[str, Any] | None = None  # keyframe parts as of the last step (see keyframe)
-        self._last_event: dict[str, Any] = {}
 
     # -- requests ------------------------------------------------------------------------------------
 
@@ -163,7 +162,7 @@ class CraftingQuestEngine(Engine):
             unit.energy = self.config.unit_energy
         late = None
         if player in self.queued:
-            late = self._perform(self.queued.pop(player), LATE_ACTION)
+            late, _ = self._perform(self.queued.pop(player), LATE_ACTION)
         dead = self.dead[player]
         if dead is not None:
             self._log(NO_ANSWER, Status.CRASHED, dead)
@@ -226,10 +225,10 @@ class CraftingQuestEngine(Engine):
     def _act(self, answer: Any) -> dict[str, Any]:
         """An in-time action (CQ-36 to CQ-46) and its `result`; the reply to the
         `max_actions_per_turn`-th request closes the turn (CQ-31), so it is not awaited."""
-        result = self._perform(answer, ACTION, pending=False)
+        result, event = self._perform(answer, ACTION, pending=False)
         self.outgoing = result
         self.outgoing_awaited = result["actions_left"] > 0
-        return self._last_event
+        return event
 
     def _closed_at_limit(self, reply: Reply) -> dict[str, Any]:
         """The question sent with `actions_left: 0` (CQ-31): its turn had closed, so whatever comes
@@ -274,9 +273,9 @@ class CraftingQuestEngine(Engine):
 
     # -- applying an action ------------------------------------------------------------------------------
 
-    def _perform(self, answer: Any, kind: str, pending: bool = True) -> dict[str, Any]:
-        """Shape checks (5.2), then the rule (CQ-36 to CQ-46); logs the event and returns the
-        `result` payload (4.4). Every answer counts towards the action limit (5.4)."""
+    def _perform(self, answer: Any, kind: str, pending: bool = True) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Shape checks (5.2), then the rule (CQ-36 to CQ-46); returns the `result` payload (4.4) and
+        the logged event. Every answer counts towards the action limit (5.4)."""
         player = self.player
         self.actions_used += 1
         if isinstance(answer, _Unreadable):
@@ -298,10 +297,10 @@ class CraftingQuestEngine(Engine):
         result = result_json(
             self.state, self.config, player, self.round, request, unit_id, outcome, actions_left
         )
-        self._last_event = self._log(
+        event = self._log(
             kind, status, reason, request=_copy(request), result=_outcome_json(outcome), pending=pending
         )
-        return result
+        return result, event
 
     # -- the log (7.4) and the viewer's state ------------------------------------------------------------
 
