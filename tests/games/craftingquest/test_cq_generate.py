@@ -28,6 +28,7 @@ from botarena.games.craftingquest.generate_content import (
     deposit_radius,
     deposit_regions,
     make_attributes,
+    make_blueprints,
     make_deposit_records,
     make_deposits,
     make_stock,
@@ -670,3 +671,19 @@ def test_cq18_redraws_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     grid = Grid(50, 50)
     with pytest.raises(ConfigError, match="no deposit after 3 draws"):
         make_deposits(grid, Draws(1, "deposits"), np.ones(grid.area, dtype=np.bool_), 5)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_cq22_three_complex_objects_drawn_first_on_the_blueprint_stream(seed: int) -> None:
+    totals = {t: 100 * (i + 1) for i, t in enumerate(RESOURCE_TYPES)}
+    catalogue = make_blueprints(Draws(seed, "blueprints"), totals, config())
+    pool = [f"O{i}" for i in range(1, 13)]
+    reference = Draws(seed, "blueprints")
+    complex_ids = {reference.pop(pool) for _ in range(3)}
+    assert [b.id for b in catalogue] == [f"O{i}" for i in range(1, 13)]
+    assert {b.id for b in catalogue if b.kind == "complex"} == complex_ids
+    assert all(len(b.alternatives) == 2 for b in catalogue)
+    simple = {b.id for b in catalogue if b.kind == "simple"}
+    for b in catalogue:
+        for alt in b.alternatives:
+            assert set(alt) <= (set(RESOURCE_TYPES) if b.kind == "simple" else simple)
