@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from botarena.games.craftingquest.bots.prospector_memory import UNKNOWN, Memory
@@ -61,7 +61,7 @@ class Prospector:
         self.buyer: int | None = None
         self.buyer_chosen = False
         self.paths: dict[int, tuple[str, list[int], tuple[int, int, int]]] = {}
-        self.no_path: dict[tuple[int, str], tuple[int, int, int]] = {}
+        self.no_path: dict[tuple[int, str], Any] = {}
         self.index_serial = 0
         self._optimistic: dict[str, tuple[tuple[int, int], bytearray]] = {}
         self.located: dict[str, set[int]] = {}
@@ -331,26 +331,51 @@ class Prospector:
 
     def _walk(self, uid: int, need: dict[str, int]) -> Payload | None:
         """§10 step 4's walk: to a cell of a needed type, else an unexplained cell, else an unscanned
-        cell, else towards unseen cells. Each category is searched only if it has a target the unit
-        may stand on, because a search that finds nothing visits every reachable cell."""
+        cell, else towards unseen cells.
+
+        A search that finds nothing visits every reachable cell, so none is started in vain: the
+        first two categories are searched only if a target lies in the unit's component (the known
+        cells it can reach, `Memory.component`); for the last two, whose targets only ever
+        disappear from known ground, a failed search stands while that component is unchanged."""
         memory = self.memory
         assert memory is not None
-        kind = str(self.units[uid]["kind"])
+        unit = self.units[uid]
+        kind = str(unit["kind"])
         open_ = memory.passable[kind]
+        here = memory.cell(int(unit["x"]), int(unit["y"]))
+        root, size = memory.component(kind, here)
         located, unexplained, covered = self.located, self.unexplained_cells, memory.scan_covered
         wanted = [located[t] for t in need if t in located]
-        targets: tuple[tuple[str, Callable[[int], bool], Callable[[], bool]], ...] = (
+
+        def reachable(cells: Iterable[int]) -> bool:
+            if root < 0:  # the unit stands where its kind may not (a guarded cell): just search
+                return any(open_[c] for c in cells)
+            return any(open_[c] and memory.component(kind, c)[0] == root for c in cells)
+
+        same_ground = ("component", memory.terrain_version, root, size)
+        targets: tuple[tuple[str, Callable[[int], bool], Callable[[], bool], Any], ...] = (
             (
                 "needed",
                 lambda c: any(c in cells for cells in wanted),
-                lambda: any(open_[c] for cells in wanted for c in cells),
+                lambda: any(reachable(cells) for cells in wanted),
+                None,
             ),
-            ("unexplained", lambda c: c in unexplained, lambda: any(open_[c] for c in unexplained)),
-            ("unscanned", lambda c: not covered[c], lambda: memory.any_open_uncovered(kind)),
-            ("unseen", self._is_unseen_neighbour, lambda: memory.known_count < memory.size),
+            ("unexplained", unexplained.__contains__, lambda: reachable(unexplained), None),
+            (
+                "unscanned",
+                lambda c: not covered[c],
+                lambda: memory.any_open_uncovered(kind),
+                same_ground if root >= 0 else None,
+            ),
+            (
+                "unseen",
+                self._is_unseen_neighbour,
+                lambda: memory.known_count < memory.size,
+                same_ground if root >= 0 else None,
+            ),
         )
-        for category, is_target, worth_searching in targets:
-            path = self._cached_path(uid, category, open_, is_target, worth_searching)
+        for category, is_target, worth_searching, fail_key in targets:
+            path = self._cached_path(uid, category, open_, is_target, worth_searching, fail_key)
             if path:
                 return self._step(uid, path[0])
         return None
@@ -393,13 +418,15 @@ class Prospector:
         open_: bytearray,
         is_target: Callable[[int], bool],
         worth_searching: Callable[[], bool] | None = None,
+        fail_key: Any = None,
     ) -> list[int] | None:
         """A kept path of this category if what it was planned on still holds; else a new search
-        (if `worth_searching()` allows one). A search that found nothing is not repeated until the
-        team's knowledge changes."""
+        (if `worth_searching()` allows one). A search that found nothing is not repeated while its
+        `fail_key` (by default, everything the team knows: `_state_key`) is unchanged."""
         memory = self.memory
         assert memory is not None
         key = self._state_key()
+        fail_key = key if fail_key is None else fail_key
         unit = self.units[uid]
         here = memory.cell(int(unit["x"]), int(unit["y"]))
         kept = self.paths.get(uid)
@@ -411,14 +438,14 @@ class Prospector:
                 and memory.passable[unit["kind"]][path[0]]
             ):
                 return path
-        if self.no_path.get((uid, category)) == key:
+        if self.no_path.get((uid, category)) == fail_key:
             return None
         if worth_searching is not None and not worth_searching():
-            self.no_path[(uid, category)] = key
+            self.no_path[(uid, category)] = fail_key
             return None
         found = bfs_path(memory.neighbours, open_, here, is_target)
         if found is None:
-            self.no_path[(uid, category)] = key
+            self.no_path[(uid, category)] = fail_key
             return None
         self.paths[uid] = (category, found, key)
         return found

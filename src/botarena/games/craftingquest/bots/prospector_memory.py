@@ -79,6 +79,9 @@ class Memory:
         self.learner = TypeLearner(len(setup.get("resource_types") or ()) or 12)
         self._absorbed_from: set[tuple[int, int]] = set()  # positions whose view terrain is already read
         self.passable: dict[str, bytearray] = {kind: bytearray(self.size) for kind in kinds}
+        self._parent: dict[str, list[int]] = {kind: list(range(self.size)) for kind in kinds}
+        self._size: dict[str, list[int]] = {kind: [1] * self.size for kind in kinds}
+        self._components_stale = False
         # derived indexes, kept up to date cell by cell (see `refresh`)
         self.located: dict[str, set[int]] = {}  # type → cells believed to hold it
         self.unexplained_cells: set[int] = set()  # cells with an unclassified vector, never dug
@@ -117,10 +120,12 @@ class Memory:
         if not view:
             return
         x0, y0 = int(view["x0"]), int(view["y0"])
+        # cells first: a camp is then blocked before its terrain makes it passable, so components
+        # (see `component`) only ever grow between tower changes
+        self._absorb_cells(x0, y0, len(view.get("terrain") or ()), view.get("cells") or ())
         if (x0, y0) not in self._absorbed_from:
             self._absorbed_from.add((x0, y0))
             self._absorb_terrain(x0, y0, view.get("terrain") or ())
-        self._absorb_cells(x0, y0, len(view.get("terrain") or ()), view.get("cells") or ())
 
     def _absorb_terrain(self, x0: int, y0: int, rows: Iterable[str]) -> None:
         w, h, terrain = self.width, self.height, self.terrain
@@ -193,7 +198,60 @@ class Memory:
         code = self.terrain[cell]
         free = code != UNKNOWN and not self.blocked[cell] and not self.guarded[cell]
         for kind, enter in self.enter.items():
-            self.passable[kind][cell] = 1 if free and enter[code] else 0
+            now = 1 if free and enter[code] else 0
+            row = self.passable[kind]
+            if row[cell] == now:
+                continue
+            row[cell] = now
+            if now:
+                self._join(kind, cell)
+            else:
+                self._components_stale = True  # a cell closed: rebuild the components before use
+
+    # ----------------------------------------------------------------- components (union-find)
+
+    def _join(self, kind: str, cell: int) -> None:
+        """`cell` just became passable for `kind`: merge it with its passable neighbours."""
+        parent, size, passable = self._parent[kind], self._size[kind], self.passable[kind]
+        parent[cell] = cell
+        size[cell] = 1
+        for n in self.neighbours[cell]:
+            if passable[n]:
+                a, b = self._find(parent, cell), self._find(parent, n)
+                if a != b:
+                    if size[a] < size[b]:
+                        a, b = b, a
+                    parent[b] = a
+                    size[a] += size[b]
+
+    @staticmethod
+    def _find(parent: list[int], cell: int) -> int:
+        root = cell
+        while parent[root] != root:
+            root = parent[root]
+        while parent[cell] != root:
+            parent[cell], cell = root, parent[cell]
+        return root
+
+    def _rebuild_components(self) -> None:
+        self._components_stale = False
+        for kind, passable in self.passable.items():
+            self._parent[kind] = list(range(self.size))
+            self._size[kind] = [1] * self.size
+            for c in range(self.size):
+                if passable[c]:
+                    self._join(kind, c)
+
+    def component(self, kind: str, cell: int) -> tuple[int, int]:
+        """(root, size) of the connected set of known cells `kind` may stand on that holds `cell`;
+        (-1, 0) if `kind` may not stand on `cell`. Two cells are reachable from each other over
+        known terrain exactly when their roots are equal."""
+        if self._components_stale:
+            self._rebuild_components()
+        if not self.passable[kind][cell]:
+            return -1, 0
+        root = self._find(self._parent[kind], cell)
+        return root, self._size[kind][root]
 
     def any_open_uncovered(self, kind: str) -> bool:
         """Whether some known cell that `kind` may enter lies outside every team scan (a quick
