@@ -43,7 +43,7 @@ RETRY_PAUSE_S = 1.0
 LOBBY_POLL_S = 0.5
 
 
-class ClientError(RuntimeError):
+class ClientError(ValueError):
     """The run cannot go on (bad token, wrong URL); the message says why in one line."""
 
 

@@ -75,3 +75,46 @@ def serve_command(
     finally:
         store.close()
     print("DatsPulse server stopped", flush=True)
+
+
+# -- a team's side (helper DP-C): play a starter bot against a DatsPulse server over HTTP ---------------
+
+
+@app.command("client")
+def client_command(
+    url: Annotated[str, typer.Option("--url", help="The server's base URL, e.g. http://127.0.0.1:8000.")],
+    token: Annotated[str, typer.Option("--token", help="Your team's X-Auth-Token.")],
+    bot: Annotated[str, typer.Option(help="Starter bot: forager, raider or random_walker.")] = "forager",
+    seed: Annotated[int, typer.Option(help="The bot's seed (its bot_seed; spec §10).")] = 0,
+    rounds: Annotated[int, typer.Option(help="Rounds to play before exiting.")] = 1,
+    rate_limit: Annotated[
+        int, typer.Option(help="The server's rate_limit_per_second (the client keeps under it).")
+    ] = 3,
+    max_seconds: Annotated[float, typer.Option(help="Stop after this long whatever happens.")] = 3600.0,
+) -> None:
+    """Play a starter bot against a DatsPulse server, as a team's client would (register, arena, move)."""
+    import logging
+
+    from botarena.games.datspulse.client import ClientError, ClientOptions, run_client
+
+    if rounds < 1 or rate_limit < 1 or max_seconds <= 0 or not 0 <= seed < 2**32:
+        raise ClientError("--rounds and --rate-limit must be >= 1, --max-seconds > 0, --seed in 0..2^32-1")
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
+    options = ClientOptions(
+        url=url,
+        token=token,
+        bot=bot,
+        seed=seed,
+        rounds=rounds,
+        rate_limit=rate_limit,
+        max_seconds=max_seconds,
+    )
+    report = run_client(options)
+    print(
+        f"{report.rounds_played} round(s) played ({', '.join(report.realms) or 'none'}); "
+        f"moves accepted in {len(report.moved_turns)} turns; final turn {report.final_turn}, "
+        f"score {report.final_score}; rejected commands {report.move_errors}; 429s {report.rate_limited}",
+        flush=True,
+    )
+    if report.rounds_played < rounds:  # stopped by --max-seconds
+        raise typer.Exit(1)
