@@ -85,9 +85,14 @@ def test_live_round_is_published_and_streamed(
     server = start_dp(settings, store)
     run(lambda session: Client(session, server.api, "tok-alpha").call("POST", "/register"))
     server.wait_phase("running")
-    with _opener.open(server.api + "/live", timeout=10) as reply:
-        live = json.loads(reply.read())
-    (entry,) = [m for m in live if m["key"] == "datspulse/antprotocol-test-1"]
+    found: list[dict[str, Any]] = []
+    for _ in range(200):  # a counted wait: the recorder thread publishes the round's header
+        with _opener.open(server.api + "/live", timeout=10) as reply:
+            found = [m for m in json.loads(reply.read()) if m["key"] == "datspulse/antprotocol-test-1"]
+        if found:
+            break
+        time.sleep(0.02)
+    (entry,) = found
     assert entry["game"] == "datspulse" and entry["players"] == ["alpha"]
     stream = sse(server.url, entry["events_url"])
     assert stream.status == 200

@@ -130,7 +130,7 @@ def test_dp63_final_series_ends_idle_with_standings_persisted_and_survives_resta
         series="final",
         final_rounds=2,
         map_generator="cycle",
-        lobby_seconds=0.6,
+        lobby_seconds=1.0,
         turns=4,
         turn_seconds=0.1,
         break_seconds=0.3,

@@ -216,7 +216,7 @@ class SeriesRecorder:
     def _on_finish(self, live: LiveRound) -> None:
         replay = getattr(live.driver, "replay", None)
         results = live.results or []
-        if live.number <= self.final_rounds or self.final_rounds == 0:
+        if self.final_rounds:
             self._results.append(results)
         if self.store is not None and self.tournament_id is not None and replay is not None and results:
             by_index = sorted(results, key=lambda row: int(row["index"]))

@@ -80,6 +80,12 @@ class LiveRound:
     durations_s: list[float] = field(default_factory=list)  # per transition: how long it took
     turn_seconds: float = 0.0
 
+    def release(self) -> None:
+        """Drop the game, its replay and its logs (long recorded; the results and timing stay)."""
+        self.round = None
+        self.driver = None
+        self.logs = []
+
     def due(self, k: int) -> float:
         """The scheduled instant of transition k (k >= 1): no drift, whatever the earlier ones took."""
         return self.start_at + k * self.turn_seconds
@@ -287,6 +293,8 @@ class Series:
             turn_seconds=self.turn_seconds,
         )
         self.rounds.append(live)
+        for old in self.rounds[:-3]:  # a test series runs for days: keep only recent rounds' games
+            old.release()
         self.current = live
         self.phase = Phase.LOBBY
         log.info("round %s: lobby open", live.name)
