@@ -14,7 +14,7 @@ draw from a named stream of the match seed. Both drivers sit on it: the real-tim
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from botarena.core.rng import stream
@@ -144,7 +144,8 @@ class Round:
 
     # -- orders --------------------------------------------------------------------------------------
 
-    def _living_ant(self, team: int) -> Any:
+    def _living_ant(self, team: int) -> Callable[[str], AntView | None]:
+        """§5 check 1: the living ant of `team` an `ant` string names, or None (dead, unknown, foreign)."""
         state = self.state
 
         def living(ant: str) -> AntView | None:
