@@ -3,6 +3,7 @@ scenarios are used as they are)."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections.abc import Callable
 from typing import Any
@@ -330,3 +331,14 @@ def test_cq27_initial_state_built_from_a_scenario() -> None:
     assert [u.kind.value for u in state.team_units(2)] == ["devil", "fox", "crocodile"]
     assert not state.towers and not state.resource_piles and not state.object_piles
     assert state.buried == {(3, 3): {"R3": 10, "R8": 2}, (9, 9): {"R3": 7}}
+
+
+def test_cq26_to_json_sorts_a_record_built_in_any_order() -> None:
+    s = Scenario.from_json(scenario_e())
+    shuffled = dataclasses.replace(
+        s,
+        camps=tuple(reversed(s.camps)),
+        deposits=tuple(reversed(s.deposits)),
+        blueprints=tuple(reversed(s.blueprints)),
+    )
+    assert shuffled.to_bytes() == s.to_bytes()

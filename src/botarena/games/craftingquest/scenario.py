@@ -88,7 +88,10 @@ class Camp:
 
 @dataclass(frozen=True, slots=True)
 class Deposit:
-    """A cell's buried resources (type -> quantity, numeric order) and each type's CQ-21 vector."""
+    """A cell's buried resources (type -> quantity, numeric order) and each type's CQ-21 vector.
+
+    The maps are read-only: the generator shares them between a deposit and its mirror twin.
+    """
 
     x: int
     y: int
@@ -155,15 +158,20 @@ class Scenario:
             "height": self.height,
             "rounds": self.rounds,
             "terrain": list(self.terrain),
-            "camps": [{"x": c.x, "y": c.y, "stock": list(c.stock)} for c in self.camps],
+            "camps": [
+                {"x": c.x, "y": c.y, "stock": _sorted_ids(c.stock)}
+                for c in sorted(self.camps, key=_row_major)
+            ],
             "starts": {str(p): [list(cell) for cell in self.starts[p]] for p in sorted(self.starts)},
             "attribute_values": list(self.attribute_values),
             "type_tests": {
                 t: {str(a): v for a, v in sorted(tests.items())}
                 for t, tests in sorted(self.type_tests.items(), key=lambda kv: id_number(kv[0]))
             },
-            "deposits": [_deposit_json(d) for d in self.deposits],
-            "blueprints": [_blueprint_json(b) for b in self.blueprints],
+            "deposits": [_deposit_json(d) for d in sorted(self.deposits, key=_row_major)],
+            "blueprints": [
+                _blueprint_json(b) for b in sorted(self.blueprints, key=lambda b: id_number(b.id))
+            ],
         }
         if self.origin is not None:
             out["origin"] = {k: self.origin[k] for k in sorted(self.origin)}
@@ -172,6 +180,10 @@ class Scenario:
     def to_bytes(self) -> bytes:
         """The orjson bytes of `to_json()`: identical for identical scenarios."""
         return orjson.dumps(self.to_json())
+
+
+def _row_major(item: Camp | Deposit) -> tuple[int, int]:
+    return (item.y, item.x)
 
 
 def _deposit_json(deposit: Deposit) -> dict[str, Any]:
