@@ -10,11 +10,14 @@ from typing import Any
 
 import orjson
 import pytest
-from cq_testkit import config_e, scenario_e
+from cq_testkit import Driver, config_e, scenario_e
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from botarena.bots.inprocess import PythonBot
 from botarena.bots.subprocess import SubprocessBot
 from botarena.core.replay import Replay, read_replay, write_replay
+from botarena.core.status import Status
 from botarena.games.craftingquest import GAME
 from botarena.games.craftingquest.bots import IdleBot, Prospector, RandomBot
 from botarena.games.craftingquest.scenario import Scenario
@@ -264,3 +267,60 @@ def test_presets_default_and_generated_build_a_game(preset: str) -> None:
     config = GAME.config(preset, {"rounds": 1})
     replay = play([IdleBot, IdleBot], config)
     assert replay.config["scenario"]["width"] == 60 and len(replay.steps) == 2
+
+
+# -- CQ-31 to CQ-35 as properties: any mix of answers, timeouts, crashes and late arrivals -------------
+
+ANSWERS = st.sampled_from(
+    [
+        ("ok", {"action": "dig", "unit": 3}),
+        ("ok", {"action": "move", "unit": 7, "x": 44, "y": 45}),
+        ("ok", {"action": "end_turn"}),
+        ("ok", "garbage"),
+        ("invalid", None),
+        ("timeout", None),
+        ("bot_error", None),
+        ("exited", None),
+    ]
+)
+LATE = st.sampled_from([None, {"action": "scan", "unit": 3}, {"action": "end_turn"}, "crash"])
+
+
+def _play_script(script: list[tuple[tuple[str, Any], Any]]) -> tuple[list[Any], list[tuple[int, Any]]]:
+    """Play a scripted game; every question is checked to go to a seat that owes nothing."""
+    d = Driver(rounds=4, max_actions_per_turn=3)
+    asked: list[tuple[int, Any]] = []
+    moves = iter(script)
+    while d.request is not None:
+        player = d.seat + 1
+        assert d.engine.owes[player] is None and d.engine.dead[player] is None  # CQ-34
+        asked.append((d.seat, d.question))
+        (kind, payload), late = next(moves, (("ok", {"action": "end_turn"}), None))
+        status, reason = {
+            "ok": (Status.OK, None),
+            "invalid": (Status.INVALID, "bad_json"),
+            "timeout": (Status.TIMEOUT, "not_awaited" if not d.request.await_reply else "deadline"),
+            "bot_error": (Status.CRASHED, "bot_error"),
+            "exited": (Status.CRASHED, "process_exited"),
+        }[kind]
+        if not d.request.await_reply and kind != "exited":
+            status, reason, payload = Status.TIMEOUT, "not_awaited", None
+        d.reply(status, payload, reason)
+        for seat in (0, 1):
+            if late is not None and d.engine.owes[seat + 1] is not None:
+                if late == "crash":
+                    d.late(seat, Status.CRASHED, None, "process_exited")
+                else:
+                    d.late(seat, Status.OK, late)
+    return d.records, asked
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(ANSWERS, LATE), max_size=40))
+def test_cq31_to_cq35_any_mix_of_answers_ends_and_never_asks_an_owing_seat(script: list[Any]) -> None:
+    records, asked = _play_script(script)
+    assert len(asked) <= 4 * 2 * 4  # at most rounds x players x (max actions + 1) questions
+    log = [e for r in records for e in [*r.get("before", []), r]]
+    assert {e["kind"] for e in log} <= KINDS
+    assert all(e["round"] <= 4 for e in log)
+    assert (records, asked) == _play_script(script)  # deterministic
