@@ -389,3 +389,88 @@ def test_dp81_round_ends_after_turns_transitions() -> None:
     assert r.finished and r.turn_no == 3
     with pytest.raises(RuntimeError):
         r.transition()
+
+
+def test_dp10_hex_types_and_reported_costs() -> None:
+    r = board_e(
+        unit_limit=1,
+        terrain={(1, 0): Terrain.DIRT, (0, 1): Terrain.ACID, (-1, 0): Terrain.STONE},
+        cost_dirt=3,
+        stone_reported_cost=99,
+    )
+    put(r, A, W, (0, 0), "A-W1")
+    tiles = {(t["q"], t["r"]): (t["type"], t["cost"]) for t in r.arena(A, 0)["map"]}
+    assert tiles[(0, 0)] == (2, 1)
+    assert tiles[(1, 0)] == (3, 3)
+    assert tiles[(0, 1)] == (4, 1)
+    assert tiles[(-1, 0)] == (5, 99)
+    assert tiles[SPOT_A] == (1, 1)
+
+
+def test_dp10_eligible_food_hex() -> None:
+    r = board_e(terrain={(1, 0): Terrain.STONE, (2, 0): Terrain.ACID, (3, 0): Terrain.DIRT})
+    put(r, A, W, (4, 0), "A-W1")
+    pile(r, (5, 0), APPLE, 1)
+    index = r.state.grid.index
+    eligible = r.state.is_food_eligible
+    assert [eligible(index[h]) for h in [(0, 0), (2, 0), (3, 0)]] == [True, True, True]
+    assert [eligible(index[h]) for h in [(1, 0), SPOT_A, (4, 0), (5, 0)]] == [False, False, False, False]
+
+
+def test_dp20_unit_type_table_from_the_config() -> None:
+    r = board_e(scout_speed=9, soldier_attack=71)
+    stats = r.state.stats
+    assert [(s.health, s.attack, s.capacity, s.view, s.spawn_weight) for s in stats] == [
+        (130, 30, 8, 1, 60),
+        (180, 71, 2, 1, 30),
+        (80, 20, 2, 4, 10),
+    ]
+    assert [s.speed for s in stats] == [5, 4, 9]
+    put(r, A, X, (0, 0), "A-X1")
+    assert r.submit(A, {"moves": [{"ant": "A-X1", "path": [{"q": k, "r": 0} for k in range(1, 11)]}]}) == [
+        "ant A-X1 cannot move more than 9 tiles, but tried to move 10 tiles"
+    ]
+
+
+def test_dp21_dp95_unit_ids_are_uuid4_from_the_ids_stream() -> None:
+    from botarena.games.datspulse.rules import new_unit_id
+
+    r = board_e()
+    force(r, "ids", b"\xff" * 16, b"\x00" * 16)
+    assert new_unit_id(r.streams) == "ffffffff-ffff-4fff-bfff-ffffffffffff"
+    assert new_unit_id(r.streams) == "00000000-0000-4000-8000-000000000000"
+    assert UUID4.match(new_unit_id(r.streams))
+
+
+def test_dp30_calories_per_food_type() -> None:
+    r = board_e()
+    put(r, A, W, SPOT_A, "A-W1", cargo=(APPLE, 3))
+    put(r, A, S, HOME_A[1], "A-S1", cargo=(BREAD, 2))
+    put(r, A, X, HOME_A[2], "A-X1", cargo=(NECTAR, 1))
+    logs = r.transition()
+    assert r.state.teams[A].score == 3 * 10 + 2 * 20 + 1 * 60
+    assert "ant A-X1 stocked up 1 Nectar (60 cal)" in texts(logs[A])
+    nectar_invariant(r)
+
+
+def test_dp31_dp86_dropped_food_merges_into_one_pile_per_hex() -> None:
+    r = board_e()
+    put(r, B, W, (0, 0), "B-W1", health=10, cargo=(BREAD, 3))
+    put(r, A, S, (1, 0), "A-S1")
+    pile(r, (0, 0), BREAD, 20)
+    force(r, "order", [A, B])
+    r.transition()
+    assert pile_at(r, (0, 0)) == (BREAD, 23)  # above food_max_amount by merging, still one pile
+
+
+def test_dp32_cargo_capacity_and_one_food_type() -> None:
+    r = board_e()
+    x = put(r, A, X, (0, 0), "A-X1")
+    w = put(r, A, W, (2, 0), "A-W1", cargo=(APPLE, 6))
+    pile(r, (0, 0), BREAD, 10)
+    pile(r, (2, 0), APPLE, 10)
+    r.transition()
+    assert (x.cargo_type, x.cargo_amount) == (BREAD, 2) and pile_at(r, (0, 0)) == (BREAD, 8)
+    assert (w.cargo_type, w.cargo_amount) == (APPLE, 8) and pile_at(r, (2, 0)) == (APPLE, 8)
+    r.transition()  # full: nothing more is taken
+    assert x.cargo_amount == 2 and pile_at(r, (0, 0)) == (BREAD, 8)
