@@ -188,6 +188,31 @@ def test_spec73_end_while_the_owed_call_runs_does_not_wait() -> None:
         release.set()
 
 
+class Spinner:
+    """Loops for ever in pure Python, swallowing every `Exception`."""
+
+    def act(self, payload: Any) -> Any:
+        while True:
+            try:
+                while True:
+                    pass
+            except Exception:
+                pass
+
+
+def test_spec73_a_call_still_running_at_the_end_is_dropped() -> None:
+    """Closing the bot interrupts a pure-Python call that outlived its match (again and again, so a
+    bot that swallows `Exception` is stopped too), and its worker thread ends."""
+    bot = opened(PythonBot(Spinner, "spinner"))
+    bot.send(TURN, 1, 0.05)
+    assert bot.receive().status is Status.TIMEOUT
+    worker = bot._worker
+    assert worker is not None and worker.thread.is_alive()
+    bot.close()
+    worker.thread.join(10.0)
+    assert not worker.thread.is_alive()
+
+
 def test_spec73_in_process_owe() -> None:
     bot = opened(PythonBot(lambda: Slow(0.0), "quick"))
     bot.send(TURN, 1, 5.0)

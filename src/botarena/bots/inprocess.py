@@ -26,7 +26,6 @@ when the match closes is dropped (interrupted if it is in Python code, abandoned
 
 from __future__ import annotations
 
-import ctypes
 import json
 import queue
 import threading
@@ -45,6 +44,8 @@ from botarena.core.protocol import ANSWER_OWED, MessageType, Reply, Request
 from botarena.core.status import Reason, Status, Warning
 
 LOG_CAP_BYTES = 64 * 1024
+_NO_LIMIT_S = 1e9
+"""A worker's call has no time limit of its own: the runner stops waiting at the deadline."""
 
 _perf_counter = time.perf_counter
 _get_ident = threading.get_ident
@@ -112,7 +113,8 @@ class _Worker:
     """The thread that runs one late-reply bot's calls, one at a time, in the order handed over.
 
     It blocks the timer signals (they belong to the main thread, botarena.bots.preempt) and is a
-    daemon: a call that never returns cannot keep the process alive.
+    daemon: a call that never returns cannot keep the process alive. Each call runs under the
+    preemption watchdog with no limit of its own, so that `stop` can interrupt it.
     """
 
     def __init__(self, name: str, note: Callable[[str], None]) -> None:
@@ -131,24 +133,24 @@ class _Worker:
             while (call := self._calls.get()) is not None:
                 self.running = call
                 try:
-                    call.result = call.handler(call.payload)
-                except Exception as exc:
+                    call.result = preempt.watchdog_call(call.handler, call.payload, _NO_LIMIT_S)
+                except BotTimeout:
+                    return  # `stop` dropped the call
+                except BaseException as exc:  # the bot's own failure, `sys.exit()` included
                     self._note(traceback.format_exc())
                     call.error = f"{type(exc).__name__}: {exc}"[:500]
                 call.finished_at = _perf_counter()
                 self.running = None
                 call.done.release()
-        except BaseException:  # BotTimeout injected by `stop` into a dropped call: the worker ends
+        except BotTimeout:  # `stop` interrupted the worker between calls: it ends all the same
             return
 
     def stop(self) -> None:
-        """End the worker after its current call; a call still running is interrupted if it is in
-        Python code (an injected BotTimeout), else abandoned to the daemon thread."""
+        """End the worker after its current call. A call still running is dropped: interrupted (and
+        again until it returns) if it runs Python code, else left to the daemon thread."""
         self._calls.put(None)
         if self.running is not None and self.thread.ident is not None:
-            ctypes.pythonapi.PyThreadState_SetAsyncExc(
-                ctypes.c_ulong(self.thread.ident), ctypes.py_object(BotTimeout)
-            )
+            preempt.interrupt(self.thread.ident)
 
 
 class PythonBot(Bot):

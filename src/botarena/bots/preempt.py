@@ -190,6 +190,14 @@ class _Watchdog:
         self._leave(tid)
         return result
 
+    def expire(self, tid: int) -> None:
+        """Interrupt thread `tid`'s current call now, and again every REFIRE_S until it returns (a
+        no-op if that thread has no call under the watchdog)."""
+        with self._cond:
+            if self._deadlines.get(tid, _NEVER) != _NEVER:
+                self._deadlines[tid] = self._wake_at = time.monotonic()
+                self._cond.notify()
+
     def _leave(self, tid: int) -> None:
         with self._cond:
             self._deadlines.pop(tid, None)
@@ -265,3 +273,10 @@ def signal_call(fn: Callable[[Any], T], arg: Any, timeout_s: float, lazy: bool =
 def watchdog_call(fn: Callable[[Any], T], arg: Any, timeout_s: float) -> T:
     """The watchdog mechanism itself (any thread); see `call_with_timeout`."""
     return _watchdog.call(fn, arg, timeout_s)
+
+
+def interrupt(thread_id: int) -> None:
+    """Raise BotTimeout now in the call that thread `thread_id` runs under `watchdog_call`, and again
+    every REFIRE_S until it returns; nothing if it runs none. For a call that has outlived its use
+    (an in-process bot's call still running when its match ends)."""
+    _watchdog.expire(thread_id)
