@@ -25,7 +25,7 @@ pytestmark = pytest.mark.browser
 
 NAMES = ["forager", "raider", "random_walker"]
 RADIUS = 16
-TURNS = 40
+TURNS = 30
 # the renderer's terrain colours (datspulse.js TERRAIN): empty, dirt, acid, stone
 TERRAIN = {2: (0x2F, 0x3B, 0x4F), 3: (0x6B, 0x4F, 0x35), 4: (0x5D, 0x7F, 0x16), 5: (0x9C, 0xA3, 0xAF)}
 VIEW_DEFAULTS = {"worker_view": 1, "soldier_view": 1, "scout_view": 4, "spot_view": 2}
@@ -273,7 +273,7 @@ def test_dp_live_match_advances_step_by_step(page: Any, serve: Any, dp_replay: A
         hub.publish({"type": "header", "key": key, "tournament_id": None, "match": "dp", "replay": head})
         page.goto(f"{server.url}/index.html?live={live_events_url(key)}")
         page.wait_for_function("window.__botarena && window.__botarena.live === 'live'")
-        for index in range(4):
+        for index in range(3):
             hub.publish({"type": "steps", "key": key, "first": index, "steps": [data["steps"][index]]})
             page.wait_for_function(f"window.__botarena.stepCount === {index + 1}")
             frame = data["steps"][index]["record"]
@@ -282,13 +282,71 @@ def test_dp_live_match_advances_step_by_step(page: Any, serve: Any, dp_replay: A
             probe = page.evaluate("window.__botarena.probe()")
             assert probe["turn"] == frame["turnNo"] and len(probe["units"]) == len(frame["units"])
             assert text(page, "player-0-score") == str(frame["teams"][0]["score"])
-        rest = data["steps"][4:]
-        hub.publish({"type": "steps", "key": key, "first": 4, "steps": rest})
+        rest = data["steps"][3:]
+        hub.publish({"type": "steps", "key": key, "first": 3, "steps": rest})
         fields = {k: data[k] for k in ("result", "end", "keyframes", "logs", "time_used_ms", "statuses")}
         hub.publish({"type": "end", "key": key, "match_id": None, "fields": fields})
         page.wait_for_function("window.__botarena.live === 'ended'")
         assert page.evaluate("window.__botarena.stepCount") == len(data["steps"])
         assert text(page, "step-label") == f"Turn {data['steps'][-1]['record']['turnNo']}"
     finally:
+        hub.close()
+        store.close()
+
+
+def test_dp_realtime_round_is_watched_live(page: Any, serve: Any, tmp_path: Path) -> None:
+    """§7.4 real time: a round of the DatsPulse server (its live events go to the hub as a tournament's
+    do) is followed by `?live=`: the view advances turn by turn while the round runs, then ends."""
+    import urllib.request
+
+    from botarena.server.datspulse.server import DatsPulseServer
+    from botarena.server.datspulse.settings import parse_settings
+    from botarena.server.live import LiveHub
+    from botarena.store import Store
+
+    game = {"lobby_seconds": 0.3, "turns": 10, "turn_seconds": 0.15, "break_seconds": 30.0}
+    settings = parse_settings(
+        {"preset": "ci", "seed": 3, "game": game, "teams": [{"name": "alpha", "token": "tok-alpha"}]},
+        source="test",
+    )
+    store = Store.open(f"sqlite:///{tmp_path / 'rt.db'}", replay_dir=tmp_path / "replays")
+    hub = LiveHub()
+    dp = DatsPulseServer(settings, store=store, hub=hub)
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    try:
+        server = serve(dp.app())
+        dp.start()
+        register = urllib.request.Request(
+            server.url + "/api/register", method="POST", headers={"X-Auth-Token": "tok-alpha"}
+        )
+        with opener.open(register, timeout=10) as reply:
+            assert reply.status == 200
+        events_url = None
+        for _ in range(400):  # a counted wait for the round's header to reach the hub
+            with opener.open(server.url + "/api/live", timeout=10) as reply:
+                found = [m for m in json.loads(reply.read()) if m["game"] == "datspulse"]
+            if found:
+                events_url = found[0]["events_url"]
+                break
+            page.wait_for_timeout(25)
+        assert events_url is not None
+        page.goto(f"{server.url}/index.html?live={events_url}")
+        page.wait_for_function("window.__botarena && window.__botarena.live === 'live'")
+        assert text(page, "game") == "DatsPulse"
+        page.wait_for_function("window.__botarena.stepCount >= 2", timeout=15_000)
+        first = page.evaluate("window.__botarena.stepCount")
+        page.wait_for_function(f"window.__botarena.stepCount >= {first + 2}", timeout=15_000)
+        # while it runs, the view shows the newest turn (read together: turns keep coming)
+        label, count, probe = page.evaluate(
+            """() => [document.querySelector('[data-testid="step-label"]').innerText,
+                      window.__botarena.stepCount, window.__botarena.probe()]"""
+        )
+        assert label == f"Turn {probe['turn']}" and probe["turn"] == count
+        assert probe["radius"] >= 8 and any(u["team"] == 0 for u in probe["units"])
+        page.wait_for_function("window.__botarena.live === 'ended'", timeout=20_000)
+        assert page.evaluate("window.__botarena.stepCount") == game["turns"]
+        assert text(page, "step-label") == f"Turn {game['turns']}"
+    finally:
+        dp.stop()
         hub.close()
         store.close()
