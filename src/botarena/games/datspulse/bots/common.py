@@ -216,15 +216,19 @@ def distance_field(
     """For each known hex, the cost of the cheapest walk to the nearest of `targets`, and which target
     that is (a reverse multi-source Dijkstra: stepping onto a hex costs its MP, acid +penalty), for the
     `max_nodes` cheapest hexes."""
-    tiles = memory.tiles
+    tiles, enemy_anthills = memory.tiles, memory.enemy_anthills
     field: dict[Hex, int] = {}
     nearest: dict[Hex, Hex] = {}
+    best: dict[Hex, int] = {}
     heap: list[tuple[int, int, Hex, Hex]] = []
     for tick, target in enumerate(targets):
-        heapq.heappush(heap, (0, tick, target, target))
+        best[target] = 0
+        heap.append((0, tick, target, target))
+    heapq.heapify(heap)
     tick = len(heap)
+    pop, push = heapq.heappop, heapq.heappush
     while heap and len(field) < max_nodes:
-        cost, _, here, source = heapq.heappop(heap)
+        cost, _, here, source = pop(heap)
         if here in field:
             continue
         field[here] = cost
@@ -232,11 +236,16 @@ def distance_field(
         tile = tiles.get(here)
         if tile is None:
             continue
-        step = tile[1] + (ACID_PENALTY if tile[0] == ACID else 0)
+        total = cost + tile[1] + (ACID_PENALTY if tile[0] == ACID else 0)
         for before in around(here):
-            if before not in field and memory.passable(before):
-                tick += 1
-                heapq.heappush(heap, (cost + step, tick, before, source))
+            if before in field or total >= best.get(before, total + 1):
+                continue
+            other = tiles.get(before)
+            if other is None or other[0] == STONE or before in enemy_anthills:
+                continue
+            best[before] = total
+            tick += 1
+            push(heap, (total, tick, before, source))
     return field, nearest
 
 

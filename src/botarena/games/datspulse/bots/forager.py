@@ -81,10 +81,10 @@ class Forager(SeededBot):
         super().__init__()
         self.routes: dict[str, ScoutRoute] = {}
         self.home_field: dict[Hex, int] | None = None
+        self.home_key: tuple[Any, ...] = ()
         self.food_field: tuple[dict[Hex, int], dict[Hex, Hex]] | None = None
 
     def plan(self, arena: Mapping[str, Any]) -> list[dict[str, Any]]:
-        self.home_field = None
         self.food_field = None
         ants = living_ants(arena)
         turn = TurnPlan(ants, set(self.memory.enemies))
@@ -159,8 +159,10 @@ class Forager(SeededBot):
     def home_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
         """Down the turn's distance field to the non-spot anthill hexes (the spot stays free for spawns);
         when both are taken it waits next to them."""
-        if self.home_field is None:
-            self.home_field = distance_field(self.memory, self.memory.home[1:])[0]
+        memory = self.memory
+        key = (len(memory.tiles), len(memory.enemy_anthills), tuple(memory.home))
+        if self.home_field is None or self.home_key != key:  # terrain only changes by being discovered
+            self.home_field, self.home_key = distance_field(memory, memory.home[1:])[0], key
         return descend(self.home_field, here, blocked, self.params[WORKER].speed)
 
     def idle_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
