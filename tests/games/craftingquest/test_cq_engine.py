@@ -262,6 +262,28 @@ def test_a_subprocess_bot_plays_a_whole_game(tmp_path: Path) -> None:
     assert replay.statuses[0] == {"OK": 11}
 
 
+def test_cq33_a_late_line_from_a_subprocess_bot_is_queued_and_verifies(tmp_path: Path) -> None:
+    source = tmp_path / "sleepy.py"
+    source.write_text(
+        "import time\n"
+        "def act(obs):\n"
+        "    if obs['type'] == 'turn_start' and obs['round'] == 2:\n"
+        "        time.sleep(1.2)\n"
+        "        return {'action': 'scan', 'unit': 4}\n"
+        "    return {'action': 'end_turn'}\n"
+    )
+    bot = SubprocessBot([sys.executable, "-m", "botarena.kit", str(source)], name="sleepy")
+    # generous margins: round 1's answers need well under 500 ms, and the late line (0.7 s after the
+    # deadline) arrives long before player 2's 0.2 s turns run out
+    config = config_e(rounds=8, turn_budget_ms=500, turn_grace_ms=0, setup_timeout_ms=20000)
+    replay = run_match(GAME, [bot, PythonBot(lambda: SlowIdle(0.2), "slow")], config=config, seed=4).replay
+    log = events(replay)
+    assert [(e["kind"], e["round"]) for e in log if e["kind"] == "timeout"] == [("timeout", 2)]
+    late = [e for e in log if e["kind"] == "late_action"]
+    assert len(late) == 1 and late[0]["request"] == {"action": "scan", "unit": 4} and late[0]["result"]["ok"]
+    assert verify_replay(replay).identical
+
+
 @pytest.mark.parametrize("preset", ["default", "generated"])
 def test_presets_default_and_generated_build_a_game(preset: str) -> None:
     config = GAME.config(preset, {"rounds": 1})
