@@ -147,6 +147,7 @@ def pile_at(rnd: Round, at: Hex) -> tuple[int, int] | None:
 
 def set_terrain(rnd: Round, at: Hex, kind: int) -> None:
     rnd.state.terrain[rnd.state.grid.index[at]] = kind
+    rnd.state.tile_json = None  # the arena's cached tiles
 
 
 def pos(rnd: Round, unit: Unit) -> Hex:

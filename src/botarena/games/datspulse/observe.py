@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from botarena.games.datspulse.hexgrid import Hex
-from botarena.games.datspulse.state import FoodType, State, Terrain, Unit
+from botarena.games.datspulse.state import FoodType, State, Unit
 
 
 def qr(h: Hex) -> dict[str, int]:
@@ -53,44 +53,58 @@ def ant_json(state: State, unit: Unit, order: list[Hex] | None) -> dict[str, Any
     return out
 
 
+def tile_templates(state: State) -> list[dict[str, int]]:
+    """The §4 `map` entry of every hex, built once per round (terrain never changes; DP-10)."""
+    cached = state.tile_json
+    if cached is None:
+        costs = state.costs
+        cached = [
+            {"q": q, "r": r, "cost": costs[kind], "type": kind}
+            for (q, r), kind in zip(state.grid.hexes, state.terrain, strict=True)
+        ]
+        state.tile_json = cached
+    return cached
+
+
 def arena(state: State, team: int, visible: list[int], next_turn_in: float) -> dict[str, Any]:
-    """The §4 arena object of `team` (without `errors`)."""
+    """The §4 arena object of `team` (without `errors`). Every nested object is fresh, so a caller (or
+    an in-process bot) may change it without touching the state or another team's arena."""
     own = state.teams[team]
     hexes = state.grid.hexes
-    terrain = state.terrain
-    costs = state.costs
     occupancy = state.occupancy
     piles = state.piles
     anthills = state.anthill_owner
+    templates = tile_templates(state)
+    tiles = [templates[h].copy() for h in visible]
     enemies: list[dict[str, Any]] = []
-    tiles: list[dict[str, Any]] = []
     food: list[dict[str, Any]] = []
     for h in visible:
-        q, r = hexes[h]
-        kind = terrain[h]
-        tiles.append({"q": q, "r": r, "cost": costs[kind], "type": kind})
         here = occupancy.get(h)
         if here:
-            others = sorted((u for u in here if u.team != team), key=lambda u: u.type)
-            for u in others:
-                stats = state.stats[u.type]
-                enemies.append(
-                    {
-                        "q": q,
-                        "r": r,
-                        "type": u.type,
-                        "health": u.health,
-                        "food": cargo(u),
-                        "attack": stats.attack,
-                    }
-                )
-        pile = piles.get(h)
-        if pile is not None:
+            others = [u for u in here if u.team != team]
+            if others:
+                q, r = hexes[h]
+                others.sort(key=lambda u: u.type)
+                for u in others:
+                    enemies.append(
+                        {
+                            "q": q,
+                            "r": r,
+                            "type": u.type,
+                            "health": u.health,
+                            "food": cargo(u),
+                            "attack": state.stats[u.type].attack,
+                        }
+                    )
+        if h in piles:
+            q, r = hexes[h]
+            pile = piles[h]
             food.append({"q": q, "r": r, "type": pile[0], "amount": pile[1]})
-        elif kind == Terrain.ANTHILL:
+        elif h in anthills:
             owner, slot = anthills[h]
             stored = state.teams[owner].nectar[slot]
             if stored > 0:
+                q, r = hexes[h]
                 food.append({"q": q, "r": r, "type": int(FoodType.NECTAR), "amount": stored})
     return {
         "ants": [ant_json(state, u, own.orders.get(u.id)) for u in own.units],
