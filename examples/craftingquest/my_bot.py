@@ -2,8 +2,9 @@
 
 Each turn, every unit in turn: sells what it carries, crafts what it can, buys the cheapest simple
 blueprint when it stands next to a camp that sells it, digs its cell once, picks up whatever it
-found that the blueprint needs, and then wanders while it has energy. It never scans, so it learns
-nothing about the attribute vectors: that is the first thing to add (README, "The learning problem").
+found that the blueprint needs, and walks on (straight ahead until blocked) while it has energy.
+It never scans, so it learns nothing about the attribute vectors: that is the first thing to add
+(README, "The learning problem").
 
 Run it:  botarena play craftingquest examples/craftingquest/my_bot.py wanderer --seed 1
 """
@@ -29,6 +30,7 @@ class MyBot:
         self.goal = min(simple, key=lambda bp: (bp["price"], int(bp["id"][1:])))["id"]
         self.owned: list[str] = []
         self.found: Payload = {}
+        self.heading: dict[int, tuple[int, int]] = {}  # each unit's walking direction
         return {"ready": True}
 
     def act(self, payload: Payload) -> Payload:
@@ -71,17 +73,24 @@ class MyBot:
             self.dug.add(uid)
             self.found = {}
             return {"action": "dig", "unit": uid}
-        wanted = self.catalogue[self.goal]["alternatives"][0]
-        items = {t: min(q, wanted[t]) for t, q in self.found.items() if t in wanted}
-        items = {t: q for t, q in items.items() if unit["resources"].get(t, 0) < wanted[t]}
+        carried = unit["resources"]
+        wanted: dict[str, int] = {}  # the most of each type that either alternative needs
+        for alternative in self.catalogue[self.goal]["alternatives"]:
+            for t, q in alternative.items():
+                wanted[t] = max(wanted.get(t, 0), q)
+        items = {
+            t: min(q, wanted[t] - unit["resources"].get(t, 0)) for t, q in self.found.items() if t in wanted
+        }
+        items = {t: q for t, q in items.items() if q > 0}
         self.found = {}
         if items and unit["energy"] >= self.rules["pickup_cost"]:
             return {"action": "pickup", "unit": uid, "items": items}
-        if unit["energy"] >= 40:
+        if unit["energy"] >= 25 + sum(carried.values()) // 2 + self.rules["dig_cost"]:  # a move, a dig
             return self.wander(unit)
         return None
 
     def wander(self, unit: Payload) -> Payload | None:
+        """Keep walking in the unit's heading; turn at random when the next cell is closed to it."""
         view, r = unit["view"], self.rules["sight_radius"]
         blocked = {(c["x"], c["y"]) for c in view["cells"] if "camp" in c or "tower" in c}
         options = []
@@ -89,12 +98,19 @@ class MyBot:
             name = TERRAIN_NAME.get(view["terrain"][r + dy][r + dx])  # '-' (off the map) has no name
             x, y = unit["x"] + dx, unit["y"] + dy
             if name and unit["kind"] in self.rules["terrain"][name]["enter"] and (x, y) not in blocked:
-                options.append((x, y))
+                options.append((dx, dy))
         if not options:
             return None
-        x, y = self.rng.choice(options)
+        heading = self.heading.get(unit["id"])
+        if heading not in options:
+            heading = self.heading[unit["id"]] = self.rng.choice(options)
         self.dug.discard(unit["id"])  # a new cell: dig again there
-        return {"action": "move", "unit": unit["id"], "x": x, "y": y}
+        return {
+            "action": "move",
+            "unit": unit["id"],
+            "x": unit["x"] + heading[0],
+            "y": unit["y"] + heading[1],
+        }
 
     def end(self, payload: Payload) -> Payload:
         return {}

@@ -15,11 +15,13 @@ import functools
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 from cq_fixtures import maps_dir, require_maps
 
 from botarena.bots.inprocess import PythonBot
+from botarena.bots.resolve import python_file_factory
 from botarena.core.registry import get_game
 from botarena.games.craftingquest.bots import STARTERS
 from botarena.runner import run_match
@@ -137,3 +139,20 @@ def test_cq_generated_map_prospector_beats_wanderer_on_most_seeds() -> None:
     games = [play("default", seed, seat, 50) for seed in GENERATED_SEEDS for seat in (0, 1)]
     wins = sum(1 for g in games if g.prospector > g.opponent)
     assert wins > len(games) // 2, [(g.prospector, g.opponent) for g in games]
+
+
+def test_cq_readme_example_bot_plays_clean_actions() -> None:
+    """The example bot of examples/craftingquest (README) plays a whole short game against the
+    Wanderer: every answer in time, a JSON object, and past the §5.2 shape checks."""
+    example = Path(__file__).resolve().parents[3] / "examples" / "craftingquest" / "my_bot.py"
+    game = get_game("craftingquest")
+    config = game.config(overrides={"turn_budget_ms": 0, "width": 50, "height": 50, "rounds": 30})
+    run = run_match(
+        game, [PythonBot(python_file_factory(example), "my_bot"), wanderer()], config=config, seed=4
+    )
+    mine = [step["record"] for step in run.replay.steps if step["record"]["seat"] == 0]
+    assert max(record["round"] for record in mine) == 30
+    assert {record["status"] for record in mine} == {"OK"}
+    assert sum(1 for record in mine if record["kind"] == "end_turn") == 30
+    codes = {((record.get("result") or {}).get("error") or {}).get("code") for record in mine}
+    assert not codes & set(SHAPE_ERRORS)
