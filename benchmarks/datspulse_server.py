@@ -178,6 +178,12 @@ def report(
             f"  p99 {percentile(lags, 99):.2f} ms  median {percentile(lags, 50):.2f} ms"
             f"  (longest transition {timing.get('durationMaxMs')} ms)"
         )
+        durations = timing.get("durationsMs") or []
+        if durations:
+            print(
+                f"  transition duration (under the game lock): median {percentile(durations, 50):.2f} ms"
+                f"  p99 {percentile(durations, 99):.2f} ms"
+            )
     print(f"  server RSS: start {rss_start:.1f} MiB, peak {max(p for p in peak if p == p):.1f} MiB")
     print(f"  server exit code after Ctrl-C: {code}")
     load_avg = os.getloadavg()

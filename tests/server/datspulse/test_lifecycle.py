@@ -9,6 +9,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import pytest
+
+from botarena.core import registry
+from botarena.core.replay import read_replay
+from botarena.runner.verify import verify_replay
 from botarena.server.datspulse.server import DatsPulseServer
 from botarena.server.datspulse.wire import LOBBY_ARENA
 from botarena.store import Store
@@ -124,7 +129,7 @@ def test_dp73_round_with_too_few_teams_is_cancelled(start_dp: Start, store: Stor
 
 
 def test_dp63_final_series_ends_idle_with_standings_persisted_and_survives_restart(
-    start_dp: Start, store: Store
+    start_dp: Start, store: Store, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     settings = make_settings(
         series="final",
@@ -161,6 +166,13 @@ def test_dp63_final_series_ends_idle_with_standings_persisted_and_survives_resta
         ("antprotocol-final-2", "finished", ["alpha", "beta"]),
     ]
     assert all(m.replay_hash and m.ranks and m.steps == 4 for m in matches)
+    # map_generator = cycle: round 2 played `mirror`, and its replay says so, so it re-runs exactly
+    monkeypatch.setitem(registry._GAME_MODULES, "datspulse", "botarena.games.datspulse")
+    for match, generator in zip(matches, ("scatter", "mirror"), strict=True):
+        replay = read_replay(store.replay_path(match.replay_hash or ""))
+        assert replay.config["map_generator"] == generator
+        report = verify_replay(replay)
+        assert report.identical, str(report)
     standings = server.dp.recorder.standings
     assert standings is not None and sorted(row["name"] for row in standings) == ["alpha", "beta"]
     assert all({"place", "points", "calories", "unitsLost", "active"} <= set(row) for row in standings)

@@ -611,6 +611,7 @@ def _timing(live: LiveRound) -> dict[str, Any]:
         else None,
         "durationMaxMs": round(durations[-1] * 1000.0, 3) if durations else None,
         "lagsMs": [round(x * 1000.0, 3) for x in live.lags_s],
+        "durationsMs": [round(x * 1000.0, 3) for x in live.durations_s],
     }
 
 
