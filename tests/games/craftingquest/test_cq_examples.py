@@ -444,10 +444,24 @@ def test_ex19_end_and_ranking(p1: int, p2: int, winner: int | None, ranks: list[
     [(50, 50, 160), (65, 90, 160), (75, 75, 180), (80, 50, 200), (100, 100, 200)],
 )
 def test_ex20_rounds_rule(width: int, height: int, rounds: int) -> None:
+    from botarena.games.craftingquest import GAME
+    from botarena.games.craftingquest.engine import CraftingQuestEngine
+
     assert rounds_for_width(width) == rounds
-    scenario = scenario_e()
-    d = Driver(scenario, rounds=None)
-    assert d.state.rounds == 160  # the scenario's own count when the config sets none
+    engine = CraftingQuestEngine(GAME.config(overrides={"width": width, "height": height}), 1, 2)
+    assert engine.state.rounds == rounds and engine.start_requests()[1].payload["rounds"] == rounds
+
+
+def test_ex20_map_v5_plays_180_rounds_not_the_240_in_its_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from cq_fixtures import require_maps
+
+    from botarena.games.craftingquest import GAME
+    from botarena.games.craftingquest.engine import CraftingQuestEngine
+
+    monkeypatch.setenv("BOTARENA_CQ_MAPS", str(require_maps()))
+    engine = CraftingQuestEngine(GAME.config("map_v5"), 5, 2)
+    assert (engine.state.width, engine.state.rounds) == (70, 180)
+    assert engine.start_requests()[0].payload["rounds"] == 180
 
 
 def test_ex20_config_rounds_overrides_the_scenario() -> None:
