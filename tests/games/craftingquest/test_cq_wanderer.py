@@ -6,12 +6,16 @@ follow section 10's order, it avoids what section 10 says to avoid, and it is de
 from __future__ import annotations
 
 import functools
+import sys
+import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from cq_testkit import Driver, scenario_e
 
 from botarena.bots.inprocess import PythonBot
+from botarena.bots.subprocess import SubprocessBot
 from botarena.core.registry import get_game
 from botarena.games.craftingquest.bots import STARTERS, IdleBot, Wanderer
 from botarena.runner import MatchRun, run_match
@@ -181,3 +185,64 @@ def test_s10_wanderer_avoids_opponent_tower_range_camps_and_terrain_it_cannot_en
 def test_s10_wanderer_is_a_registered_starter_bot() -> None:
     assert STARTERS["wanderer"] is Wanderer
     assert get_game("craftingquest").starter_bots["wanderer"] is Wanderer
+
+
+class Pondering(Wanderer):
+    """A Wanderer that thinks `first_s` about its first `turn_start` and `each_s` about every other."""
+
+    def __init__(self, first_s: float, each_s: float) -> None:
+        super().__init__()
+        self.first_s, self.each_s = first_s, each_s
+
+    def act(self, payload: Payload) -> Payload:
+        action = super().act(payload)
+        if payload.get("type") == "turn_start":
+            threading.Event().wait(self.first_s if payload["round"] == 1 else self.each_s)
+        return action
+
+
+def timed_config(rounds: int) -> Any:
+    scenario = small_scenario()
+    scenario["rounds"] = rounds
+    overrides = {"scenario": scenario, "turn_budget_ms": 200, "turn_grace_ms": 50}
+    return get_game("craftingquest").config(overrides=overrides)
+
+
+def test_cq33_a_late_wanderer_action_is_applied_at_its_next_turn_start() -> None:
+    """Timed (CQ-31): the first turn closes at its deadline, the turns that start while the answer
+    is owed are skipped (CQ-34), and the late `dig` is applied at the next turn start (CQ-30, CQ-33)."""
+    # 0.5 s is far past the 250 ms turn; the opponent's 25 turns of 60 ms give it time to arrive
+    slow = PythonBot(lambda: Pondering(0.5, 0.0), "slow")
+    opponent = PythonBot(lambda: Pondering(0.06, 0.06), "steady")
+    run = run_match(get_game("craftingquest"), [slow, opponent], config=timed_config(25), seed=2)
+    mine = [e for e in log_entries(run) if e["seat"] == 0]
+    assert mine[0]["kind"] == "timeout" and mine[0]["round"] == 1
+    late = [e for e in mine if e["kind"] == "late_action"]
+    assert len(late) == 1 and late[0]["request"] == {"action": "dig", "unit": 3}
+    assert late[0]["result"]["ok"]
+    skipped = [e for e in mine if e["kind"] == "no_answer"]
+    assert all(e["round"] < late[0]["round"] for e in skipped)
+    assert [entry["reply"]["seat"] for entry in run.replay.late] == [0]
+    assert run.result.scores == [300.0, 300.0]
+    assert verify_replay(run.replay).identical
+
+
+def test_s10_wanderer_over_the_json_lines_protocol_in_timed_mode(tmp_path: Path) -> None:
+    """The Wanderer as a process bot (the Python kit), timed (a chain per turn, CQ-31): every turn
+    ends with its `end_turn`, nothing late, nothing owed."""
+    script = tmp_path / "wanderer_bot.py"
+    script.write_text(
+        "from botarena.games.craftingquest.bots.wanderer import Wanderer\n\n"
+        "def create_bot():\n    return Wanderer()\n"
+    )
+    process = SubprocessBot([sys.executable, "-m", "botarena.kit", str(script)], name="wanderer-process")
+    game = get_game("craftingquest")
+    scenario = small_scenario()
+    scenario["rounds"] = 10
+    # timed, with generous limits: a loaded test machine must not make the process bot late
+    config = game.config(overrides={"scenario": scenario, "turn_budget_ms": 5000, "setup_timeout_ms": 60000})
+    run = run_match(game, [process, PythonBot(Wanderer, "wanderer")], config=config, seed=6)
+    assert_plays_like_section_10(run, 0, 10)
+    assert run.replay.late == []
+    assert run.replay.start["verdicts"][0] == ["OK", None]
+    assert run.replay.end["verdicts"][0] == ["OK", None]
