@@ -334,6 +334,7 @@ def test_ex15_malformed_requests_change_nothing_and_use_an_action() -> None:
     assert result is not None and not result["ok"] and error_code(result) == "OperandError"
     assert result["action"] is None and result["unit"] is None and result["actions_left"] == 199
     assert (d.records[-1]["status"], d.records[-1]["reason"]) == ("INVALID", "OperandError")
+    assert d.last_verdict.detail == "bad_json"  # the transport's reason is kept beside the code
     for index, (request, code) in enumerate(MALFORMED, start=2):
         result = d.act(request)
         assert not result["ok"] and error_code(result) == code, request

@@ -219,7 +219,9 @@ class CraftingQuestEngine(Engine):
         if before:
             record["before"] = before
         self.dirty = set()
-        verdict = Verdict(reply.seat, Status(event["status"]), event["reason"], list(reply.warnings))
+        # an unreadable line is the game's OperandError (5.5); the transport's reason stays as detail
+        detail = reply.reason if reply.status is Status.INVALID else None
+        verdict = Verdict(reply.seat, Status(event["status"]), event["reason"], list(reply.warnings), detail)
         return Step(record, [verdict])
 
     def _act(self, answer: Any) -> dict[str, Any]:
