@@ -369,7 +369,7 @@ function drawSide(ctx, replay, model, i) {
     ctx.font = `12px ui-monospace, monospace`;
     for (const u of model.units.filter((v) => v.player === player)) {
       ctx.fillStyle = THEME.muted;
-      ctx.fillText(`${u.kind.padEnd(9)} #${u.id} (${u.x},${u.y}) e${String(u.energy).padStart(4)}  ${itemsText({ ...u.resources, ...u.objects })}`.slice(0, 60), x + 8, y);
+      ctx.fillText(`${String(u.kind).padEnd(9)} #${u.id} (${u.x},${u.y}) e${String(u.energy).padStart(4)}  ${itemsText({ ...u.resources, ...u.objects })}`.slice(0, 60), x + 8, y);
       y += 15;
     }
     y += 12;
@@ -435,7 +435,7 @@ function draw(ctx, replay, i) {
 // ------------------------------------------------------------------------------------ in words
 
 function requestText(request) {
-  if (!request || typeof request !== "object") return `unreadable request ${JSON.stringify(request)}`;
+  if (!request || typeof request !== "object") return "an answer that is not a JSON object";
   const unit = request.unit !== undefined ? ` unit ${request.unit}` : "";
   switch (request.action) {
     case "move": return `move${unit} to (${request.x}, ${request.y})`;
