@@ -188,7 +188,7 @@ def test_s10_wanderer_is_a_registered_starter_bot() -> None:
 
 
 class Pondering(Wanderer):
-    """A Wanderer that thinks `first_s` about its first `turn_start` and `each_s` about every other."""
+    """A Wanderer that thinks `first_s` about its first `turn_start` and `each_s` about each later one."""
 
     def __init__(self, first_s: float, each_s: float) -> None:
         super().__init__()
@@ -204,17 +204,18 @@ class Pondering(Wanderer):
 def timed_config(rounds: int) -> Any:
     scenario = small_scenario()
     scenario["rounds"] = rounds
-    overrides = {"scenario": scenario, "turn_budget_ms": 200, "turn_grace_ms": 50}
+    overrides = {"scenario": scenario, "turn_budget_ms": 450, "turn_grace_ms": 50}
     return get_game("craftingquest").config(overrides=overrides)
 
 
 def test_cq33_a_late_wanderer_action_is_applied_at_its_next_turn_start() -> None:
     """Timed (CQ-31): the first turn closes at its deadline, the turns that start while the answer
     is owed are skipped (CQ-34), and the late `dig` is applied at the next turn start (CQ-30, CQ-33)."""
-    # 0.5 s is far past the 250 ms turn; the opponent's 25 turns of 60 ms give it time to arrive
-    slow = PythonBot(lambda: Pondering(0.5, 0.0), "slow")
-    opponent = PythonBot(lambda: Pondering(0.06, 0.06), "steady")
-    run = run_match(get_game("craftingquest"), [slow, opponent], config=timed_config(25), seed=2)
+    # 1.2 s is far past the 500 ms turn; the opponent's 24 turns of 100 ms give the answer time to
+    # arrive, and leave it ample time to finish its own turns
+    slow = PythonBot(lambda: Pondering(1.2, 0.0), "slow")
+    opponent = PythonBot(lambda: Pondering(0.1, 0.1), "steady")
+    run = run_match(get_game("craftingquest"), [slow, opponent], config=timed_config(24), seed=2)
     mine = [e for e in log_entries(run) if e["seat"] == 0]
     assert mine[0]["kind"] == "timeout" and mine[0]["round"] == 1
     late = [e for e in mine if e["kind"] == "late_action"]
