@@ -24,6 +24,8 @@ from botarena.bots.inprocess import PythonBot
 from botarena.bots.resolve import python_file_factory
 from botarena.core.registry import get_game
 from botarena.games.craftingquest.bots import STARTERS
+from botarena.games.craftingquest.bots.prospector import Prospector
+from botarena.games.craftingquest.scenario import build_scenario
 from botarena.runner import run_match
 
 SMOKE_SEEDS = tuple(range(1, 11))
@@ -42,6 +44,9 @@ class Game:
     prospector_errors: Counter[str]
     invalid: int  # Prospector log entries with status INVALID (§5.5)
     owed: int  # Prospector turns skipped or closed at a deadline (no_answer, timeout)
+    labels: dict[tuple[int, ...], str]  # the Prospector's labelled vectors at the end
+    classified: dict[tuple[int, ...], str | None]  # its classification of every vector it scanned
+    truth: dict[tuple[int, ...], str]  # every map vector's real type (the scenario, CQ-21)
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -69,10 +74,24 @@ def play(preset: str, seed: int, prospector_seat: int, width: int | None = None)
     if width is not None:
         overrides.update(width=width, height=width)
     config = game.config(preset, overrides=overrides)
-    bots = [wanderer(), PythonBot(STARTERS["prospector"], "prospector")]
+    made: list[Prospector] = []
+
+    def prospector() -> Prospector:
+        made.append(Prospector())
+        return made[-1]
+
+    bots = [wanderer(), PythonBot(prospector, "prospector")]
     if prospector_seat == 0:
         bots.reverse()
     run = run_match(game, bots, config=config, seed=seed)
+    memory = made[0].memory
+    assert memory is not None
+    scanned = {v for vectors in memory.vectors.values() for v in vectors}
+    truth = {
+        tuple(vector): type_id
+        for deposit in build_scenario(config, seed).to_json()["deposits"]
+        for type_id, vector in deposit["vectors"].items()
+    }
     errors: Counter[str] = Counter()
     invalid = owed = 0
     last_round = 0
@@ -97,6 +116,9 @@ def play(preset: str, seed: int, prospector_seat: int, width: int | None = None)
         prospector_errors=errors,
         invalid=invalid,
         owed=owed,
+        labels=dict(memory.learner.label_of),
+        classified={v: memory.learner.classify(v) for v in scanned},
+        truth=truth,
     )
 
 
@@ -132,6 +154,19 @@ def test_cq_generated_map_prospector_never_fails_shape_checks(seed: int, seat: i
     assert game.last_round == game.rounds == 160
     assert game.invalid == 0 and game.owed == 0
     assert not any(game.prospector_errors[code] for code in SHAPE_ERRORS), game.prospector_errors
+
+
+@pytest.mark.parametrize("seed", GENERATED_SEEDS)
+def test_cq20_prospector_labels_and_classifications_are_all_true(seed: int) -> None:
+    """§10 "Learning" against the hidden truth (CQ-20, CQ-21): every vector the Prospector labelled,
+    and every scanned vector it classified, has the type the scenario gave it; and it learned enough
+    to classify most of what it scanned."""
+    game = play("default", seed, 0, 50)
+    assert game.labels, "nothing was learned"
+    assert all(game.truth[v] == t for v, t in game.labels.items())
+    named = {v: t for v, t in game.classified.items() if t is not None}
+    assert all(game.truth[v] == t for v, t in named.items())
+    assert len(named) > len(game.classified) // 2
 
 
 def test_cq_generated_map_prospector_beats_wanderer_on_most_seeds() -> None:
