@@ -192,6 +192,12 @@ def test_cq37_cq39_actions_drawn_and_described(serve: Any, open_viewer: Any, cq_
     record_text = text(page, "record")
     assert bad["result"]["ok"] is False and bad["result"]["error"]["code"] == "MoveError"
     assert "failed: MoveError" in record_text
+    # the turn's earlier move stays as a faint arrow in the team's colour over the ground
+    ground = TERRAIN[replay.keyframes[0]["state"]["terrain"][devil["y"]][devil["x"]]]
+    faint = ground
+    if move["result"]["ok"]:
+        faint = tuple(round(0.45 * c + 0.55 * g) for c, g in zip(TEAM[1], ground, strict=True))
+    assert close(pixel(page, shaft), faint, tolerance=4)
 
     scrub(page, tower_i)
     expected = "ok" if tower["result"]["ok"] else f"failed: {tower['result']['error']['code']}"

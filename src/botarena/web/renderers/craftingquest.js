@@ -337,6 +337,26 @@ function drawAction(ctx, g, model, record, replay) {
   return unit.id;
 }
 
+// The moves made earlier in the same turn, as faint arrows in the team's colour: each one from where
+// the unit stood after the event before it (that event's state, or the first keyframe) to its target.
+const TURN_ALPHA = 0.45;
+function drawTurnSoFar(ctx, g, replay, i) {
+  const record = replay.steps[i]?.record;
+  if (!record) return;
+  ctx.globalAlpha = TURN_ALPHA;
+  for (let k = i - 1; k >= 0; k--) {
+    const earlier = replay.steps[k]?.record;
+    if (!earlier || earlier.round !== record.round || earlier.player !== record.player) break;
+    const request = earlier.request;
+    if (earlier.kind !== "action" || request?.action !== "move" || !earlier.result?.ok) continue;
+    const units = k > 0 ? replay.steps[k - 1]?.record?.state?.units : replay.keyframes?.[0]?.state?.units;
+    const start = (units || []).find((u) => u.id === request.unit);
+    if (!start) continue;
+    arrow(ctx, cellCentre(g, start.x, start.y), cellCentre(g, request.x, request.y), teamColour(record.player), Math.max(2, g.cell * 0.16));
+  }
+  ctx.globalAlpha = 1;
+}
+
 function nameOf(replay, player) {
   return replay.players?.[player - 1]?.name || `player ${player}`;
 }
@@ -427,6 +447,7 @@ function draw(ctx, replay, i) {
   drawCells(ctx, g, model, view.hidden);
   const record = replay.steps[Math.min(i, replay.steps.length - 1)]?.record;
   const centres = unitCentres(g, model.units);
+  drawTurnSoFar(ctx, g, replay, Math.min(i, replay.steps.length - 1));
   const acting = drawAction(ctx, g, model, record, replay);
   drawUnits(ctx, g, model, centres, replay.config?.unit_energy ?? 150, acting);
   drawSide(ctx, replay, model, Math.min(i, replay.steps.length - 1));
