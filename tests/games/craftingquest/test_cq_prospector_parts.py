@@ -360,3 +360,106 @@ def test_cq31_closed_turn_gets_end_turn() -> None:
     assert bot.act({**start, "towers": [], "units": units, "late": None, "actions_left": 0}) == {
         "action": "end_turn"
     }
+
+
+def turn_start(units: list[dict[str, Any]], **over: Any) -> dict[str, Any]:
+    payload = {
+        "type": "turn_start",
+        "round": 1,
+        "rounds_left": 159,
+        "credit": 300,
+        "blueprints_owned": [],
+        "towers": [],
+        "units": units,
+        "late": None,
+        "actions_left": 200,
+    }
+    payload.update(over)
+    return payload
+
+
+def test_cq45_buyer_buys_the_goal_next_to_a_camp_that_stocks_it() -> None:
+    """§10 step 3: the unit within camp_radius of a camp whose stock holds the goal buys it (units 4
+    and 5 both are; the tie goes to the lower id). Unit 3, out of energy, has nothing to do."""
+    camp = [{"x": 5, "y": 4, "camp": {"stock": ["O1", "O4"]}}]
+    units = [
+        unit(3, "devil", 3, 3, 0),
+        unit(4, "fox", 4, 3, cells=camp),
+        unit(5, "crocodile", 5, 3, cells=camp),
+    ]
+    bot = Prospector()
+    bot.setup(setup_payload(units, blueprints=[O4]))
+    action = bot.act(turn_start(units))
+    assert action == {"action": "buy", "unit": 4, "blueprint": "O4"}
+    bought = bot.act(result(action, units[1], credit=243, blueprints_owned=["O4"]))
+    assert bought["action"] != "buy"  # it buys no other blueprint (§10 "Goal")
+
+
+def test_cq45_buyer_walks_to_a_camp_that_stocks_the_goal() -> None:
+    """§10 step 3: the camp at (9,3) stocks O4 (seen earlier); the nearest unit, 5, walks east to it
+    (units 3 and 4 have no energy left, so unit 5 acts first)."""
+    units = [unit(3, "devil", 3, 3, 0), unit(4, "fox", 4, 3, 0), unit(5, "crocodile", 5, 3)]
+    bot = Prospector()
+    bot.setup(setup_payload(units, blueprints=[O4]))
+    assert bot.memory is not None
+    bot.memory.camps[bot.memory.cell(9, 3)] = ("O4",)
+    bot.memory.blocked[bot.memory.cell(9, 3)] = 1
+    action = bot.act(turn_start(units))
+    assert action["action"] == "move" and action["unit"] == 5 and action["x"] == 6
+
+
+def test_cq49_endgame_buys_nothing() -> None:
+    """§10 "Endgame": in the last 15 rounds the bot buys nothing, even next to a stocking camp."""
+    camp = [{"x": 5, "y": 4, "camp": {"stock": ["O4"]}}]
+    units = [unit(3, "devil", 3, 3), unit(4, "fox", 4, 3, cells=camp), unit(5, "crocodile", 5, 3, cells=camp)]
+    bot = Prospector()
+    bot.setup(setup_payload(units, blueprints=[O4]))
+    first = bot.act(turn_start(units, round=150, rounds_left=10))
+    assert first["action"] != "buy"
+    assert first == {"action": "end_turn"}  # no blueprint and no buying: nothing useful to do
+
+
+def test_cq41_pickup_error_forgets_the_cell_and_digs_again() -> None:
+    """§10 step 4: after a PickupError (the opponent emptied the cell) the bot digs again before its
+    next pickup there, instead of retrying the same pickup."""
+    units = [unit(3, "devil", 3, 3), unit(4, "fox", 4, 3), unit(5, "crocodile", 5, 3)]
+    bot = Prospector()
+    bot.setup(setup_payload(units, blueprints=[O4]))
+    owned = {"credit": 243, "blueprints_owned": ["O4"]}
+    assert bot.act(turn_start(units, **owned)) == {"action": "scan", "unit": 3}
+    scan = [{"x": 3, "y": 3, "vectors": [[1, 1, 1, 1, 1]]}]
+    dig = bot.act(result({"action": "scan", "unit": 3}, unit(3, "devil", 3, 3, 140), scan=scan, **owned))
+    pickup = bot.act(result(dig, unit(3, "devil", 3, 3, 130), dig={"R1": 10}, **owned))
+    assert pickup == {"action": "pickup", "unit": 3, "items": {"R1": 10}}
+    error = {"code": "PickupError", "reason": "only 4 left"}
+    again = bot.act(result(pickup, unit(3, "devil", 3, 3, 125), ok=False, error=error, **owned))
+    assert again == {"action": "dig", "unit": 3}
+    retry = bot.act(result(again, unit(3, "devil", 3, 3, 115), dig={"R1": 4}, **owned))
+    assert retry == {"action": "pickup", "unit": 3, "items": {"R1": 4}}
+
+
+def test_cq36_failed_move_ends_that_units_turn() -> None:
+    """A refused action (here an ObstacleError) is not retried in the same turn: the next unit acts."""
+    units = [unit(3, "devil", 3, 3), unit(4, "fox", 4, 3), unit(5, "crocodile", 5, 3)]
+    bot = Prospector()
+    bot.setup(setup_payload(units, blueprints=[O4]))
+    first = bot.act(turn_start(units))
+    assert first["unit"] == 3
+    error = {"code": "ObstacleError", "reason": "a tower"}
+    second = bot.act(result(first, unit(3, "devil", 3, 3), ok=False, error=error))
+    assert second.get("unit") == 4
+
+
+def test_cq37_components_join_known_cells_a_kind_may_enter() -> None:
+    """Reachability over known terrain: a Water column splits Grass for the Devil, not the Crocodile."""
+    rows = grass_rows(5, 5)
+    rows = [row[:5] + "w" + row[6:] for row in rows]  # x = 5 is Water from y = 0 to 10
+    payload = unit(3, "devil", 5, 5)
+    payload["view"] = {"x0": 0, "y0": 0, "terrain": rows, "cells": []}
+    memory = Memory(setup_payload())
+    memory.absorb_unit(payload)
+    west, east = memory.cell(2, 5), memory.cell(8, 5)
+    assert memory.component("devil", west)[0] != memory.component("devil", east)[0]
+    assert memory.component("devil", west)[1] == 5 * 11
+    assert memory.component("crocodile", west)[0] == memory.component("crocodile", east)[0]
+    assert memory.component("devil", memory.cell(5, 5)) == (-1, 0)

@@ -116,15 +116,15 @@ class Prospector:
     def _begin_turn(self, payload: Payload) -> None:
         self.turn_started = time.perf_counter()
         self.rounds_left = int(payload.get("rounds_left", self.rounds_left))
-        self._team_state(payload)
-        for unit in payload.get("units") or ():
-            self._absorb_unit(unit)
         self.done = set()
         self.actions_this_turn = {}
         self.buyer_chosen = False
         late = payload.get("late")
-        if isinstance(late, dict):
+        if isinstance(late, dict):  # CQ-33: the late action's outcome, older than this turn's units
             self._absorb_result(late, late=True)
+        self._team_state(payload)
+        for unit in payload.get("units") or ():
+            self._absorb_unit(unit)
 
     def _absorb_result(self, payload: Payload, late: bool) -> None:
         """Learn from one `result` (§4.4): the unit's new state, and a dig, scan or pickup's outcome."""
