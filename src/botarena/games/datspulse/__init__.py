@@ -11,9 +11,10 @@ from botarena.games.datspulse.bots import STARTERS, RandomWalker
 from botarena.games.datspulse.config import GAME_ID, PRESETS, RULES_VERSION, DatsPulseConfig
 from botarena.games.datspulse.engine import DatsPulseEngine
 
-#: The registry-wide conformance suite plays many whole matches with 1 and 100 teams: short rounds on
-#: a map sized at its minimum per team keep it quick (100 teams still get DP-4's automatic radius).
-CONFORMANCE_OVERRIDES = {"turns": 4, "map_hexes_per_team": 300}
+#: The registry-wide conformance suite plays many whole matches with 1 and 100 teams, and scans every
+#: payload of every seat: 3-turn rounds on maps of DP-4's automatic radius at its minimum of 300 hexes
+#: per team (R = 12 for one team, 100 for a hundred) keep it to about 30 s of CPU.
+CONFORMANCE_OVERRIDES = {"turns": 3, "map_hexes_per_team": 300}
 
 GAME = GameInfo(
     id=GAME_ID,
