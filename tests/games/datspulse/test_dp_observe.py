@@ -200,3 +200,18 @@ def test_s4_spectator_frame_sees_everything() -> None:
     frame = r.spectator_frame()
     assert {u["id"] for u in frame["units"]} == {"A-W1", "B-W1"}
     assert pos(r, r.state.by_id["B-W1"]) == (5, -9)
+
+
+def test_s4_arenas_share_no_objects() -> None:
+    # in-process bots receive the arena itself: changing one must not leak into another or the state
+    r = board_e(unit_limit=1)
+    put(r, A, W, (0, 0), "A-W1")
+    first = r.arena(A, 1.0)
+    first["map"][0]["type"] = 99
+    first["ants"][0]["food"]["amount"] = 50
+    first["home"][0]["q"] = 7
+    second = r.arena(A, 1.0)
+    assert second["map"][0]["type"] != 99
+    assert second["ants"][0]["food"]["amount"] == 0
+    assert second["home"][0]["q"] == -5
+    assert r.terrain()["tiles"][0][2] == 2

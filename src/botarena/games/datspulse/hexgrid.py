@@ -144,9 +144,9 @@ class HexMap:
     """The hexes of a radius-R map (DP-4) numbered in canonical order, with neighbour tables.
 
     `index[(q, r)]` is a hex's number, `hexes[i]` its coordinates, `nbr[i]` the six neighbour numbers in
-    canonical direction order, -1 off the map."""
+    canonical direction order, -1 off the map, `labels[i]` the hex printed `{q r}` (§7.7)."""
 
-    __slots__ = ("_discs", "axial", "hexes", "index", "nbr", "radius")
+    __slots__ = ("_discs", "axial", "hexes", "index", "labels", "nbr", "radius")
 
     def __init__(self, radius: int) -> None:
         self.radius = radius
@@ -154,6 +154,7 @@ class HexMap:
         self.index: dict[Hex, int] = {h: i for i, h in enumerate(self.hexes)}
         self.nbr: list[tuple[int, ...]] = _neighbour_table(radius, self.hexes)
         self.axial: list[Hex] = [to_axial(q, r) for q, r in self.hexes]
+        self.labels: list[str] = [f"{{{q} {r}}}" for q, r in self.hexes]  # Go-style, for log lines
         self._discs: dict[tuple[int, int], tuple[int, ...]] = {}
 
     def __len__(self) -> int:

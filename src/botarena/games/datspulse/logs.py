@@ -1,4 +1,8 @@
-"""§7.7 log message templates. Each function returns the text after `turn <t>: `."""
+"""§7.7 log message templates. Each function returns the text after `turn <t>: `.
+
+Hexes arrive already printed Go-style as `{q r}` (`at`, or `HexMap.labels`), so the hot loops of the
+transition format each hex once per round, not once per line.
+"""
 
 from __future__ import annotations
 
@@ -16,29 +20,29 @@ def line(turn: int, text: str) -> str:
     return f"turn {turn}: {text}"
 
 
-def moved(uid: str, start: Hex, end: Hex, dirt: int) -> str:
+def moved(uid: str, start: str, end: str, dirt: int) -> str:
     tail = f" (dirt on path: {dirt})" if dirt else ""
-    return f"ant {uid} moved from {at(start)} to {at(end)}{tail}"
+    return f"ant {uid} moved from {start} to {end}{tail}"
 
 
-def blocked_same_type(uid: str, h: Hex, other: str) -> str:
-    return f"ant {uid} cannot move to {at(h)}, your own ant {other} with same type is there"
+def blocked_same_type(uid: str, h: str, other: str) -> str:
+    return f"ant {uid} cannot move to {h}, your own ant {other} with same type is there"
 
 
-def blocked_rock(uid: str, h: Hex) -> str:
-    return f"ant {uid} cannot move to {at(h)} Rock tile"
+def blocked_rock(uid: str, h: str) -> str:
+    return f"ant {uid} cannot move to {h} Rock tile"
 
 
-def blocked_enemy_ant(uid: str, h: Hex) -> str:
-    return f"ant {uid} cannot move to {at(h)}, enemy ant is there"
+def blocked_enemy_ant(uid: str, h: str) -> str:
+    return f"ant {uid} cannot move to {h}, enemy ant is there"
 
 
-def blocked_enemy_anthill(uid: str, h: Hex) -> str:
-    return f"ant {uid} cannot move to {at(h)}, enemy anthill"
+def blocked_enemy_anthill(uid: str, h: str) -> str:
+    return f"ant {uid} cannot move to {h}, enemy anthill"
 
 
-def blocked_mp(uid: str, h: Hex) -> str:
-    return f"ant {uid} cannot move to {at(h)}, not enough movement points"
+def blocked_mp(uid: str, h: str) -> str:
+    return f"ant {uid} cannot move to {h}, not enough movement points"
 
 
 def damaged(uid: str, cause: str, hp: int) -> str:
@@ -54,8 +58,8 @@ def corpse_removed(uid: str) -> str:
     return f"ant {uid} killed"
 
 
-def collected(uid: str, amount: int, food: int, h: Hex) -> str:
-    return f"ant {uid} collected {amount} {FOOD_NAMES[food]} at {at(h)}"
+def collected(uid: str, amount: int, food: int, h: str) -> str:
+    return f"ant {uid} collected {amount} {FOOD_NAMES[food]} at {h}"
 
 
 def stocked(uid: str, amount: int, food: int, calories: int) -> str:
@@ -66,20 +70,20 @@ def spawned(unit_type: int) -> str:
     return f"new ant spawned {UNIT_NAMES[unit_type]}"
 
 
-def attacked(uid: str, eid: str, h: Hex, damage: int) -> str:
-    return f"ant {uid} attacked enemy ant {eid} at {at(h)} for {damage} damage"
+def attacked(uid: str, eid: str, h: str, damage: int) -> str:
+    return f"ant {uid} attacked enemy ant {eid} at {h} for {damage} damage"
 
 
-def stole(uid: str, amount: int, h: Hex) -> str:
-    return f"ant {uid} stole {amount} Nectar from enemy anthill at {at(h)}"
+def stole(uid: str, amount: int, h: str) -> str:
+    return f"ant {uid} stole {amount} Nectar from enemy anthill at {h}"
 
 
-def was_robbed(amount: int, h: Hex) -> str:
-    return f"enemy ant stole {amount} Nectar from your anthill at {at(h)}"
+def was_robbed(amount: int, h: str) -> str:
+    return f"enemy ant stole {amount} Nectar from your anthill at {h}"
 
 
-def dropped(uid: str, amount: int, food: int, h: Hex) -> str:
-    return f"ant {uid} dropped {amount} {FOOD_NAMES[food]} at {at(h)}"
+def dropped(uid: str, amount: int, food: int, h: str) -> str:
+    return f"ant {uid} dropped {amount} {FOOD_NAMES[food]} at {h}"
 
 
 def lost(uid: str, amount: int, food: int) -> str:

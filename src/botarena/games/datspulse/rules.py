@@ -16,6 +16,11 @@ from botarena.games.datspulse.state import FoodType, State, Team, Terrain, Unit
 
 StreamSource = Callable[[str], Any]
 
+# plain ints for the hot loops (an IntEnum comparison goes through Python-level code)
+_ANTHILL, _DIRT, _ACID, _STONE = (
+    int(t) for t in (Terrain.ANTHILL, Terrain.DIRT, Terrain.ACID, Terrain.STONE)
+)
+
 
 class Streams:
     """The round's random streams by short name (`map`, `order`, `combat`, ...), created on first use."""
@@ -81,8 +86,9 @@ class Transition:
 
     # -- helpers ---------------------------------------------------------------------------------
 
-    def hex(self, h: int) -> Hex:
-        return self.s.grid.hexes[h]
+    def label(self, h: int) -> str:
+        """Hex h printed `{q r}` for a log line."""
+        return self.s.grid.labels[h]
 
     def hurt(self, unit: Unit, damage: int, cause: str) -> bool:
         """Apply damage; log it, or the death (DP-85). Returns True when the unit died."""
@@ -130,7 +136,7 @@ class Transition:
             s.piles[h] = [food, amount]
         else:
             pile[1] += amount
-        self.log.add(unit.team, logs.dropped(unit.id, amount, food, self.hex(h)))
+        self.log.add(unit.team, logs.dropped(unit.id, amount, food, self.label(h)))
 
     # -- the phases ------------------------------------------------------------------------------
 
@@ -226,7 +232,7 @@ class Transition:
                 damage = stats.attack * (100 + self.attack_bonus(unit, target)) // 100
                 unit.last_attack = target.pos
                 unit.last_enemy = target.id
-                self.log.add(t, logs.attacked(unit.id, target.id, self.hex(target.pos), damage))
+                self.log.add(t, logs.attacked(unit.id, target.id, self.label(target.pos), damage))
                 if self.hurt(target, damage, "enemy ant"):
                     helpers = {a for team, h, a in hits.get(target.id, ()) if team == t and h == unit.pos}
                     helpers.discard(unit.id)
@@ -247,64 +253,64 @@ class Transition:
                 if path and unit.alive:
                     self.walk(unit, path)
 
-    def _blocked(self, unit: Unit, h: int, mp: int) -> str | None:
-        """DP-75 stop conditions 1 to 5 for entering hex h, as the log text; None when it may enter."""
-        s = self.s
-        kind = s.terrain[h]
-        if kind == Terrain.STONE:
-            return logs.blocked_rock(unit.id, s.grid.hexes[h])
-        if kind == Terrain.ANTHILL:
-            owner = s.anthill_owner.get(h)
-            if owner is not None and owner[0] != unit.team:
-                return logs.blocked_enemy_anthill(unit.id, s.grid.hexes[h])
-        here = s.occupancy.get(h)
-        if here:
-            for v in here:
-                if v.team != unit.team:
-                    return logs.blocked_enemy_ant(unit.id, s.grid.hexes[h])
-            for v in here:
-                if v.type == unit.type:
-                    return logs.blocked_same_type(unit.id, s.grid.hexes[h], v.id)
-        if s.costs[kind] > mp:
-            return logs.blocked_mp(unit.id, s.grid.hexes[h])
-        return None
-
     def walk(self, unit: Unit, path: list[Hex]) -> None:
-        """DP-75 for one unit: enter the path's hexes until the first stop condition."""
+        """DP-75 for one unit: enter the path's hexes until the first stop condition (checked in the
+        spec's order 1 to 5). The unit joins its new hex in the occupancy table when its walk ends: no
+        other unit moves meanwhile, and its own old hex is skipped if the path comes back to it."""
         s = self.s
-        index = s.grid.index
-        nbr = s.grid.nbr
-        terrain = s.terrain
-        costs = s.costs
-        start = unit.pos
-        mp = s.stats[unit.type].speed
+        grid = s.grid
+        index, nbr, labels = grid.index, grid.nbr, grid.labels
+        terrain, costs, occupancy, owners = s.terrain, s.costs, s.occupancy, s.anthill_owner
+        team, kind_of_unit, uid = unit.team, unit.type, unit.id
+        start = here = unit.pos
+        mp = s.stats[kind_of_unit].speed
         dirt = 0
         entered: list[int] = []
+        stop: str | None = None
         died = False
         for cell in path:
             h = index.get(cell, -1)
-            if h < 0 or h not in nbr[unit.pos]:
+            if h < 0 or h not in nbr[here]:
                 break  # only a hand-edited replay can hold such a path; §5 rejects it at request time
-            blocked = self._blocked(unit, h, mp)
-            if blocked is not None:
-                self.log.add(unit.team, blocked)
-                break
             kind = terrain[h]
-            s.move_unit(unit, h)
-            mp -= costs[kind]
+            if kind == _STONE:
+                stop = logs.blocked_rock(uid, labels[h])
+                break
+            if kind == _ANTHILL:
+                owner = owners.get(h)
+                if owner is not None and owner[0] != team:
+                    stop = logs.blocked_enemy_anthill(uid, labels[h])
+                    break
+            units = occupancy.get(h)
+            if units:
+                if any(v.team != team for v in units):
+                    stop = logs.blocked_enemy_ant(uid, labels[h])
+                    break
+                same = next((v for v in units if v.type == kind_of_unit and v is not unit), None)
+                if same is not None:
+                    stop = logs.blocked_same_type(uid, labels[h], same.id)
+                    break
+            cost = costs[kind]
+            if cost > mp:
+                stop = logs.blocked_mp(uid, labels[h])
+                break
+            mp -= cost
+            here = h
             entered.append(h)
-            if kind == Terrain.DIRT:
+            if kind == _DIRT:
                 dirt += 1
-            elif kind == Terrain.ACID:
+            elif kind == _ACID:
                 unit.health -= s.config.acid_damage
                 if unit.health <= 0:
                     died = True
                     break
-                self.log.add(unit.team, logs.damaged(unit.id, "acid", unit.health))
+                self.log.add(team, logs.damaged(uid, "acid", unit.health))
+        if stop is not None:
+            self.log.add(team, stop)
         if entered:
+            s.move_unit(unit, here)
             unit.last_move = entered
-            hexes = s.grid.hexes
-            self.log.add(unit.team, logs.moved(unit.id, hexes[start], hexes[unit.pos], dirt))
+            self.log.add(team, logs.moved(uid, labels[start], labels[here], dirt))
         if died:
             self.kill(unit, "acid")
 
@@ -346,7 +352,7 @@ class Transition:
                 victim.score -= amount * nectar_cal
                 unit.cargo_type = int(FoodType.NECTAR)
                 unit.cargo_amount += amount
-                where = self.hex(victim.home[slot])
+                where = self.label(victim.home[slot])
                 self.log.add(t, logs.stole(unit.id, amount, where))
                 self.log.add(victim.index, logs.was_robbed(amount, where))
                 raided.add(unit.id)
@@ -376,7 +382,7 @@ class Transition:
             del s.piles[unit.pos]
         unit.cargo_type = pile[0]
         unit.cargo_amount += amount
-        self.log.add(unit.team, logs.collected(unit.id, amount, pile[0], self.hex(unit.pos)))
+        self.log.add(unit.team, logs.collected(unit.id, amount, pile[0], self.label(unit.pos)))
 
     def collect_and_deliver(self, order: list[int], raided: set[str]) -> None:
         """DP-78 step 4d: teams in step-2 order, units in spawn order."""
