@@ -9,7 +9,7 @@ from __future__ import annotations
 from botarena.core.game import GameInfo
 from botarena.games.datspulse.bots import STARTERS, RandomWalker
 from botarena.games.datspulse.config import GAME_ID, PRESETS, RULES_VERSION, DatsPulseConfig
-from botarena.games.datspulse.engine import DatsPulseEngine
+from botarena.games.datspulse.engine import DatsPulseEngine, hidden_info_check
 
 #: The registry-wide conformance suite plays many whole matches with 1 and 100 teams, and scans every
 #: payload of every seat: 3-turn rounds on maps of DP-4's automatic radius at its minimum of 300 hexes
@@ -28,5 +28,5 @@ GAME = GameInfo(
     starter_bots=STARTERS,
     random_bot=RandomWalker,
     keyframe_every=50,
-    extras={"conformance_overrides": CONFORMANCE_OVERRIDES},
+    extras={"conformance_overrides": CONFORMANCE_OVERRIDES, "hidden_info_check": hidden_info_check},
 )
