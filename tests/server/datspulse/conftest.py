@@ -61,7 +61,9 @@ class DpServer:
     def api(self) -> str:
         return f"{self.url}/api"
 
-    def start(self) -> DpServer:
+    def start(self, register: tuple[str, ...] = ()) -> DpServer:
+        """Serve, open the first lobby, and register `register` (team names) in it at once, in
+        process, so that a loaded machine cannot make them miss a short lobby."""
         self.thread.start()
         for _ in range(1000):  # a counted wait (10 s at most)
             if self.server.started or not self.thread.is_alive():
@@ -70,6 +72,10 @@ class DpServer:
         if not self.server.started:
             raise RuntimeError("the server did not start")
         self.dp.start()
+        with self.series.lock:
+            self.series.advance(self.series.clock())
+            for name in register:
+                self.series.register(name, self.series.clock())
         return self
 
     def stop(self) -> None:
@@ -104,8 +110,10 @@ def start_dp() -> Iterator[Callable[..., DpServer]]:
     """start_dp(settings, store=None, **DatsPulseServer kwargs) -> a started DpServer."""
     servers: list[DpServer] = []
 
-    def start(settings: ServerSettings, store: Store | None = None, **kwargs: Any) -> DpServer:
-        server = DpServer(settings, store, **kwargs).start()
+    def start(
+        settings: ServerSettings, store: Store | None = None, register: tuple[str, ...] = (), **kwargs: Any
+    ) -> DpServer:
+        server = DpServer(settings, store, **kwargs).start(register)
         servers.append(server)
         return server
 

@@ -26,15 +26,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DpServer]:
     root = tmp_path_factory.mktemp("dp-api")
     store = Store.open(f"sqlite:///{root / 'dp.db'}", replay_dir=root / "replays")
     settings = make_settings(lobby_seconds=0.5, turns=1000, turn_seconds=0.5, rate_limit_per_second=1000)
-    started = DpServer(settings, store).start()
+    started = DpServer(settings, store).start(register=("alpha", "beta"))
     try:
-
-        async def register(session: Any) -> None:
-            for token in ("tok-alpha", "tok-beta"):
-                status, _, _ = await Client(session, started.api, token).call("POST", "/register")
-                assert status == 200
-
-        run(register)
         started.wait_phase("running")
         yield started
     finally:

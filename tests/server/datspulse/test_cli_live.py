@@ -18,7 +18,7 @@ from typing import Any
 from botarena.server.datspulse.settings import load_settings
 from botarena.store import Store
 
-from .conftest import Client, DpServer, make_settings, run
+from .conftest import DpServer, make_settings
 
 EXAMPLE = Path(__file__).resolve().parents[3] / "examples" / "datspulse" / "server.toml"
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -82,8 +82,7 @@ def test_live_round_is_published_and_streamed(
     settings = make_settings(
         lobby_seconds=0.5, turns=6, turn_seconds=0.1, break_seconds=30.0, rate_limit_per_second=100
     )
-    server = start_dp(settings, store)
-    run(lambda session: Client(session, server.api, "tok-alpha").call("POST", "/register"))
+    server = start_dp(settings, store, register=("alpha",))
     server.wait_phase("running")
     found: list[dict[str, Any]] = []
     for _ in range(200):  # a counted wait: the recorder thread publishes the round's header

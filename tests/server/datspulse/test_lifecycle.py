@@ -5,7 +5,6 @@ store and survives a restart; the rate limit (§7.1). Timing is measured, never 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -107,8 +106,7 @@ async def _headers(client: Client, path: str) -> dict[str, str]:
 
 def test_dp73_round_with_too_few_teams_is_cancelled(start_dp: Start, store: Store) -> None:
     settings = make_settings(lobby_seconds=0.5, break_seconds=30.0, min_teams=2, rate_limit_per_second=1000)
-    server = start_dp(settings, store)
-    run(lambda session: Client(session, server.api, "tok-alpha").call("POST", "/register"))
+    server = start_dp(settings, store, register=("alpha",))
     server.wait_phase("break")
     with server.series.lock:
         live = server.series.rounds[0]
@@ -135,7 +133,7 @@ def test_dp63_final_series_ends_idle_with_standings_persisted_and_survives_resta
         series="final",
         final_rounds=2,
         map_generator="cycle",
-        lobby_seconds=1.0,
+        lobby_seconds=1.5,
         turns=4,
         turn_seconds=0.1,
         break_seconds=0.3,
@@ -197,10 +195,8 @@ def test_dp63_final_series_ends_idle_with_standings_persisted_and_survives_resta
 
 def test_dp71_rate_limit_burst_and_refused_move_sets_no_orders(start_dp: Start) -> None:
     settings = make_settings(lobby_seconds=0.5, turn_seconds=20.0, turns=3)  # 3 requests per second
-    server = start_dp(settings)
-    run(lambda session: Client(session, server.api, "tok-alpha").call("POST", "/register"))
+    server = start_dp(settings, register=("alpha",))  # (in process: the window starts empty)
     server.wait_phase("running")
-    time.sleep(2.05)  # the register leaves the window
 
     async def burst(session: Any) -> None:
         alpha = Client(session, server.api, "tok-alpha")

@@ -214,7 +214,7 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
     root = tmp_path_factory.mktemp("dp-e2e")
     store = Store.open(f"sqlite:///{root / 'dp.db'}", replay_dir=root / "replays")
     settings = make_settings(
-        lobby_seconds=1.0,
+        lobby_seconds=1.5,
         turns=TURNS,
         turn_seconds=TURN_SECONDS,
         break_seconds=30.0,

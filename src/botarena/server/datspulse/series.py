@@ -306,6 +306,7 @@ class Series:
             self._cancel(live, f"{len(live.teams)} teams registered, min_teams is {minimum}")
             return
         live.seed = self.round_seed(live.number)
+        began = self.clock()
         try:
             live.round = self.round_factory(self.config, live.seed, list(live.teams), live.number)
             live.driver = self.driver_factory(live.round, live)
@@ -316,9 +317,9 @@ class Series:
             log.exception("round %s could not start", live.name)
             self._cancel(live, f"the round could not start: {type(exc).__name__}: {exc}")
             return
-        # Turn 0 is published now: the round starts at the lobby's end, or when its map is ready if
-        # generating it took longer (50 teams: a second or two), so transition 1 is not born late.
-        live.start_at = max(live.start_at, self.clock())
+        # Turn 0 is published now: the round starts at the lobby's end plus the time its map took to
+        # generate (50 teams: a second or two), so transition 1 is not born late.
+        live.start_at += max(0.0, self.clock() - began)
         live.end_at = live.start_at + self.turns * self.turn_seconds
         limit = int(self.config.log_limit)
         live.logs = [deque(maxlen=limit) for _ in live.teams]

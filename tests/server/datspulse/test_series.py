@@ -1,0 +1,145 @@
+"""The round lifecycle as a state machine (spec §7.3) on a fake clock: the first lobby at
+`first_lobby_at`, transitions at round_start + k x turn_seconds without drift (a late `advance`
+catches up every due transition at once), "no stale turns" at the exact instant, `nextTurnIn`
+rounding, a test series looping, a final series going IDLE, a crashing transition ending its round."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from botarena.games.datspulse.config import datspulse_config
+from botarena.server.datspulse.series import PlainDriver, Series
+from botarena.server.datspulse.wire import PublicError, rfc3339
+
+from .fakes import FakeRound
+
+WALL0 = 1_752_258_000.0  # 2025-07-11T18:20:00Z
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def mono(self) -> float:
+        return self.now
+
+    def wall(self) -> float:
+        return WALL0 + (self.now - 100.0)
+
+    def wall_ns(self) -> int:
+        return int(self.wall() * 1e9)
+
+
+def make_series(clock: Clock, **overrides: Any) -> Series:
+    config = datspulse_config(
+        "ci", {"lobby_seconds": 10.0, "turns": 5, "turn_seconds": 2.0, "break_seconds": 4.0, **overrides}
+    )
+    return Series(
+        config,
+        seed=3,
+        clock=clock.mono,
+        wall=clock.wall,
+        wall_ns=clock.wall_ns,
+        round_factory=lambda c, seed, names, n: FakeRound(c, seed, names),
+        driver_factory=lambda round_, live: PlainDriver(round_),
+    )
+
+
+def test_dp73_first_lobby_opens_at_first_lobby_at() -> None:
+    clock = Clock()
+    series = make_series(clock, first_lobby_at="2025-07-11T18:21:40Z")  # 100 s after start
+    series.start(clock.now)
+    series.advance(clock.now)
+    assert series.phase.value == "waiting"
+    with pytest.raises(PublicError) as caught:
+        series.register("alpha", clock.now)
+    assert caught.value.code == 1
+    assert caught.value.message.endswith(
+        "next rounds: [antprotocol-test-1 2025-07-11T18:21:40Z, antprotocol-test-2 2025-07-11T18:22:04Z]"
+    )
+    series.advance(199.999)
+    assert series.phase.value == "waiting"
+    series.advance(200.0)
+    assert series.phase.value == "lobby" and series.current is not None
+    assert rfc3339(series.wall_of(series.current.lobby_at)) == "2025-07-11T18:21:40Z"
+
+
+def test_dp73_transitions_on_schedule_without_drift_and_no_stale_turns() -> None:
+    clock = Clock()
+    series = make_series(clock)
+    series.start(clock.now)
+    series.advance(clock.now)
+    reply = series.register("alpha", clock.now)
+    assert reply["lobbyEndsIn"] == 10 and reply["nextTurn"] == 10
+    clock.now = 110.0  # the lobby's end: turn 0
+    series.advance(clock.now)
+    live = series.current
+    assert live is not None and series.phase.value == "running" and live.round.turn_no == 0
+    assert series.arena("alpha", clock.now)["nextTurnIn"] == 2
+    clock.now = 110.0 + 2.0 * 2.5  # a late advance catches up every due transition, none more
+    series.advance(clock.now)
+    assert live.round.turn_no == 2 and live.lags_s == [3.0, 1.0]
+    assert series.arena("alpha", clock.now)["nextTurnIn"] == 1  # due at 116: 1 s, not drifted
+    clock.now = 116.0  # exactly at the instant: the transition runs first (no stale turn)
+    series.advance(clock.now)
+    view = series.arena("alpha", clock.now)
+    assert view["turnNo"] == 3 and view["nextTurnIn"] == 2
+    clock.now = 117.9996
+    assert series.arena("alpha", clock.now)["nextTurnIn"] == 0.001  # rounded up, never 0 while running
+    clock.now = 120.0
+    series.advance(clock.now)
+    assert series.phase.value == "break" and live.round.turn_no == 5
+    assert series.arena("alpha", clock.now)["nextTurnIn"] == 0
+    assert series.register.__name__ and series.break_end == 124.0
+    clock.now = 124.0
+    series.advance(clock.now)  # a test series loops
+    assert series.phase.value == "lobby" and series.current is not None
+    assert series.current.name == "antprotocol-test-2" and series.current.lobby_at == 124.0
+
+
+def test_dp73_final_series_goes_idle_after_its_rounds() -> None:
+    clock = Clock()
+    series = make_series(clock, series="final", final_rounds=2)
+    series.start(clock.now)
+    for number in (1, 2):
+        series.advance(clock.now)
+        series.register("alpha", clock.now)
+        clock.now += 10.0 + 5 * 2.0 + 4.0  # lobby, turns, break
+        series.advance(clock.now)
+        assert series.rounds[number - 1].status.value == "finished"
+    assert series.phase.value == "idle"
+    assert series.arena("alpha", clock.now)["turnNo"] == 5  # the last round's teams keep its final state
+    with pytest.raises(PublicError) as caught:
+        series.arena("beta", clock.now)
+    assert caught.value.code == 1 and caught.value.message.endswith("next rounds: []")
+    listing = series.rounds_listing(clock.now)
+    assert [(r["name"], r["status"]) for r in listing["rounds"]] == [
+        ("antprotocol-final-2", "finished"),
+        ("antprotocol-final-1", "finished"),
+    ]
+
+
+def test_dp73_a_crashing_transition_ends_its_round_and_the_series_goes_on() -> None:
+    clock = Clock()
+    series = make_series(clock)
+    series.start(clock.now)
+    series.advance(clock.now)
+    series.register("alpha", clock.now)
+    clock.now = 110.0
+    series.advance(clock.now)
+    live = series.current
+    assert live is not None
+
+    def boom() -> dict[int, list[str]]:
+        raise RuntimeError("injected")
+
+    live.round.transition = boom
+    clock.now = 112.0
+    series.advance(clock.now)
+    assert live.status.value == "cancelled" and "transition 1 failed" in (live.cancel_reason or "")
+    assert series.phase.value == "break"
+    clock.now = 114.0
+    series.advance(clock.now)
+    assert series.phase.value == "lobby" and series.current is not live
