@@ -191,6 +191,10 @@ def test_late_reply_is_fed_at_the_recorded_step_when_verifying(toy: GameInfo) ->
     report = verify_replay(moved)
     assert not report.identical
     assert report.where.startswith("step")
+    beyond = Replay.from_json(replay.to_json())
+    beyond.late[0]["after_step"] = len(replay.steps) + 1
+    report = verify_replay(beyond)
+    assert (report.identical, report.where) == (False, "late replies")
 
 
 class AsksOwingSeats(LateToy):

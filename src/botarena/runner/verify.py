@@ -117,6 +117,11 @@ def _feed_late(engine: Engine, late: dict[int, list[Reply]], after_step: int) ->
 def _rerun_steps(engine: Engine, replay: Replay) -> int:
     keyframes = {frame["step"]: frame["state"] for frame in replay.keyframes}
     late = _late_by_step(replay)
+    stray = sorted(step for step in late if not 0 <= step <= len(replay.steps))
+    if stray:
+        raise _Mismatch(
+            "late replies", f"a late reply after step {stray[0]}, but the replay has {len(replay.steps)}"
+        )
     if 0 in keyframes:
         _check("keyframe at step 0", keyframes[0], engine.keyframe())
     # a game whose steps take inputs from outside the bots (devops bonus codes) re-takes them from
