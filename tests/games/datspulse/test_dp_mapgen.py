@@ -264,3 +264,11 @@ def test_dp95_round_create_is_deterministic() -> None:
     assert r1.spectator_frame() == r2.spectator_frame()
     assert [u.id for u in r1.state.all_units()] == [u.id for u in r2.state.all_units()]
     assert to_axial(0, 0) == (0, 0)
+
+
+def test_dp95_vector_draws_equal_one_by_one_draws() -> None:
+    # the generators draw `random()` for many hexes at once; the spec counts one draw per hex
+    a, b = stream(3, "datspulse.map"), stream(3, "datspulse.map")
+    block = a.random(500)
+    assert [float(x) for x in block] == [b.random() for _ in range(500)]
+    assert a.integers(7) == b.integers(7)

@@ -109,7 +109,7 @@ class Transition:
 
     def _can_hold(self, h: int, food: int) -> bool:
         """A pile of `food` may lie (or merge) on hex h: not stone, not anthill (DP-31), same type."""
-        if self.s.terrain[h] in (Terrain.STONE, Terrain.ANTHILL):
+        if self.s.terrain[h] in (_STONE, _ANTHILL):
             return False
         pile = self.s.piles.get(h)
         return pile is None or pile[0] == food
