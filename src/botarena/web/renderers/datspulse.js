@@ -214,9 +214,12 @@ function terrainLayer(terrain, g, frame, dpr) {
   const scale = g.size >= 4 ? 0.94 : 1.02; // a hairline gap between large hexes; none when tiny
   for (const [type, hexes] of byType) {
     ctx.fillStyle = TERRAIN[type] || TERRAIN[2];
-    ctx.beginPath();
-    for (const [q, r] of hexes) hexPath(ctx, g, q, r, scale);
-    ctx.fill();
+    // in chunks: one path of tens of thousands of subpaths fills far slower than many small ones
+    for (let k = 0; k < hexes.length; k += 256) {
+      ctx.beginPath();
+      for (const [q, r] of hexes.slice(k, k + 256)) hexPath(ctx, g, q, r, scale);
+      ctx.fill();
+    }
   }
   const slotMap = slots(frame);
   for (const team of frame?.teams || []) {
@@ -290,13 +293,72 @@ function drawNectarStores(ctx, g, frame, visible) {
 
 function unitShape(ctx, type, x, y, s) {
   ctx.beginPath();
+  addUnitShape(ctx, type, x, y, s);
+}
+
+// A unit's shape as one more closed subpath of the current path.
+function addUnitShape(ctx, type, x, y, s) {
   if (type === 1) ctx.rect(x - s, y - s, 2 * s, 2 * s); // soldier: a square
   else if (type === 2) { // scout: a triangle
     ctx.moveTo(x, y - 1.2 * s);
     ctx.lineTo(x + 1.1 * s, y + 0.85 * s);
     ctx.lineTo(x - 1.1 * s, y + 0.85 * s);
     ctx.closePath();
-  } else ctx.arc(x, y, s, 0, Math.PI * 2); // worker: a circle
+  } else { // worker: a circle
+    ctx.moveTo(x + s, y);
+    ctx.arc(x, y, s, 0, Math.PI * 2);
+  }
+}
+
+// Small hexes (big maps, up to 100 teams): no outline or health bar, and one path per team colour
+// and per food colour instead of a fill per unit, so thousands of units cost a few hundred fills.
+function drawUnitsBatched(ctx, g, units, slotMap) {
+  const s = Math.max(1.2, g.size * 0.36);
+  const living = new Map();
+  const dead = new Map();
+  const cargo = new Map();
+  for (const unit of units) {
+    const colour = teamColour(slotMap, unit.team);
+    const into = unit.health > 0 ? living : dead;
+    if (!into.has(colour)) into.set(colour, []);
+    into.get(colour).push(unit);
+    const food = unit.food || {};
+    if (unit.health > 0 && food.amount > 0 && food.type) {
+      if (!cargo.has(food.type)) cargo.set(food.type, []);
+      cargo.get(food.type).push(unit);
+    }
+  }
+  ctx.lineWidth = Math.max(1, s * 0.4);
+  for (const [colour, list] of dead) {
+    ctx.strokeStyle = colour;
+    ctx.beginPath();
+    for (const unit of list) {
+      const p = unitCentre(g, unit);
+      ctx.moveTo(p.x - s, p.y - s); ctx.lineTo(p.x + s, p.y + s);
+      ctx.moveTo(p.x + s, p.y - s); ctx.lineTo(p.x - s, p.y + s);
+    }
+    ctx.stroke();
+  }
+  for (const [colour, list] of living) {
+    ctx.fillStyle = colour;
+    ctx.beginPath();
+    for (const unit of list) {
+      const p = unitCentre(g, unit);
+      addUnitShape(ctx, unit.type, p.x, p.y, s);
+    }
+    ctx.fill();
+  }
+  const dot = Math.max(1, s * 0.45);
+  for (const [type, list] of cargo) {
+    ctx.fillStyle = FOOD[type] || "#ffffff";
+    ctx.beginPath();
+    for (const unit of list) {
+      const p = unitCentre(g, unit);
+      ctx.moveTo(p.x + s * 0.7 + dot, p.y - s * 0.7);
+      ctx.arc(p.x + s * 0.7, p.y - s * 0.7, dot, 0, Math.PI * 2);
+    }
+    ctx.fill();
+  }
 }
 
 function drawUnit(ctx, g, unit, colour, maxHealth) {
@@ -343,16 +405,24 @@ function drawMoves(ctx, g, frame, previous, slotMap, shown) {
   ctx.lineWidth = Math.max(1, g.size * 0.14);
   ctx.lineCap = "round";
   ctx.lineJoin = "round";
+  const paths = new Map(); // one path per team colour
   for (const unit of frame.units || []) {
     if (!unit.lastMove || !unit.lastMove.length || !shown(unit)) continue;
     const start = before.get(unit.id);
     const points = (start ? [start] : []).concat(unit.lastMove).map((h) => centre(g, h.q, h.r));
     if (points.length < 2) continue;
-    ctx.strokeStyle = teamColour(slotMap, unit.team);
-    ctx.globalAlpha = 0.55;
+    const colour = teamColour(slotMap, unit.team);
+    if (!paths.has(colour)) paths.set(colour, []);
+    paths.get(colour).push(points);
+  }
+  ctx.globalAlpha = 0.55;
+  for (const [colour, lines] of paths) {
+    ctx.strokeStyle = colour;
     ctx.beginPath();
-    ctx.moveTo(points[0].x, points[0].y);
-    for (const p of points.slice(1)) ctx.lineTo(p.x, p.y);
+    for (const points of lines) {
+      ctx.moveTo(points[0].x, points[0].y);
+      for (let k = 1; k < points.length; k++) ctx.lineTo(points[k].x, points[k].y);
+    }
     ctx.stroke();
   }
   ctx.globalAlpha = 1;
@@ -411,7 +481,7 @@ function drawScoreboard(ctx, replay, frame, slotMap, g) {
   ctx.fillText("#  team            score nectar units lost", SIDE.x, SIDE.y + 54);
   const rows = ranked(frame);
   const lineH = Math.max(13, Math.min(18, Math.floor((H - 150) / Math.max(1, rows.length))));
-  const fit = Math.floor((H - 150) / lineH); // with many teams, the leaders and a count of the rest
+  const fit = Math.min(32, Math.floor((H - 150) / lineH)); // many teams: the leaders, and a count of the rest
   ctx.font = `${Math.min(12, lineH - 1)}px ui-monospace, monospace`;
   let place = 0;
   rows.forEach((row, k) => {
@@ -488,7 +558,8 @@ function draw(ctx, replay, i) {
   // rather than the other way round.
   const order = (u) => (u.health <= 0 ? 0 : u.type === 2 ? 1 : 2);
   const drawn = (frame.units || []).filter(shown).sort((a, b) => order(a) - order(b));
-  for (const unit of drawn) drawUnit(ctx, g, unit, teamColour(slotMap, unit.team), maxHealth);
+  if (g.size < 8) drawUnitsBatched(ctx, g, drawn, slotMap);
+  else for (const unit of drawn) drawUnit(ctx, g, unit, teamColour(slotMap, unit.team), maxHealth);
   drawScoreboard(ctx, replay, frame, slotMap, g);
 }
 
