@@ -42,6 +42,7 @@ SOLDIER_REACH = 3
 SCOUT_FIRST_RING = 6
 SCOUT_RING_STEP = 4
 SCOUT_PATIENCE = 3
+HOME_FIELD_TURNS = 10
 
 
 @dataclass
@@ -82,10 +83,13 @@ class Forager(SeededBot):
         self.routes: dict[str, ScoutRoute] = {}
         self.home_field: dict[Hex, int] | None = None
         self.home_key: tuple[Any, ...] = ()
+        self.home_turn = -HOME_FIELD_TURNS
+        self.turn_no = 0
         self.food_field: tuple[dict[Hex, int], dict[Hex, Hex]] | None = None
 
     def plan(self, arena: Mapping[str, Any]) -> list[dict[str, Any]]:
         self.food_field = None
+        self.turn_no = int(arena.get("turnNo", 0))
         ants = living_ants(arena)
         turn = TurnPlan(ants, set(self.memory.enemies))
         moves: list[dict[str, Any]] = []
@@ -157,12 +161,18 @@ class Forager(SeededBot):
         return path
 
     def home_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
-        """Down the turn's distance field to the non-spot anthill hexes (the spot stays free for spawns);
-        when both are taken it waits next to them."""
+        """Down a distance field to the non-spot anthill hexes (the spot stays free for spawns); when both
+        are taken it waits next to them. Terrain never changes, so the field is kept until a carrier
+        stands where it does not reach, or for `HOME_FIELD_TURNS` turns (new tiles may open shortcuts)."""
         memory = self.memory
-        key = (len(memory.tiles), len(memory.enemy_anthills), tuple(memory.home))
-        if self.home_field is None or self.home_key != key:  # terrain only changes by being discovered
-            self.home_field, self.home_key = distance_field(memory, memory.home[1:])[0], key
+        stale = self.turn_no - self.home_turn >= HOME_FIELD_TURNS or self.home_key != tuple(memory.home)
+        if (
+            self.home_field is None
+            or stale
+            or (here not in self.home_field and self.home_turn != self.turn_no)
+        ):
+            self.home_field = distance_field(memory, memory.home[1:])[0]
+            self.home_turn, self.home_key = self.turn_no, tuple(memory.home)
         return descend(self.home_field, here, blocked, self.params[WORKER].speed)
 
     def idle_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
