@@ -7,6 +7,7 @@ pixels per cell); terrain colours, team colours and action colours are the rende
 
 from __future__ import annotations
 
+import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -232,3 +233,26 @@ def test_cq_hidden_layer_toggle_shows_buried_deposits(serve: Any, open_viewer: A
         assert close(pixel(page, b["sample"]), blended, tolerance=4), b  # shown: an orange disc
     toggle.uncheck()
     assert [pixel(page, b["sample"]) for b in samples] == before
+
+
+def test_cq_live_steps_fold_to_the_states_of_the_whole_replay(
+    serve: Any, open_viewer: Any, cq_replay: Any
+) -> None:
+    """A live game arrives as a header (the first keyframe only) and batches of steps: the states the
+    page folds while it follows the newest step equal those of the whole replay."""
+    replay, path = cq_replay
+    page = open_viewer(serve(path).url)
+    data = json.loads(replay.dumps())
+    picks = sorted({*range(0, len(data["steps"]), 5), len(data["steps"]) - 1})
+    read = "(i) => { window.__botarena.setStep(i); return window.__botarena.probe(); }"
+    whole = [page.evaluate(read, i) for i in picks]
+    head = {**data, "steps": [], "keyframes": data["keyframes"][:1], "result": {}}
+    page.evaluate("(r) => window.__botarena.load(r)", head)
+    page.wait_for_function("window.__botarena.ready && window.__botarena.stepCount === 0")
+    for first in range(0, len(data["steps"]), 4):
+        page.evaluate("(s) => window.__botarena.append(s)", data["steps"][first : first + 4])
+        newest = min(first + 4, len(data["steps"])) - 1
+        assert page.evaluate("window.__botarena.currentStep") == newest  # it follows the newest step
+        record = data["steps"][newest]["record"]
+        assert text(page, "step-label") == f"Round {record['round']} · player {record['player']}"
+    assert [page.evaluate(read, i) for i in picks] == whole
