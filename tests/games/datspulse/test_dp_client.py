@@ -261,3 +261,18 @@ def test_dp10_http_client_plays_a_whole_round_against_the_server(dp_server: Any)
     assert scores["Forager Team"] == forager.final_score
     assert scores["Walker Team"] == walker.final_score
     assert forager.final_score is not None and forager.final_score > 0
+
+
+def test_dp10_cli_client_command_reports_and_exits(capsys: pytest.CaptureFixture[str]) -> None:
+    """`botarena datspulse client`: a bad bot name is a one-line error (exit 2); a server that never
+    answers ends the run at --max-seconds with a summary and exit code 1."""
+    pytest.importorskip("fastapi", reason="the datspulse commands live with the server extra")
+    from botarena.cli import main
+
+    assert main(["datspulse", "client", "--url", "http://127.0.0.1:9", "--token", "t", "--bot", "nope"]) == 2
+    assert "unknown bot 'nope'" in capsys.readouterr().err
+    code = main(
+        ["datspulse", "client", "--url", "http://127.0.0.1:9", "--token", "t", "--max-seconds", "0.5"]
+    )
+    assert code == 1
+    assert "0 round(s) played" in capsys.readouterr().out
