@@ -272,3 +272,32 @@ def test_dp95_vector_draws_equal_one_by_one_draws() -> None:
     block = a.random(500)
     assert [float(x) for x in block] == [b.random() for _ in range(500)]
     assert a.integers(7) == b.integers(7)
+
+
+def test_dp44_zone_of_matches_brute_force() -> None:
+    rng = stream(5, "test")
+    for radius, n in ((9, 5), (14, 9), (6, 2)):
+        grid = HexMap(radius)
+        spots = [int(s) for s in rng.choice(len(grid), size=n, replace=False)]
+        zone = zone_of(grid, spots)
+        for h in range(len(grid)):
+            dists = [grid.distance(h, s) for s in spots]
+            assert zone[h] == dists.index(min(dists))
+
+
+def test_dp45_reachable_matches_a_plain_search() -> None:
+    rng = stream(6, "test")
+    grid = HexMap(12)
+    for share in (0.2, 0.4, 0.55):
+        terrain = bytearray(Terrain.STONE if u < share else Terrain.EMPTY for u in rng.random(len(grid)))
+        start = grid.index[(0, 0)]
+        terrain[start] = Terrain.EMPTY
+        seen = {start}
+        todo = [start]
+        while todo:
+            for n in grid.nbr[todo.pop()]:
+                if n >= 0 and n not in seen and terrain[n] != Terrain.STONE:
+                    seen.add(n)
+                    todo.append(n)
+        flags = reachable(grid, terrain, start)
+        assert {i for i in range(len(grid)) if flags[i]} == seen

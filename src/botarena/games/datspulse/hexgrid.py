@@ -117,7 +117,20 @@ def map_hexes(radius: int) -> Iterator[Hex]:
             yield x + shift, r
 
 
-def _neighbour_table(radius: int, cells: list[Hex]) -> list[tuple[int, ...]]:
+def _map_arrays(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Offset q, offset r and axial x of every hex in canonical order (the vector form of map_hexes)."""
+    rows = np.arange(-radius, radius + 1, dtype=np.int64)
+    x_lo = np.maximum(-radius, -radius - rows)
+    x_hi = np.minimum(radius, radius - rows)
+    lengths = x_hi - x_lo + 1
+    r = np.repeat(rows, lengths)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    x = np.arange(len(r), dtype=np.int64) - starts + np.repeat(x_lo, lengths)
+    q = x + (r - (r & 1)) // 2
+    return q, r, x
+
+
+def _neighbour_table(radius: int, q: np.ndarray, r: np.ndarray) -> np.ndarray:
     """Neighbour numbers (DP-2 order, -1 off the map) of every hex, by row arithmetic in numpy.
 
     Row r of the map holds the offset columns q_min(r)..q_max(r) contiguously, starting at number
@@ -127,8 +140,6 @@ def _neighbour_table(radius: int, cells: list[Hex]) -> list[tuple[int, ...]]:
     q_min = np.maximum(-radius, -radius - rows) + shift
     q_max = np.minimum(radius, radius - rows) + shift
     start = np.concatenate(([0], np.cumsum(q_max - q_min + 1)[:-1]))
-    q = np.fromiter((h[0] for h in cells), dtype=np.int64, count=len(cells))
-    r = np.fromiter((h[1] for h in cells), dtype=np.int64, count=len(cells))
     odd = (r & 1).astype(bool)
     columns = []
     for (dq_even, dr), (dq_odd, _) in zip(_EVEN, _ODD, strict=True):
@@ -136,26 +147,50 @@ def _neighbour_table(radius: int, cells: list[Hex]) -> list[tuple[int, ...]]:
         nr = r + dr
         row = np.clip(nr + radius, 0, 2 * radius)
         inside = (np.abs(nr) <= radius) & (nq >= q_min[row]) & (nq <= q_max[row])
-        columns.append(np.where(inside, start[row] + nq - q_min[row], -1).tolist())
-    return list(zip(*columns, strict=True))
+        columns.append(np.where(inside, start[row] + nq - q_min[row], -1))
+    return np.stack(columns, axis=1)
 
 
 class HexMap:
     """The hexes of a radius-R map (DP-4) numbered in canonical order, with neighbour tables.
 
     `index[(q, r)]` is a hex's number, `hexes[i]` its coordinates, `nbr[i]` the six neighbour numbers in
-    canonical direction order, -1 off the map, `labels[i]` the hex printed `{q r}` (§7.7)."""
+    canonical direction order, -1 off the map, `labels[i]` the hex printed `{q r}` (§7.7, built on first
+    use). `nbr_array`, `q_array`, `r_array` and `x_array` hold the same in numpy for vectorised work."""
 
-    __slots__ = ("_discs", "axial", "hexes", "index", "labels", "nbr", "radius")
+    __slots__ = (
+        "_discs",
+        "_labels",
+        "axial",
+        "hexes",
+        "index",
+        "nbr",
+        "nbr_array",
+        "q_array",
+        "r_array",
+        "radius",
+        "x_array",
+    )
 
     def __init__(self, radius: int) -> None:
         self.radius = radius
-        self.hexes: list[Hex] = list(map_hexes(radius))
-        self.index: dict[Hex, int] = {h: i for i, h in enumerate(self.hexes)}
-        self.nbr: list[tuple[int, ...]] = _neighbour_table(radius, self.hexes)
-        self.axial: list[Hex] = [to_axial(q, r) for q, r in self.hexes]
-        self.labels: list[str] = [f"{{{q} {r}}}" for q, r in self.hexes]  # Go-style, for log lines
+        q, r, x = _map_arrays(radius)
+        self.q_array, self.r_array, self.x_array = q, r, x
+        qs, rs = q.tolist(), r.tolist()
+        self.hexes: list[Hex] = list(zip(qs, rs, strict=True))
+        self.index: dict[Hex, int] = dict(zip(self.hexes, range(len(self.hexes)), strict=True))
+        self.nbr_array: np.ndarray = _neighbour_table(radius, q, r)
+        self.nbr: list[list[int]] = self.nbr_array.tolist()
+        self.axial: list[Hex] = list(zip(x.tolist(), rs, strict=True))
+        self._labels: list[str] | None = None
         self._discs: dict[tuple[int, int], tuple[int, ...]] = {}
+
+    @property
+    def labels(self) -> list[str]:
+        """Every hex printed Go-style `{q r}`, for log lines (§7.7)."""
+        if self._labels is None:
+            self._labels = [f"{{{q} {r}}}" for q, r in self.hexes]
+        return self._labels
 
     def __len__(self) -> int:
         return len(self.hexes)

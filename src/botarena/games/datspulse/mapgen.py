@@ -6,7 +6,6 @@ several attempts), then initial food.
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -158,25 +157,39 @@ def mirror_terrain(config: DatsPulseConfig, grid: HexMap, spots: Sequence[int], 
 
 
 def zone_of(grid: HexMap, spots: Sequence[int]) -> np.ndarray:
-    """DP-44: the team index of each hex's nearest spot (ties to the lower index)."""
-    axial = np.asarray(grid.axial, dtype=np.int64)
-    x, z = axial[:, 0], axial[:, 1]
-    best = np.full(len(grid), np.iinfo(np.int64).max, dtype=np.int64)
-    zone = np.zeros(len(grid), dtype=np.int64)
-    for team, spot in enumerate(spots):
-        sx, sz = grid.axial[spot]
-        dx, dz = x - sx, z - sz
-        d = np.maximum(np.maximum(np.abs(dx), np.abs(dz)), np.abs(dx + dz))
-        closer = d < best
-        best[closer] = d[closer]
-        zone[closer] = team
-    return zone
+    """DP-44: the team index of each hex's nearest spot by hex distance (ties to the lower index).
+
+    A breadth-first search from all spots at once, one distance level at a time; the map is a
+    hexagon, so a shortest path between two of its hexes never leaves it and the level of a hex is
+    its distance to the nearest spot. A hex first reached by several teams in one level takes the
+    lowest team index."""
+    size = len(grid)
+    unassigned = len(spots)
+    zone = np.full(size + 1, unassigned, dtype=np.int64)  # the last slot stands for "off the map"
+    frontier = np.asarray(spots, dtype=np.int64)
+    zone[frontier] = np.arange(len(spots), dtype=np.int64)
+    zone[size] = -1
+    nbr = grid.nbr_array
+    while frontier.size:
+        cells = nbr[frontier].ravel()
+        teams = np.repeat(zone[frontier], 6)
+        fresh = zone[cells] == unassigned
+        cells, teams = cells[fresh], teams[fresh]
+        best = np.full(size + 1, unassigned, dtype=np.int64)
+        np.minimum.at(best, cells, teams)
+        frontier = np.unique(cells)
+        zone[frontier] = best[frontier]
+    return zone[:size]
 
 
 def zones_terrain(config: DatsPulseConfig, grid: HexMap, spots: Sequence[int], rng: Any) -> bytearray:
     """DP-44: per-zone profiles painted by random-walk blobs."""
-    zone = zone_of(grid, spots)
-    members = [np.nonzero(zone == t)[0].tolist() for t in range(len(spots))]
+    zones = zone_of(grid, spots)
+    # every zone's hexes in canonical order: a stable sort by zone keeps the hex order within each
+    by_zone = np.argsort(zones, kind="stable")
+    bounds = np.cumsum(np.bincount(zones, minlength=len(spots)))[:-1]
+    members = [part.tolist() for part in np.split(by_zone, bounds)]
+    zone = zones.tolist()
     profiles = [int(rng.integers(4)) for _ in spots]
     terrain = bytearray([Terrain.EMPTY]) * len(grid)
     blob = config.zone_blob_size
@@ -195,19 +208,25 @@ def zones_terrain(config: DatsPulseConfig, grid: HexMap, spots: Sequence[int], r
     return terrain
 
 
-def reachable(grid: HexMap, terrain: bytearray, start: int) -> bytearray:
-    """Flags of the hexes reachable from `start` over non-stone hexes (DP-45)."""
-    seen = bytearray(len(grid))
-    seen[start] = 1
-    queue = deque([start])
-    nbr = grid.nbr
-    stone = Terrain.STONE
-    while queue:
-        for nxt in nbr[queue.popleft()]:
-            if nxt >= 0 and not seen[nxt] and terrain[nxt] != stone:
-                seen[nxt] = 1
-                queue.append(nxt)
-    return seen
+def reachable(grid: HexMap, terrain: bytearray, start: int) -> np.ndarray:
+    """Boolean flags of the hexes reachable from `start` over non-stone hexes (DP-45).
+
+    A breadth-first search one whole frontier at a time in numpy. Index -1 (off the map) in the
+    neighbour table picks an extra last slot that is marked seen from the start."""
+    size = len(grid)
+    passable = np.frombuffer(bytes(terrain), dtype=np.uint8) != Terrain.STONE
+    seen = np.zeros(size + 1, dtype=bool)
+    seen[size] = True
+    seen[start] = True
+    frontier = np.array([start], dtype=np.int64)
+    nbr = grid.nbr_array
+    while frontier.size:
+        cells = nbr[frontier].ravel()
+        cells = cells[~seen[cells]]
+        cells = np.unique(cells[passable[cells]])
+        seen[cells] = True
+        frontier = cells
+    return seen[:size]
 
 
 def post_process(
@@ -227,10 +246,10 @@ def post_process(
 
 def seal_unreachable(grid: HexMap, terrain: bytearray, start: int) -> None:
     """DP-45 step 4: passable hexes not connected to the anthills become stone."""
-    seen = reachable(grid, terrain, start)
-    for i in range(len(grid)):
-        if not seen[i]:
-            terrain[i] = Terrain.STONE
+    cut = ~reachable(grid, terrain, start)
+    cells = np.frombuffer(bytes(terrain), dtype=np.uint8).copy()
+    cells[cut] = Terrain.STONE
+    terrain[:] = cells.tobytes()
 
 
 def _draw_pile(config: DatsPulseConfig, rng: Any) -> list[int]:
@@ -246,12 +265,22 @@ def _eligible(terrain: bytearray, piles: dict[int, list[int]], h: int) -> bool:
 
 
 def scatter_food(
-    config: DatsPulseConfig, terrain: bytearray, rng: Any, cells: Sequence[int], piles: dict[int, list[int]]
+    config: DatsPulseConfig,
+    terrain: bytearray,
+    rng: Any,
+    cells: np.ndarray,
+    piles: dict[int, list[int]],
 ) -> None:
-    """DP-46 for scatter, zones and the outside of mirror zones: one draw per eligible hex."""
+    """DP-46 for scatter, zones and the outside of mirror zones: one draw per eligible hex, in order.
+
+    The terrain test is done for all `cells` at once; the pile test stays per hex (a pile placed here
+    changes no other hex's eligibility, so the result is the one-by-one result)."""
+    kinds = np.frombuffer(bytes(terrain), dtype=np.uint8)[cells]
+    candidates = cells[(kinds >= Terrain.EMPTY) & (kinds <= Terrain.ACID)].tolist()
     density = config.food_initial_density
-    for h in cells:
-        if _eligible(terrain, piles, h) and rng.random() < density:
+    draw = rng.random
+    for h in candidates:
+        if h not in piles and draw() < density:
             piles[h] = _draw_pile(config, rng)
 
 
@@ -278,7 +307,8 @@ def mirror_food(
                 cell = cells[k]
                 if cell >= 0 and _eligible(terrain, piles, cell):
                     piles[cell] = list(pile)
-    scatter_food(config, terrain, rng, [i for i in range(len(grid)) if not in_zone[i]], piles)
+    outside = np.flatnonzero(np.frombuffer(bytes(in_zone), dtype=np.uint8) == 0)
+    scatter_food(config, terrain, rng, outside, piles)
 
 
 @dataclass(slots=True)
@@ -332,5 +362,5 @@ def generate_map(config: DatsPulseConfig, n: int, rng: Any, round_number: int = 
     if generator == "mirror":
         mirror_food(config, grid, terrain, spots, rng, piles)
     else:
-        scatter_food(config, terrain, rng, range(len(grid)), piles)
+        scatter_food(config, terrain, rng, np.arange(len(grid), dtype=np.int64), piles)
     return GeneratedMap(grid, generator, homes, terrain, piles, attempts)
