@@ -14,7 +14,8 @@ from botarena.games.datspulse.hexgrid import distance, neighbours
 from botarena.games.datspulse.round import Round
 from botarena.runner import run_match
 
-SMALL = {"map_radius": 16}
+#: A generous turn limit: a preempted turn on a busy machine would change the game these tests check.
+SMALL = {"map_radius": 16, "turn_timeout_ms": 10_000}
 SPEED = {0: 5, 1: 4, 2: 7}
 
 

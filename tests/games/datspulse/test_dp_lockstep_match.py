@@ -97,7 +97,7 @@ def test_dp75_in_process_and_subprocess_bots_play_with_every_status_recorded(tmp
 
 
 def test_dp95_the_same_seed_and_bots_give_the_same_game() -> None:
-    config = GAME.config(overrides={"turns": 15, "map_radius": 16})
+    config = GAME.config(overrides={"turns": 15, "map_radius": 16, "turn_timeout_ms": 10_000})
 
     def play(seed: int) -> Any:
         bots = [PythonBot(GAME.starter_bots[name], name) for name in ("raider", "forager", "random_walker")]
