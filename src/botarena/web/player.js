@@ -362,13 +362,28 @@ function renderPlayers() {
     const whole = (replay.statuses || [])[seat];
     id("counts").title = whole ? `whole match: ${formatCounts(whole)}` : "";
     const fields = state.renderer.playerFields && step ? state.renderer.playerFields(replay, index, seat) : [];
-    const list = id("fields");
-    list.replaceChildren();
-    for (const f of fields) {
-      list.append(el("dt", { text: f.label }));
-      list.append(el("dd", { id: `player-${seat}-${f.key}`, "data-testid": `player-${seat}-${f.key}`, text: String(f.value) }));
-    }
+    renderFields(id("fields"), seat, fields);
   });
+}
+
+// The renderer's fields of one panel: values updated in place while the fields stay the same (a
+// 100-team match redraws 100 panels per step), the list rebuilt when they change.
+function renderFields(list, seat, fields) {
+  const keys = fields.map((f) => `${f.key}\u0000${f.label}`).join("\u0001");
+  if (list.dataset.keys === keys) {
+    const values = list.querySelectorAll("dd");
+    fields.forEach((f, k) => {
+      const value = String(f.value);
+      if (values[k].textContent !== value) values[k].textContent = value;
+    });
+    return;
+  }
+  list.dataset.keys = keys;
+  list.replaceChildren();
+  for (const f of fields) {
+    list.append(el("dt", { text: f.label }));
+    list.append(el("dd", { id: `player-${seat}-${f.key}`, "data-testid": `player-${seat}-${f.key}`, text: String(f.value) }));
+  }
 }
 
 // ---------------------------------------------------------------------------------------- options
