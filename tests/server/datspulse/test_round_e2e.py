@@ -186,7 +186,7 @@ async def play(session: Any, api: str, token: str, radius: int, seed: int) -> Se
         before = reply.turnNo
         await asyncio.sleep(reply.nextTurnIn)
         view = await get("GET", "/arena", Arena)
-        if view.turnNo <= before:
+        if view.turnNo <= before < TURNS:  # (a move answered in the final state has no next turn)
             seen.stale.append((before, view.turnNo))
     seen.final = await get("POST", "/move", MoveReply, {})
     await get("GET", "/logs", _LogList)

@@ -100,6 +100,7 @@ class DatsPulseServer:
             history=resumed.history,
             round_factory=round_factory,
             driver_factory=driver_factory,
+            gc_pacing=True,
         )
         self.api = DatsPulseApi(self.series, settings.teams, status_extra=self._extra_status)
         self.conductor = Conductor(self.series)
