@@ -101,7 +101,9 @@ def actions(replay: Replay) -> list[tuple[int, dict[str, Any]]]:
     return [(i, s["record"]) for i, s in enumerate(replay.steps) if s["record"]["kind"] == "action"]
 
 
-def test_cq_header_panels_and_step_labels(serve: Any, open_viewer: Any, cq_replay: Any) -> None:
+def test_cq29_rounds_players_and_panels_follow_the_steps(
+    serve: Any, open_viewer: Any, cq_replay: Any
+) -> None:
     replay, path = cq_replay
     page = open_viewer(serve(path).url)
     shown = texts(page)
@@ -207,7 +209,7 @@ def test_cq37_cq39_actions_drawn_and_described(serve: Any, open_viewer: Any, cq_
     assert text(page, "player-0-towers") == str(standing)
 
 
-def test_cq_hidden_layer_toggle_shows_buried_deposits(serve: Any, open_viewer: Any, cq_replay: Any) -> None:
+def test_cq4_hidden_layer_toggle_shows_buried_deposits(serve: Any, open_viewer: Any, cq_replay: Any) -> None:
     replay, path = cq_replay
     terrain = replay.keyframes[0]["state"]["terrain"]
     page = open_viewer(serve(path).url)

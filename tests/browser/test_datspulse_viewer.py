@@ -138,7 +138,7 @@ def quiet_hexes(frame: dict[str, Any], terrain: dict[str, Any]) -> dict[int, tup
 # ------------------------------------------------------------------------------------------ tests
 
 
-def test_dp4_scoreboard_panels_and_describe(serve: Any, open_viewer: Any, dp_replay: Any) -> None:
+def test_dp33_scoreboard_panels_and_describe(serve: Any, open_viewer: Any, dp_replay: Any) -> None:
     replay, path = dp_replay
     page = open_viewer(serve(path).url)
     shown = texts(page)
@@ -228,6 +228,9 @@ def test_dp90_view_as_a_team_hides_enemies_out_of_its_sight(
     scrub(page, index)
     select = page.get_by_test_id("option-view")
     assert select.input_value() == "spectator"
+    choices = select.locator("option").evaluate_all("(options) => options.map((o) => o.value)")
+    teams = sorted(t["index"] for t in replay.steps[index]["record"]["teams"])
+    assert choices == ["spectator"] + [str(t) for t in teams]  # everything, or one team's fog of war
 
     def unit_pixels() -> tuple[dict[str, Any], tuple[int, int, int], tuple[int, int, int]]:
         probe = page.evaluate("window.__botarena.probe()")
