@@ -29,7 +29,7 @@ from botarena.games.craftingquest.scenario import build_scenario
 from botarena.runner import run_match
 
 SMOKE_SEEDS = tuple(range(1, 11))
-GENERATED_SEEDS = (11, 12, 13)
+GENERATED_GAMES = ((11, 0), (12, 1), (13, 0), (14, 1))  # (seed, the Prospector's seat)
 SHAPE_ERRORS = ("OperandError", "UnknownError")
 
 
@@ -140,14 +140,22 @@ def test_cq_smoke_map_v1_game_completes_with_clean_actions(seed: int, seat: int)
     assert game.opponent == 300  # the Wanderer never buys or sells (§10)
 
 
+@pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.parametrize("seed", SMOKE_SEEDS)
+def test_cq20_smoke_map_v1_labels_and_classifications_are_true(seed: int, seat: int) -> None:
+    """§10 "Learning" on the smoke games, against the scenario's hidden types (CQ-20, CQ-21)."""
+    game = smoke_game(seed, seat)
+    assert all(game.truth[v] == t for v, t in game.labels.items())
+    assert all(game.truth[v] == t for v, t in game.classified.items() if t is not None)
+
+
 def test_cq_smoke_map_v1_prospector_profits_in_18_of_20() -> None:
     """§11 item 7: the Prospector ends above 300 credit in at least 18 of the 20 games."""
     credits = [smoke_game(seed, seat).prospector for seed in SMOKE_SEEDS for seat in (0, 1)]
     assert sum(1 for c in credits if c > 300) >= 18, credits
 
 
-@pytest.mark.parametrize("seat", [0, 1])
-@pytest.mark.parametrize("seed", GENERATED_SEEDS)
+@pytest.mark.parametrize(("seed", "seat"), GENERATED_GAMES)
 def test_cq_generated_map_prospector_never_fails_shape_checks(seed: int, seat: int) -> None:
     """§10 and §5.2 on generated 50x50 maps: the game completes and no Prospector action is malformed."""
     game = play("default", seed, seat, 50)
@@ -156,12 +164,12 @@ def test_cq_generated_map_prospector_never_fails_shape_checks(seed: int, seat: i
     assert not any(game.prospector_errors[code] for code in SHAPE_ERRORS), game.prospector_errors
 
 
-@pytest.mark.parametrize("seed", GENERATED_SEEDS)
-def test_cq20_prospector_labels_and_classifications_are_all_true(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "seat"), GENERATED_GAMES)
+def test_cq20_prospector_labels_and_classifications_are_all_true(seed: int, seat: int) -> None:
     """§10 "Learning" against the hidden truth (CQ-20, CQ-21): every vector the Prospector labelled,
     and every scanned vector it classified, has the type the scenario gave it; and it learned enough
     to classify most of what it scanned."""
-    game = play("default", seed, 0, 50)
+    game = play("default", seed, seat, 50)
     assert game.labels, "nothing was learned"
     assert all(game.truth[v] == t for v, t in game.labels.items())
     named = {v: t for v, t in game.classified.items() if t is not None}
@@ -170,10 +178,11 @@ def test_cq20_prospector_labels_and_classifications_are_all_true(seed: int) -> N
 
 
 def test_cq_generated_map_prospector_beats_wanderer_on_most_seeds() -> None:
-    """§10: "it should beat the Wanderer on almost every seed"; here on most of 3 seeds x 2 seats."""
-    games = [play("default", seed, seat, 50) for seed in GENERATED_SEEDS for seat in (0, 1)]
+    """§10: "it should beat the Wanderer on almost every seed"; here on at least 3 of 4 seeds, with
+    the Prospector in either seat."""
+    games = [play("default", seed, seat, 50) for seed, seat in GENERATED_GAMES]
     wins = sum(1 for g in games if g.prospector > g.opponent)
-    assert wins > len(games) // 2, [(g.prospector, g.opponent) for g in games]
+    assert wins >= 3, [(g.prospector, g.opponent) for g in games]
 
 
 def test_cq_readme_example_bot_plays_clean_actions() -> None:
