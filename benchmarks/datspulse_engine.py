@@ -45,7 +45,7 @@ def populate(rnd: Round, ants: int, radius: int, rng: random.Random) -> None:
                     break
             unit = state.add_unit(team, kinds[k % 3], new_unit_id(rnd.streams))
             state.move_unit(unit, h)
-    rnd._visible = {}  # the benchmark edits the state behind the Round's back: drop its view cache
+    rnd.refresh_views()  # the benchmark edits the state behind the Round's back
 
 
 def step_toward(start: Hex, goal: Hex, steps: int, passable: set[Hex]) -> list[Hex]:

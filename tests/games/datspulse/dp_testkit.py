@@ -132,7 +132,7 @@ def put(
         cargo_amount=cargo[1],
     )
     state.place_unit(team_obj, unit)
-    rnd._visible = {}
+    rnd.refresh_views()
     return unit
 
 
@@ -147,7 +147,7 @@ def pile_at(rnd: Round, at: Hex) -> tuple[int, int] | None:
 
 def set_terrain(rnd: Round, at: Hex, kind: int) -> None:
     rnd.state.terrain[rnd.state.grid.index[at]] = kind
-    rnd.state.tile_json = None  # the arena's cached tiles
+    rnd.refresh_views()
 
 
 def pos(rnd: Round, unit: Unit) -> Hex:

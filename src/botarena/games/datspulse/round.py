@@ -21,7 +21,6 @@ from botarena.core.rng import stream
 from botarena.games.datspulse import observe
 from botarena.games.datspulse.actions import AntView, BodyError, validate_moves
 from botarena.games.datspulse.config import GAME_ID, DatsPulseConfig
-from botarena.games.datspulse.hexgrid import Hex
 from botarena.games.datspulse.mapgen import generate_map
 from botarena.games.datspulse.rules import Streams, StreamSource, Transition, new_unit_id
 from botarena.games.datspulse.state import State, UnitType
@@ -116,6 +115,12 @@ class Round:
         return team
 
     # -- observation ---------------------------------------------------------------------------------
+
+    def refresh_views(self) -> None:
+        """Forget the cached visible sets and arena tiles; call it after editing `state` directly
+        (tests that build §9 boards, the benchmark). The engine itself never needs it."""
+        self._visible = {}
+        self.state.tile_json = None
 
     def _visible_cells(self, team: int) -> list[int]:
         found = self._visible.get(team)
@@ -303,8 +308,3 @@ def achievements(
     out["top10"] = [str(r["name"]) for r in table if 1 <= r["place"] <= 10]
     out["top20"] = [str(r["name"]) for r in table if 11 <= r["place"] <= 20]
     return out
-
-
-def path_of(cells: Sequence[Mapping[str, Any]]) -> list[Hex]:
-    """[{q, r}, ...] to offset pairs (a convenience for drivers replaying `move` lists)."""
-    return [(int(c["q"]), int(c["r"])) for c in cells]
