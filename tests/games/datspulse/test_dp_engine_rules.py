@@ -474,3 +474,13 @@ def test_dp32_cargo_capacity_and_one_food_type() -> None:
     assert (w.cargo_type, w.cargo_amount) == (APPLE, 8) and pile_at(r, (2, 0)) == (APPLE, 8)
     r.transition()  # full: nothing more is taken
     assert x.cargo_amount == 2 and pile_at(r, (0, 0)) == (BREAD, 8)
+
+
+def test_dp95_round_create_takes_an_injected_stream_source() -> None:
+    from dp_testkit import ForcedSource
+
+    source = ForcedSource(3)
+    source("map").queue.append(2)  # `any`: the first map draw picks zones
+    rnd = Round.create(datspulse_config("default", {"map_radius": 16}), 3, ["a", "b"], streams=source)
+    assert rnd.generator == "zones"
+    assert source("ids").calls == ["bytes"] * 6  # three starters per team (DP-50)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from botarena.games.datspulse import hexgrid
 from botarena.games.datspulse.hexgrid import (
     Direction,
     HexMap,
@@ -139,3 +141,13 @@ def test_hexmap_tables_match_the_functions() -> None:
     assert grid.disc(centre, 6) == tuple(range(len(grid)))
     corner = grid.index[(6, 0)]
     assert len(grid.disc(corner, 1)) == 4  # a corner of the hexagon has 3 neighbours on the map
+
+
+def test_hexmap_disc_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hexgrid, "DISC_CACHE_LIMIT", 5)
+    grid = HexMap(5)
+    discs = [grid.disc(i, 1) for i in range(20)]
+    assert len(grid._discs) <= 5
+    assert [grid.disc(i, 1) for i in range(20)] == discs
+    centre = grid.index[(0, 0)]
+    assert grid.disc(centre, 1) == tuple(sorted(grid.index[h] for h in [(0, 0), *neighbours(0, 0)]))

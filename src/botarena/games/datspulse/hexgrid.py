@@ -117,6 +117,10 @@ def map_hexes(radius: int) -> Iterator[Hex]:
             yield x + shift, r
 
 
+#: Most discs a HexMap keeps (each a tuple of up to 61 numbers for a scout's view 4).
+DISC_CACHE_LIMIT = 50_000
+
+
 def _map_arrays(radius: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Offset q, offset r and axial x of every hex in canonical order (the vector form of map_hexes)."""
     rows = np.arange(-radius, radius + 1, dtype=np.int64)
@@ -216,5 +220,8 @@ class HexMap:
             x, z = self.axial[i]
             at = self.at_axial
             cells = (at(x + dx, z + dz) for dx, dz in disc_offsets(radius))
-            found = self._discs[key] = tuple(c for c in cells if c >= 0)
+            found = tuple(c for c in cells if c >= 0)
+            if len(self._discs) >= DISC_CACHE_LIMIT:
+                self._discs.clear()  # bounded memory on big maps: at most a few tens of MB
+            self._discs[key] = found
         return found
