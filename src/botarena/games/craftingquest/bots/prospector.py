@@ -35,7 +35,6 @@ Payload = dict[str, Any]
 
 END_TURN: Payload = {"action": "end_turn"}
 ENDGAME_ROUNDS = 15  # §10 "Endgame": no buying in the last 15 rounds
-SCAN_SPACING = 5  # §10 step 4: scan only if no team scan was made within 5 cells
 MAX_ACTIONS_PER_UNIT = 60  # a bound per unit and turn, so that no unforeseen loop can spin
 TIMED_SHARE = 0.7  # in timed mode, end the turn after this share of the budget (the runner needs time too)
 
@@ -70,6 +69,8 @@ class Prospector:
     # ----------------------------------------------------------------- the three calls
 
     def setup(self, payload: Payload) -> Payload:
+        # §10: randomness from bot_seed. Every choice below breaks ties by id or order, so the
+        # generator is never drawn from; it is here for variants that want random choices.
         self.rng = random.Random(int(payload.get("bot_seed", 0)))
         self.memory = Memory(payload)
         self.rules = dict(payload.get("rules") or {})

@@ -25,6 +25,9 @@ TERRAIN_NAMES = ("grass", "dirt", "sand", "snow", "rock", "swamp", "water", "dee
 
 CODE_OF_CHAR = {c: i for i, c in enumerate(TERRAIN_CHARS)}
 
+SCAN_SPACING = 5
+"""§10 step 4: a unit scans only if no team scan was made within this distance of it."""
+
 NEIGHBOUR_STEPS = ((0, -1), (1, -1), (1, 0), (1, 1), (0, 1), (-1, 1), (-1, 0), (-1, -1))
 
 
@@ -70,7 +73,7 @@ class Memory:
         self.guarded = bytearray(self.size)  # within tower_radius of a standing opponent tower (CQ-41)
         self.vectors: dict[int, tuple[Vector, ...]] = {}  # the latest scan's vectors of each cell
         self.scan_covered = bytearray(self.size)  # within scan_radius of a team scan
-        self.near_scan = bytearray(self.size)  # within 5 of a team scan (§10 step 4)
+        self.near_scan = bytearray(self.size)  # within SCAN_SPACING of a team scan (§10 step 4)
         self.dug: dict[
             int, dict[str, int]
         ] = {}  # known buried quantities: a dig less the team's pickups since
@@ -287,7 +290,7 @@ class Memory:
                 if dug is not None and self.dug_fresh.get(c, False):
                     self.learner.observe(vectors, [t for t, q in dug.items() if q > 0])
             self._update_cell(c)
-        for c in square(self.width, self.height, x, y, 5):
+        for c in square(self.width, self.height, x, y, SCAN_SPACING):
             self.near_scan[c] = 1
 
     def absorb_dig(self, cell: int, found: dict[str, int]) -> None:
