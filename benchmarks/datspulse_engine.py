@@ -7,7 +7,8 @@ transition runs with 20 x 100 living ants (plus the corpses of the last one).
 Every turn each team's orders come from a scripted policy through the real §5 validator
 (`Round.submit`): soldiers and scouts walk toward the nearest visible enemy, else toward the centre;
 workers walk toward the nearest visible pile, else home. Printed: median and p95 of the transition
-time, of building one team's arena, and of validating one team's move body, plus the units alive,
+time, of building one team's arena, of validating one team's move body and of the spectator frame
+(written after every transition by the lockstep engine), plus the units alive,
 attacks and moves per transition. Target: a transition <= 100 ms.
 
     .venv/bin/python benchmarks/datspulse_engine.py [--turns 100] [--teams 20] [--ants 100] [--seed 1]
@@ -107,6 +108,7 @@ def run(turns: int, teams: int, ants: int, seed: int, spread: int, refill: bool)
     transition_cpu_ms: list[float] = []
     arena_ms: list[float] = []
     submit_ms: list[float] = []
+    frame_ms: list[float] = []
     alive: list[int] = []
     attacks = moves = 0
     while not rnd.finished:
@@ -125,6 +127,9 @@ def run(turns: int, teams: int, ants: int, seed: int, spread: int, refill: bool)
         logs = rnd.transition()
         transition_ms.append((time.perf_counter() - t0) * 1000)
         transition_cpu_ms.append((time.process_time() - c0) * 1000)
+        t0 = time.perf_counter()
+        rnd.spectator_frame()
+        frame_ms.append((time.perf_counter() - t0) * 1000)
         if refill:
             populate(rnd, ants, spread, placer)
         for lines in logs.values():
