@@ -463,3 +463,23 @@ def test_cq37_components_join_known_cells_a_kind_may_enter() -> None:
     assert memory.component("devil", west)[1] == 5 * 11
     assert memory.component("crocodile", west)[0] == memory.component("crocodile", east)[0]
     assert memory.component("devil", memory.cell(5, 5)) == (-1, 0)
+
+
+def test_cq45_buyer_visits_a_camp_of_unknown_stock_on_its_way() -> None:
+    """§10 step 3: heading for the camp at (12,3) that stocks O4, the buyer first goes next to the
+    camp at (8,3), whose stock it has not seen and which lies on its way."""
+    units = [unit(3, "devil", 3, 3, 0), unit(4, "fox", 4, 3, 0), unit(5, "crocodile", 5, 3)]
+    bot = Prospector()
+    bot.setup(setup_payload(units, blueprints=[O4]))
+    assert bot.memory is not None
+    memory = bot.memory
+    for x, stock in ((12, ("O4",)), (8, None)):
+        memory.camps[memory.cell(x, 3)] = stock
+        memory.blocked[memory.cell(x, 3)] = 1
+    plan = bot._buy_plan(5)
+    assert plan is not None and plan[0] == "buy"
+    assert memory.cheb(plan[1][-1], memory.cell(8, 3)) == 1
+    memory.camps[memory.cell(8, 3)] = ("O1",)  # seen from next to it: not the goal
+    bot.paths.clear()
+    plan = bot._buy_plan(5)
+    assert plan is not None and memory.cheb(plan[1][-1], memory.cell(12, 3)) == 1

@@ -35,6 +35,7 @@ Payload = dict[str, Any]
 
 END_TURN: Payload = {"action": "end_turn"}
 ENDGAME_ROUNDS = 15  # §10 "Endgame": no buying in the last 15 rounds
+DETOUR = 2  # §10 step 3: extra steps the buyer accepts to see a camp's stock on its way
 MAX_ACTIONS_PER_UNIT = 60  # a bound per unit and turn, so that no unforeseen loop can spin
 TIMED_SHARE = 0.7  # in timed mode, end the turn after this share of the budget (the runner needs time too)
 
@@ -236,14 +237,22 @@ class Prospector:
         stocking = self._stocking_camps(goal)
         unseen = [c for c, stock in memory.camps.items() if stock is None]
         open_ = self._optimistic_open(kind)
+        if stocking:
+            if any(memory.cheb(here, camp) <= radius for camp in stocking):
+                return "buy", []
+            # camps of unknown stock on the way (a detour of at most DETOUR) are visited too
+            cheb = memory.cheb
+            direct = min(cheb(here, camp) for camp in stocking)
+            unseen = [
+                c for c in unseen if cheb(here, c) + min(cheb(c, s) for s in stocking) <= direct + DETOUR
+            ]
+            stocking = stocking + unseen
         for category, camps in (("buy", stocking), ("camp", unseen)):
             if not camps:
                 continue
             near: set[int] = set()
             for camp in camps:
                 near.update(self._within(camp, radius))
-            if here in near and category == "buy":
-                return category, []
             path = self._cached_path(uid, category, open_, near.__contains__)
             if path is not None:
                 return category, path
