@@ -173,7 +173,8 @@ class Forager(SeededBot):
         ):
             self.home_field = distance_field(memory, memory.home[1:])[0]
             self.home_turn, self.home_key = self.turn_no, tuple(memory.home)
-        return descend(self.home_field, here, blocked, self.params[WORKER].speed)
+        longest = max(params.speed for params in self.params.values())  # trim() cuts it to the ant's speed
+        return descend(self.home_field, here, blocked, longest)
 
     def idle_route(self, here: Hex, blocked: set[Hex]) -> list[Hex]:
         """No food known: wait next to the anthill, off its hexes."""
