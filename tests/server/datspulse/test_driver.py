@@ -9,6 +9,7 @@ import random
 import pytest
 
 from botarena.core import registry
+from botarena.core.replay import Replay
 from botarena.games.datspulse.config import datspulse_config
 from botarena.games.datspulse.hexgrid import distance, neighbours
 from botarena.games.datspulse.round import Round
@@ -45,7 +46,7 @@ def drive(turns: int, keyframe_every: int, seed: int = 11) -> RoundDriver:
 def test_dp75_driver_replay_reruns_identically_with_keyframes(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(registry._GAME_MODULES, "datspulse", "botarena.games.datspulse")
     driver = drive(turns=10, keyframe_every=3)
-    replay = driver.replay
+    replay = Replay.from_json(driver.replay.to_json())  # (as written: the live one holds JSON bytes)
     assert [k["step"] for k in replay.keyframes] == [0, 3, 6, 9, 10]
     assert len(replay.steps) == 10 and replay.statuses == [{"OK": 11}] * 3  # start + 10 turns
     assert replay.result["details"]["turns"] == 10
