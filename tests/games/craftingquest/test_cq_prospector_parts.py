@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from botarena.games.craftingquest.bots.prospector import Prospector
 from botarena.games.craftingquest.bots.prospector_learning import TypeLearner, agreed_attributes
@@ -483,3 +487,46 @@ def test_cq45_buyer_visits_a_camp_of_unknown_stock_on_its_way() -> None:
     bot.paths.clear()
     plan = bot._buy_plan(5)
     assert plan is not None and memory.cheb(plan[1][-1], memory.cell(12, 3)) == 1
+
+
+def random_types(rng: random.Random, k: list[int]) -> list[dict[int, int]]:
+    """The leaves of a random CQ-19-style tree over attributes with k[i] values: each leaf's tests."""
+    leaves: list[dict[int, int]] = []
+
+    def grow(tests: dict[int, int], depth: int) -> None:
+        free = [a for a in range(len(k)) if a not in tests]
+        if depth > 0 and (not free or rng.random() < 0.4 or len(leaves) >= 11):
+            leaves.append(tests)
+            return
+        attribute = rng.choice(free)
+        for value in range(1, k[attribute] + 1):
+            grow({**tests, attribute: value}, depth + 1)
+
+    grow({}, 0)
+    return leaves
+
+
+@given(st.integers(0, 2**32 - 1))
+@settings(max_examples=40, deadline=None)
+def test_cq20_learning_is_sound_on_random_hidden_structures(seed: int) -> None:
+    """CQ-19 to CQ-21: whatever the hidden tree and whichever cells are dug, every label and every
+    classification the learner gives is the true type."""
+    rng = random.Random(seed)
+    k = [rng.randint(4, 5) for _ in range(5)]
+    tests = random_types(rng, k)
+    names = [f"R{i + 1}" for i in range(len(tests))]
+
+    def vector(t: int) -> tuple[int, ...]:
+        return tuple(tests[t].get(a, rng.randint(1, k[a])) for a in range(5))
+
+    cells = []
+    for _ in range(60):
+        kinds = rng.sample(range(len(tests)), rng.randint(1, min(3, len(tests))))
+        cells.append({vector(t): names[t] for t in kinds})
+    truth = {v: t for cell in cells for v, t in cell.items()}
+    learner = TypeLearner(type_count=len(tests))
+    for cell in rng.sample(cells, 30):
+        learner.observe(list(cell), list(cell.values()))
+    assert learner.label_of
+    assert all(truth[v] == t for v, t in learner.label_of.items())
+    assert all(learner.classify(v) in (None, t) for v, t in truth.items())
