@@ -142,10 +142,9 @@ def run(turns: int, teams: int, ants: int, seed: int, spread: int, refill: bool)
     )
     print(f"transition      {summary(transition_ms)}   (wall clock; target <= 100 ms)")
     print(f"transition      {summary(transition_cpu_ms)}   (CPU time of this process)")
-    print(f"arena per team  median {statistics.median(arena_ms):7.2f} ms   p95 {pct(arena_ms, 0.95):7.2f} ms")
-    print(
-        f"submit per team median {statistics.median(submit_ms):7.2f} ms   p95 {pct(submit_ms, 0.95):7.2f} ms"
-    )
+    print(f"arena per team  {summary(arena_ms)}")
+    print(f"submit per team {summary(submit_ms)}")
+    print(f"spectator frame {summary(frame_ms)}")
     print(
         f"per transition: {statistics.mean(alive):.0f} living units on average "
         f"(first {alive[0]}, last {alive[-1]}), {attacks / n:.0f} attacks, {moves / n:.0f} moves"
