@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -127,8 +128,17 @@ def test_dp73_round_with_too_few_teams_is_cancelled(start_dp: Start, store: Stor
 
 
 def test_dp63_final_series_ends_idle_with_standings_persisted_and_survives_restart(
-    start_dp: Start, store: Store, monkeypatch: pytest.MonkeyPatch
+    start_dp: Start, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """On SQLite and (with BOTARENA_TEST_POSTGRES_URL) PostgreSQL, through the same code."""
+    store = Store.open(db_url, replay_dir=tmp_path / "replays")
+    try:
+        _final_series(start_dp, store, monkeypatch)
+    finally:
+        store.close()
+
+
+def _final_series(start_dp: Start, store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     settings = make_settings(
         series="final",
         final_rounds=2,

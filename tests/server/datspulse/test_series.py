@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from botarena.core.config import ConfigError
 from botarena.games.datspulse.config import datspulse_config
 from botarena.server.datspulse.series import PlainDriver, Series
 from botarena.server.datspulse.wire import PublicError, rfc3339
@@ -143,3 +144,38 @@ def test_dp73_a_crashing_transition_ends_its_round_and_the_series_goes_on() -> N
     clock.now = 114.0
     series.advance(clock.now)
     assert series.phase.value == "lobby" and series.current is not live
+
+
+def test_dp73_a_map_that_cannot_be_generated_cancels_the_round() -> None:
+    clock = Clock()
+    series = make_series(clock)
+
+    def no_map(config: Any, seed: int, names: Any, number: int) -> Any:
+        raise ConfigError("map too small for 2 teams")
+
+    series.round_factory = no_map
+    series.start(clock.now)
+    series.advance(clock.now)
+    series.register("alpha", clock.now)
+    series.register("beta", clock.now)
+    clock.now = 110.0
+    series.advance(clock.now)
+    live = series.rounds[0]
+    assert live.status.value == "cancelled" and series.phase.value == "break"
+    assert live.cancel_reason == "the map cannot be generated: map too small for 2 teams"
+    assert series.break_end == 114.0  # straight to BREAK from the lobby's end
+
+
+def test_dp72_logs_keep_the_last_log_limit_entries() -> None:
+    clock = Clock()
+    series = make_series(clock, turns=15, log_limit=10)
+    series.start(clock.now)
+    series.advance(clock.now)
+    series.register("alpha", clock.now)
+    assert series.logs("alpha") == []  # §7.2: in the lobby
+    clock.now = 110.0 + 15 * 2.0
+    series.advance(clock.now)
+    logs = series.logs("alpha")
+    assert len(logs) == 10  # FakeRound writes one line per transition: the oldest 5 were dropped
+    assert [entry["message"] for entry in logs] == [f"turn {t}: new ant spawned Worker" for t in range(6, 16)]
+    assert all(entry["time"].endswith("Z") for entry in logs)
