@@ -179,3 +179,14 @@ def test_dp72_logs_keep_the_last_log_limit_entries() -> None:
     assert len(logs) == 10  # FakeRound writes one line per transition: the oldest 5 were dropped
     assert [entry["message"] for entry in logs] == [f"turn {t}: new ant spawned Worker" for t in range(6, 16)]
     assert all(entry["time"].endswith("Z") for entry in logs)
+
+
+def test_dp73_a_server_late_by_more_than_a_lobby_opens_the_next_lobby_now() -> None:
+    clock = Clock()
+    series = make_series(clock)
+    series.start(clock.now)
+    series.advance(clock.now)  # round 1's lobby, nobody registers: cancelled at 110, break to 114
+    clock.now = 1000.0  # e.g. the machine was suspended
+    series.advance(clock.now)
+    assert [r.status.value for r in series.rounds] == ["cancelled", "lobby"]
+    assert series.current is not None and series.current.lobby_at == 1000.0

@@ -306,7 +306,11 @@ class Series:
                 self.phase = Phase.IDLE
                 self.events.series_finished()
             else:
-                self._open_lobby(self.break_end)
+                # On time, the next lobby opens when the break ends (no drift). A server that was
+                # stopped or suspended past a whole lobby opens it now, rather than catching up on
+                # rounds nobody could have registered for.
+                late = now - self.break_end > self.lobby_seconds
+                self._open_lobby(now if late else self.break_end)
             return True
         return False
 
