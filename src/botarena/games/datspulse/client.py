@@ -40,6 +40,7 @@ RATE_WINDOW_S = 2.0
 #: Time added to every rate-limit wait: the server counts arrivals, which trail our sends by the latency.
 RATE_MARGIN_S = 0.05
 RETRY_PAUSE_S = 1.0
+#: The longest pause between arena polls while the round has not started yet.
 LOBBY_POLL_S = 0.5
 
 
@@ -239,7 +240,8 @@ class DatsPulseClient:
             turn = _int(arena.get("turnNo"))
             next_turn_in = _seconds(arena.get("nextTurnIn"))
             if not arena.get("home"):  # the lobby arena: the round has not started yet
-                await asyncio.sleep(LOBBY_POLL_S)
+                # at most half the rate limit, so the first arena and move of the round still fit
+                await asyncio.sleep(min(LOBBY_POLL_S, 2.0 / self.options.rate_limit))
                 continue
             if next_turn_in <= 0 and turn > 0:  # the final state (§4)
                 self._finish(arena)
@@ -261,8 +263,8 @@ class DatsPulseClient:
     async def _move(self, arena: Mapping[str, Any], errors: list[str]) -> Mapping[str, Any] | None:
         """Ask the bot and post its moves; the move reply (arena plus `errors`), or None if none was taken."""
         observation = {**arena, "errors": errors}
-        try:
-            body = self.bot.act(observation)
+        try:  # in a worker thread: a slow bot does not hold up other clients' requests in this loop
+            body = await asyncio.to_thread(self.bot.act, observation)
         except Exception:  # a bot's own bug must not stop the client
             log.exception("the bot failed at turn %s", arena.get("turnNo"))
             self.report.bot_failures += 1
