@@ -147,7 +147,7 @@ def pile_at(rnd: Round, at: Hex) -> tuple[int, int] | None:
 
 def set_terrain(rnd: Round, at: Hex, kind: int) -> None:
     rnd.state.terrain[rnd.state.grid.index[at]] = kind
-    rnd.refresh_views()
+    rnd.refresh_views(terrain=True)
 
 
 def pos(rnd: Round, unit: Unit) -> Hex:

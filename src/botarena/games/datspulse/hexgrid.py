@@ -8,7 +8,7 @@ neighbour table the rules walk.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from enum import IntEnum
 from functools import lru_cache
 
@@ -160,11 +160,17 @@ class HexMap:
 
     `index[(q, r)]` is a hex's number, `hexes[i]` its coordinates, `nbr[i]` the six neighbour numbers in
     canonical direction order, -1 off the map, `labels[i]` the hex printed `{q r}` (§7.7, built on first
-    use). `nbr_array`, `q_array`, `r_array` and `x_array` hold the same in numpy for vectorised work."""
+    use). `nbr_array`, `q_array`, `r_array` and `x_array` (axial x) hold the same in numpy.
+
+    The big tables are tuples of ints and strings: the garbage collector stops tracking such tuples,
+    so a map of 10^5 hexes adds nothing to the process's full collections (lists would)."""
 
     __slots__ = (
         "_discs",
         "_labels",
+        "_row_start",
+        "_row_x_hi",
+        "_row_x_lo",
         "axial",
         "hexes",
         "index",
@@ -181,20 +187,51 @@ class HexMap:
         q, r, x = _map_arrays(radius)
         self.q_array, self.r_array, self.x_array = q, r, x
         qs, rs = q.tolist(), r.tolist()
-        self.hexes: list[Hex] = list(zip(qs, rs, strict=True))
+        self.hexes: tuple[Hex, ...] = tuple(zip(qs, rs, strict=True))
         self.index: dict[Hex, int] = dict(zip(self.hexes, range(len(self.hexes)), strict=True))
         self.nbr_array: np.ndarray = _neighbour_table(radius, q, r)
-        self.nbr: list[list[int]] = self.nbr_array.tolist()
-        self.axial: list[Hex] = list(zip(x.tolist(), rs, strict=True))
-        self._labels: list[str] | None = None
+        self.nbr: tuple[tuple[int, ...], ...] = tuple(map(tuple, self.nbr_array.tolist()))
+        self.axial: tuple[Hex, ...] = tuple(zip(x.tolist(), rs, strict=True))
+        rows = np.arange(-radius, radius + 1, dtype=np.int64)
+        self._row_x_lo = np.maximum(-radius, -radius - rows)
+        self._row_x_hi = np.minimum(radius, radius - rows)
+        lengths = self._row_x_hi - self._row_x_lo + 1
+        self._row_start = np.cumsum(lengths) - lengths
+        self._labels: tuple[str, ...] | None = None
         self._discs: dict[tuple[int, int], tuple[int, ...]] = {}
 
     @property
-    def labels(self) -> list[str]:
+    def labels(self) -> tuple[str, ...]:
         """Every hex printed Go-style `{q r}`, for log lines (§7.7)."""
         if self._labels is None:
-            self._labels = [f"{{{q} {r}}}" for q, r in self.hexes]
+            self._labels = tuple(f"{{{q} {r}}}" for q, r in self.hexes)
         return self._labels
+
+    def numbers_at_axial(self, x: np.ndarray, z: np.ndarray) -> np.ndarray:
+        """Hex numbers of axial coordinates (x, z), elementwise; -1 off the map."""
+        radius = self.radius
+        row = np.clip(z + radius, 0, 2 * radius)
+        lo = self._row_x_lo[row]
+        inside = (np.abs(z) <= radius) & (x >= lo) & (x <= self._row_x_hi[row])
+        return np.where(inside, self._row_start[row] + x - lo, -1)
+
+    def disc_union(self, centres: Mapping[int, Sequence[int]]) -> list[int]:
+        """The on-map hexes within radius v of any hex listed under v in `centres`, ascending.
+
+        One numpy pass per radius (the visible set of DP-90), so no per-hex disc is kept."""
+        parts = []
+        for radius, cells in centres.items():
+            if not cells:
+                continue
+            offsets = np.asarray(disc_offsets(radius), dtype=np.int64)
+            at = np.asarray(cells, dtype=np.int64)
+            x = (self.x_array[at][:, None] + offsets[:, 0][None, :]).ravel()
+            z = (self.r_array[at][:, None] + offsets[:, 1][None, :]).ravel()
+            parts.append(self.numbers_at_axial(x, z))
+        if not parts:
+            return []
+        found = np.concatenate(parts)
+        return np.unique(found[found >= 0]).tolist()  # type: ignore[no-any-return]
 
     def __len__(self) -> int:
         return len(self.hexes)

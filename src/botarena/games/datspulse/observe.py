@@ -20,15 +20,13 @@ def qr(h: Hex) -> dict[str, int]:
 def visible_set(state: State, team: int) -> list[int]:
     """DP-90: hexes within view of each listed unit (position and `lastMove`) and `spot_view` of the
     spot, as hex numbers in canonical order."""
-    grid = state.grid
     own = state.teams[team]
-    cells: set[int] = set(grid.disc(own.spot, state.config.spot_view))
+    centres: dict[int, list[int]] = {state.config.spot_view: [own.spot]}
     for unit in own.units:
-        view = state.stats[unit.type].view
-        cells.update(grid.disc(unit.pos, view))
-        for h in unit.last_move:
-            cells.update(grid.disc(h, view))
-    return sorted(cells)
+        cells = centres.setdefault(state.stats[unit.type].view, [])
+        cells.append(unit.pos)
+        cells.extend(unit.last_move)
+    return state.grid.disc_union(centres)
 
 
 def cargo(unit: Unit) -> dict[str, int]:
@@ -53,15 +51,15 @@ def ant_json(state: State, unit: Unit, order: list[Hex] | None) -> dict[str, Any
     return out
 
 
-def tile_templates(state: State) -> list[dict[str, int]]:
+def tile_templates(state: State) -> tuple[dict[str, int], ...]:
     """The §4 `map` entry of every hex, built once per round (terrain never changes; DP-10)."""
     cached = state.tile_json
     if cached is None:
         costs = state.costs
-        cached = [
+        cached = tuple(
             {"q": q, "r": r, "cost": costs[kind], "type": kind}
             for (q, r), kind in zip(state.grid.hexes, state.terrain, strict=True)
-        ]
+        )
         state.tile_json = cached
     return cached
 

@@ -116,11 +116,12 @@ class Round:
 
     # -- observation ---------------------------------------------------------------------------------
 
-    def refresh_views(self) -> None:
-        """Forget the cached visible sets and arena tiles; call it after editing `state` directly
-        (tests that build §9 boards, the benchmark). The engine itself never needs it."""
+    def refresh_views(self, terrain: bool = False) -> None:
+        """Forget the cached visible sets (and the arena's tiles too when `terrain`); call it after
+        editing `state` directly (tests that build §9 boards, the benchmark). The engine never needs it."""
         self._visible = {}
-        self.state.tile_json = None
+        if terrain:
+            self.state.tile_json = None
 
     def _visible_cells(self, team: int) -> list[int]:
         found = self._visible.get(team)

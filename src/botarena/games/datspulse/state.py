@@ -168,7 +168,7 @@ class State:
         self.threat = self._anthill_reach(config.spot_attack_radius)  # DP-71
         self.bonus = self._anthill_reach(config.spot_bonus_radius)  # DP-74
         self.raid_reach = self._anthill_reach(1, exclude_self=True)  # DP-77
-        self.tile_json: list[dict[str, int]] | None = None  # §4 `map` entries, built on first use
+        self.tile_json: tuple[dict[str, int], ...] | None = None  # §4 `map` entries, built on first use
 
     def _anthill_reach(self, radius: int, exclude_self: bool = False) -> dict[int, tuple[int, ...]]:
         """hex -> the teams (ascending) with an anthill hex within `radius` of it."""
