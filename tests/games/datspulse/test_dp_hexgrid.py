@@ -151,3 +151,17 @@ def test_hexmap_disc_cache_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [grid.disc(i, 1) for i in range(20)] == discs
     centre = grid.index[(0, 0)]
     assert grid.disc(centre, 1) == tuple(sorted(grid.index[h] for h in [(0, 0), *neighbours(0, 0)]))
+
+
+@calm
+@given(st.lists(st.tuples(st.integers(0, 330), st.integers(0, 5)), max_size=12))
+def test_dp90_disc_union_equals_the_union_of_discs(centres: list[tuple[int, int]]) -> None:
+    grid = _GRID10
+    by_radius: dict[int, list[int]] = {}
+    for cell, radius in centres:
+        by_radius.setdefault(radius, []).append(cell)
+    expected = sorted({h for cell, radius in centres for h in grid.disc(cell, radius)})
+    assert grid.disc_union(by_radius) == expected
+
+
+_GRID10 = HexMap(10)
