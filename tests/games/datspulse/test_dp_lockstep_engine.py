@@ -298,3 +298,23 @@ def test_dp75_real_time_driving_through_apply_matches_lockstep() -> None:
         assert live.last_logs == lockstep.last_logs
     assert lockstep.next_requests() == [] and live.next_requests() == []
     assert live.result().to_json() == lockstep.result().to_json()
+
+
+def test_dp76_start_exchange_records_its_own_status() -> None:
+    """§7.6: whatever the start exchange's status, it is recorded (an in-process exception as
+    `exception`), and every seat is asked at turn 0 all the same."""
+    engine = DatsPulseEngine(small_config(), SEED, 3)
+    engine.start_requests()
+    verdicts = engine.apply_start(
+        [
+            Reply(0, Status.CRASHED, None, Reason.BOT_ERROR),
+            Reply(1, Status.INVALID, None, Reason.BAD_JSON),
+            Reply(2, Status.TIMEOUT, None, Reason.DEADLINE),
+        ]
+    )
+    assert [(v.status, v.reason) for v in verdicts] == [
+        (Status.CRASHED, EXCEPTION),
+        (Status.INVALID, Reason.BAD_JSON),
+        (Status.TIMEOUT, Reason.DEADLINE),
+    ]
+    assert [r.seat for r in engine.next_requests()] == [0, 1, 2]

@@ -102,7 +102,7 @@ class DatsPulseEngine(Engine):
 
     def apply_start(self, replies: list[Reply]) -> list[Verdict]:
         """§7.6: the start exchange records its own status; its payload is ignored."""
-        return [_transport_verdict(reply) for reply in replies]
+        return [_exchange_verdict(reply) for reply in replies]
 
     # -- turns (§7.5) ----------------------------------------------------------------------------
     def next_requests(self) -> list[Request]:
@@ -163,7 +163,7 @@ class DatsPulseEngine(Engine):
 
     def apply_end(self, replies: list[Reply]) -> list[Verdict]:
         """§7.6: the end exchange's status is recorded and changes nothing."""
-        return [_transport_verdict(reply) for reply in replies]
+        return [_exchange_verdict(reply) for reply in replies]
 
     def result(self) -> MatchResult:
         """Ranks are the round places (§6.2, shared on equal scores), scores the round scores (§6.1)."""
@@ -177,6 +177,14 @@ class DatsPulseEngine(Engine):
     def keyframe(self) -> dict[str, Any]:
         """The viewer's snapshot: the terrain (§4) and the current spectator frame."""
         return {"terrain": self.round.terrain(), "frame": self.round.spectator_frame()}
+
+
+def _exchange_verdict(reply: Reply) -> Verdict:
+    """The status of a `start` or `end` exchange: the transport's, with an in-process exception named
+    `exception` as in a turn (§5)."""
+    if reply.status is Status.CRASHED and reply.reason == Reason.BOT_ERROR:
+        return Verdict(reply.seat, Status.CRASHED, EXCEPTION, list(reply.warnings))
+    return Verdict(reply.seat, reply.status, reply.reason, list(reply.warnings))
 
 
 def _transport_verdict(reply: Reply) -> Verdict:
