@@ -576,6 +576,7 @@ def serve_command(
 
 app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app, name="datspulse")
 
+
 def _user_errors() -> tuple[type[BaseException], ...]:
     from botarena.bots.resolve import BotSpecError
     from botarena.store import StoreError
