@@ -16,7 +16,7 @@ from botarena.games.datspulse.state import FoodType, State, Team, Terrain, Unit
 
 StreamSource = Callable[[str], Any]
 
-# plain ints for the hot loops (an IntEnum comparison goes through Python-level code)
+# plain int constants for the hot loops: no global and enum attribute lookup per comparison
 _ANTHILL, _DIRT, _ACID, _STONE = (
     int(t) for t in (Terrain.ANTHILL, Terrain.DIRT, Terrain.ACID, Terrain.STONE)
 )
@@ -75,7 +75,8 @@ class TransitionLog:
 
 
 class Transition:
-    """One run of §3.8 on `state`. `union_kills` collects (turn, team) for the §6.4 Union achievement."""
+    """One run of §3.8 on `state`. `union_kills` lists the team of each §6.4 Union kill of this step 3,
+    in step-3 order (Round adds the turn)."""
 
     def __init__(self, state: State, streams: Streams) -> None:
         self.s = state
