@@ -99,7 +99,7 @@ def test_dp70_last_fields_cleared_and_orders_taken() -> None:
     r.transition()
     assert w.last_move and r.orders(A) == {}
     r.transition()
-    assert w.last_move == [] and pos(r, w) == (1, 0)
+    assert w.last_move == () and pos(r, w) == (1, 0)
 
 
 def test_dp71_own_anthill_never_hurts() -> None:
@@ -217,7 +217,7 @@ def test_dp75_dp85_killed_by_acid_ends_the_walk_and_drops() -> None:
     w = put(r, A, W, (0, 0), "A-W1", health=15, cargo=(BREAD, 4))
     order(r, A, "A-W1", (1, 0), (2, 0))
     logs = r.transition()
-    assert w.health == 0 and pos(r, w) == (1, 0) and w.last_move == [r.state.grid.index[(1, 0)]]
+    assert w.health == 0 and pos(r, w) == (1, 0) and w.last_move == (r.state.grid.index[(1, 0)],)
     assert [t for t in texts(logs[A]) if "A-W1" in t] == [
         "ant A-W1 moved from {0 0} to {1 0}",
         "ant A-W1 killed by acid",

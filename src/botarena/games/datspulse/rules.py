@@ -164,7 +164,7 @@ class Transition:
                 s.remove_corpse(unit)
                 self.log.add(team.index, logs.corpse_removed(unit.id))
             for unit in team.units:
-                unit.last_move = []
+                unit.last_move = ()
                 unit.last_attack = -1
                 unit.last_enemy = None
             self.orders.append(team.orders)
@@ -310,7 +310,7 @@ class Transition:
             self.log.add(team, stop)
         if entered:
             s.move_unit(unit, here)
-            unit.last_move = entered
+            unit.last_move = tuple(entered)
             self.log.add(team, logs.moved(uid, labels[start], labels[here], dirt))
         if died:
             self.kill(unit, "acid")

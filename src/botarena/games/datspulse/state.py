@@ -101,7 +101,7 @@ class Unit:
     health: int
     cargo_type: int = 0
     cargo_amount: int = 0
-    last_move: list[int] = field(default_factory=list)
+    last_move: tuple[int, ...] = ()  # a tuple: the garbage collector soon stops tracking it
     last_attack: int = -1
     last_enemy: str | None = None
 
