@@ -43,6 +43,7 @@ SCOUT_FIRST_RING = 6
 SCOUT_RING_STEP = 4
 SCOUT_PATIENCE = 3
 HOME_FIELD_TURNS = 10
+MAX_MAP_RADIUS = 500  # §2 `map_radius` range
 
 
 @dataclass
@@ -246,8 +247,10 @@ class Forager(SeededBot):
         route.best_distance, route.idle_turns = 1 << 30, 0
         if route.corner == route.first_corner:
             route.radius += SCOUT_RING_STEP
-            if self.radius is not None and route.radius > 2 * self.radius:
-                route.radius = SCOUT_FIRST_RING  # the whole map is behind us: start again
+            # past the map (twice R: the spot may be anywhere; over HTTP R is unknown, and the spiral's
+            # corners then end at the rim, where they are skipped as unreachable): start again
+            if route.radius > 2 * (self.radius if self.radius is not None else MAX_MAP_RADIUS):
+                route.radius = SCOUT_FIRST_RING
 
     def known_off_map(self, here: Hex, target: Hex) -> bool:
         """The target is within a scout's view but was never listed in `map`: it does not exist (DP-4)."""
