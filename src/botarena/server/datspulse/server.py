@@ -133,6 +133,7 @@ class DatsPulseServer:
         with self.series.lock:
             current = self.series.current
             running = current if self.series.phase is Phase.RUNNING else None
+            self.series.gc.release()  # (the round's objects may go once it is recorded)
         self.recorder.stop_round(running)
         self.recorder.close()
 
