@@ -8,7 +8,7 @@ stream once the queue is empty.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from botarena.core.rng import stream
@@ -83,7 +83,7 @@ def board(
     spots: Sequence[Hex],
     names: Sequence[str] | None = None,
     seed: int = 1,
-    terrain: dict[Hex, int] | None = None,
+    terrain: Mapping[Hex, int] | None = None,
     **overrides: Any,
 ) -> Round:
     """A Round on an all-empty radius-`radius` map with the given spots, no units, turn 0."""
@@ -94,14 +94,14 @@ def board(
     for home in homes:
         for h in home:
             cells[h] = Terrain.ANTHILL
-    for h, kind in (terrain or {}).items():
-        cells[grid.index[h]] = kind
+    for at, kind in (terrain or {}).items():
+        cells[grid.index[at]] = kind
     team_names = list(names) if names is not None else [chr(ord("A") + i) for i in range(len(spots))]
     state = State(config, grid, cells, homes, team_names)
     return Round(config, seed, state, Streams(ForcedSource(seed)), "test")
 
 
-def board_e(seed: int = 1, terrain: dict[Hex, int] | None = None, **overrides: Any) -> Round:
+def board_e(seed: int = 1, terrain: Mapping[Hex, int] | None = None, **overrides: Any) -> Round:
     """§9 Board E: radius 10, team A (index 0) at (-5,6), team B (index 1) at (5,-6), all empty.
 
     Food spawning is off (food_spawn_chance 0) unless overridden, so piles appear only where put."""
