@@ -53,17 +53,23 @@ def test_dp24_corpse_stays_one_turn_then_is_removed_with_a_log() -> None:
 
 
 def test_dp24_corpse_does_not_block_and_cannot_be_attacked() -> None:
+    # A-W1 dies in step 3 of this transition; its corpse then neither draws B-X1's attack nor stops
+    # A-W2 (same team and type) from walking onto its hex in step 4a
     r = board_e(unit_limit=1)
-    put(r, A, W, (0, 0), "A-W1", health=0)
-    w2 = put(r, A, W, (1, 0), "A-W2")
-    put(r, B, S, (2, 0), "B-S1")
-    # a corpse of the same type does not block; B-S1 only has A-W2 to hit
+    corpse = put(r, A, W, (0, 0), "A-W1", health=10)
+    w2 = put(r, A, W, (0, 1), "A-W2")
+    put(r, B, S, (-1, 0), "B-S1")
+    scout = put(r, B, X, (0, -1), "B-X1")
     order(r, A, "A-W2", (0, 0))
     force(r, "order", [B, A])
     logs = r.transition()
-    attacks = [t for t in texts(logs[B]) if " attacked " in t]
-    assert attacks == ["ant B-S1 attacked enemy ant A-W2 at {1 0} for 70 damage"]
+    assert corpse.health == 0 and pos(r, corpse) == (0, 0)
+    assert [t for t in texts(logs[B]) if " attacked " in t] == [
+        "ant B-S1 attacked enemy ant A-W1 at {0 0} for 70 damage"
+    ]
+    assert scout.last_enemy is None
     assert pos(r, w2) == (0, 0)
+    assert "A-W1" in [a["id"] for a in r.arena(A, 0)["ants"]]
 
 
 def test_dp23_dp24_corpses_do_not_count_toward_the_limit() -> None:
