@@ -202,6 +202,19 @@ def test_we9_dp71_anthill_attack_once_per_turn() -> None:
     assert about(logs[B], "B-X1")[0] == "ant B-X1 damaged by enemy anthill, health now 60"
 
 
+def test_we9_dp77_the_scout_also_raids_when_the_anthill_holds_nectar() -> None:
+    r = board_e()
+    r.state.teams[A].score = 120
+    r.state.teams[A].nectar = [0, 2, 0]
+    x = put(r, B, X, (-4, 4), "B-X1")
+    logs = r.transition()
+    assert x.health == 60
+    assert (x.cargo_type, x.cargo_amount) == (NECTAR, 2)  # one candidate hex, (-5,5): nothing drawn
+    assert r.state.teams[A].nectar == [0, 0, 0] and r.state.teams[A].score == 0
+    assert draw_count(r, "raid") == 0
+    assert "ant B-X1 stole 2 Nectar from enemy anthill at {-5 5}" in texts(logs[B])
+
+
 def test_we10_dp78_collection() -> None:
     r = board_e()
     w = put(r, A, W, (0, 0), "A-W1")
