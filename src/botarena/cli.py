@@ -495,6 +495,34 @@ def _print_leaderboard(store: Any, tournament_id: int) -> None:
                 f"{row['round_wins'] - row['round_losses']:+d}",
             )
         console.print(table)
+    game_table = board.get("game_standings")
+    if game_table:
+        console.print(_standings_table(game_table))
+
+
+def _standings_cell(value: Any) -> str:
+    """A game standings value as text: yes/no for a flag, `:g` for a fraction, – for nothing."""
+    if value is None:
+        return "–"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:g}"
+    return str(value)
+
+
+def _standings_table(game_table: dict[str, Any]) -> Any:
+    """A game's own standings (`leaderboard["game_standings"]`: title, columns, rows) as a rich table."""
+    from rich.table import Table
+
+    table = Table(title=str(game_table["title"]))
+    columns = game_table["columns"]
+    for column in columns:
+        text = any(isinstance(row.get(column["key"]), str) for row in game_table["rows"])
+        table.add_column(str(column["label"]), justify="left" if text else "right", no_wrap=text)
+    for row in game_table["rows"]:
+        table.add_row(*(_standings_cell(row.get(column["key"])) for column in columns))
+    return table
 
 
 @app.command("leaderboard")

@@ -9,7 +9,8 @@ JSON API (errors are `{"detail": "<one line>"}` with a 4xx status, never a trace
     GET /api/games                               the registered games
     GET /api/tournaments[?game=]                 newest first, with match counts by status
     GET /api/tournaments/{id}                    the tournament and its leaderboard (ratings, pair
-                                                 matrix, drones-2018 standings)
+                                                 matrix, drones-2018 standings, the game's own
+                                                 standings table where it declares one)
     GET /api/tournaments/{id}/matches[?status=&limit=&offset=]
     GET /api/matches/{id}                        one match and its result
     GET /api/matches/{id}/replay                 the replay file (gzip, Content-Encoding: gzip)
@@ -142,7 +143,9 @@ class TournamentDetail(BaseModel):
     leaderboard: dict[str, Any] = Field(
         description='{"rows": [{rank, name, mu, sigma, ordinal, played, wins, draws, losses, points}], '
         '"pairs": {"names": [...], "cells": [[{wins, draws, losses, played, score, ci}|null]]}, '
-        '"standings": [...] (drones-2018 only)}'
+        '"standings": [...] (drones-2018 only), '
+        '"game_standings": {title, columns: [{key, label}], rows: [{key: value}]} (games that declare '
+        "their own tournament standings, e.g. DatsPulse spec 6.3)}"
     )
 
 

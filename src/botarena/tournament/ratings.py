@@ -15,12 +15,15 @@ Leaderboard points per match: the opponents beaten plus half the opponents tied,
 draw 0.5, loss 0 for 2 players, and for N players the average of (players - place) over the places
 a tie spans (a 4-player match ranked 1, 2, 2, 4 gives 3, 1.5, 1.5, 0). A match counts as a win when
 the entrant is ranked first alone, a draw when it shares first place, and a loss otherwise.
+
+A game may declare its own tournament standings (`GAME_STANDINGS`, e.g. DatsPulse's spec 6.3 table
+over a lockstep tournament's rounds): `leaderboard` then adds that titled table as `game_standings`.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
@@ -34,6 +37,20 @@ Z95 = NormalDist().inv_cdf(0.975)
 """The normal quantile of a two-sided 95% interval (1.95996...)."""
 
 MODEL = PlackettLuce()
+
+GAME_STANDINGS = "tournament_standings"
+"""The `GameInfo.extras` key of a game's own tournament standings: a `GameStandings` function
+`(entrants, matches) -> table`.
+
+`entrants` are the tournament's entrant names (registration order); `matches` are its finished and
+failed matches in the canonical order (round, key), each a plain dict (a game imports nothing from
+this layer): `{key, round, seats, ranks, scores, details}`, where `seats` are entrant names by seat,
+`ranks`/`scores` are None for a failed match and `details` is the match's `MatchResult.details` (None
+when it is not known: a failed match, or a replay that cannot be read). The table is
+`{"title": str, "columns": [{"key": str, "label": str}, ...], "rows": [{key: JSON value}, ...]}`,
+rows best first."""
+
+GameStandings = Callable[[Sequence[str], Sequence[Mapping[str, Any]]], Mapping[str, Any]]
 
 
 @dataclass(frozen=True)
@@ -165,15 +182,70 @@ def _points_and_outcomes(
     return points, outcomes
 
 
-def leaderboard(
-    entrants: Sequence[str], finished: Iterable[FinishedMatch], *, format_name: str
+def declared_standings(game_id: str) -> GameStandings | None:
+    """The standings function game `game_id` declares (`extras[GAME_STANDINGS]`), or None (also for a
+    game that is not registered: its tournament still has ratings)."""
+    from botarena.core.registry import get_game
+
+    try:
+        found = get_game(game_id).extras.get(GAME_STANDINGS)
+    except LookupError:
+        return None
+    return found if callable(found) else None
+
+
+def game_standings(
+    function: GameStandings,
+    entrants: Sequence[str],
+    finished: Iterable[FinishedMatch],
+    details: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The leaderboard JSON: rating rows, the pair matrix, and for `drones-2018` the spec 6.3 standings.
+    """Call a game's standings `function` (see `GAME_STANDINGS`) and check the table it returns.
+
+    `details` maps a match key to its result details. Raises ValueError for a table of the wrong shape
+    (a bug in the game, said in one line)."""
+    known = details or {}
+    matches = [
+        {
+            "key": match.key,
+            "round": match.round,
+            "seats": list(match.seats),
+            "ranks": None if match.ranks is None else list(match.ranks),
+            "scores": None if match.scores is None else list(match.scores),
+            "details": known.get(match.key) if match.ranks is not None else None,
+        }
+        for match in sorted(finished, key=lambda m: (m.round, m.key))
+    ]
+    table = function(list(entrants), matches)
+    try:
+        title = table["title"]
+        columns = [{"key": c["key"], "label": c["label"]} for c in table["columns"]]
+        rows = [dict(row) for row in table["rows"]]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"a game's standings table is malformed ({type(exc).__name__}: {exc})") from None
+    if not isinstance(title, str) or not all(
+        isinstance(c["key"], str) and isinstance(c["label"], str) for c in columns
+    ):
+        raise ValueError("a game's standings table needs a string title and string column keys and labels")
+    return {"title": title, "columns": columns, "rows": rows}
+
+
+def leaderboard(
+    entrants: Sequence[str],
+    finished: Iterable[FinishedMatch],
+    *,
+    format_name: str,
+    game_table: GameStandings | None = None,
+    details: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The leaderboard JSON: rating rows, the pair matrix, for `drones-2018` the spec 6.3 standings,
+    and the game's own standings when it declares them.
 
     Rows follow `rate`'s order; `rank` is shared by equal ordinals (1, 2, 2, 4). `pairs.cells[i][j]`
     is row entrant i's record against column entrant j (registration order), null on the diagonal
     and for pairs that never met. `standings` rows are `roundrobin.Standing` fields (`entrant`,
-    `points`, ..., `round_difference`).
+    `points`, ..., `round_difference`). With a `game_table` function (`declared_standings`),
+    `game_standings` is the table it makes (`game_standings`; `details`: match key -> result details).
     """
     matches = list(finished)
     names = _check(entrants)
@@ -228,4 +300,6 @@ def leaderboard(
             {**asdict(standing), "round_difference": standing.round_difference}
             for standing in drones_2018_standings(names, matches)
         ]
+    if game_table is not None:
+        board["game_standings"] = game_standings(game_table, names, matches, details)
     return board

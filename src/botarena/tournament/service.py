@@ -16,6 +16,7 @@ import hashlib
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
@@ -33,7 +34,7 @@ from botarena.tournament.formats import (
     MatchSpec,
     make_format,
 )
-from botarena.tournament.ratings import leaderboard, rate
+from botarena.tournament.ratings import declared_standings, leaderboard, rate
 
 log = logging.getLogger(__name__)
 
@@ -198,13 +199,70 @@ def finished_matches(rows: Sequence[MatchRow]) -> dict[str, FinishedMatch]:
     return {row.key: _finished_of(row) for row in rows if row.status in ("finished", "failed")}
 
 
+class _DetailsCache:
+    """Result details read from replays, by replay hash. A replay is content-addressed, so what is
+    cached can never go stale; the details are small, the replays they come from are not."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._found: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    def get(self, store: Store, digest: str) -> dict[str, Any] | None:
+        with self._lock:
+            found = self._found.get(digest)
+            if found is not None:
+                self._found.move_to_end(digest)
+                return found
+        from botarena.core.replay import ReplayError, read_replay
+        from botarena.store import StoreError
+
+        try:
+            details = read_replay(store.replay_path(digest)).result.get("details")
+        except (ReplayError, StoreError) as exc:  # the leaderboard goes on without this match's details
+            log.warning("cannot read the result details of replay %s: %s", digest, exc)
+            return None
+        if not isinstance(details, dict):
+            return None
+        with self._lock:
+            self._found[digest] = details
+            while len(self._found) > self.size:
+                self._found.popitem(last=False)
+        return details
+
+
+_details = _DetailsCache()
+
+
+def match_details(store: Store, rows: Sequence[MatchRow]) -> dict[str, dict[str, Any]]:
+    """The result details (`MatchResult.details`) of the finished matches among `rows`, by match key,
+    read from their replays (the store keeps ranks and scores only). A replay that cannot be read is
+    left out, with a warning in the log."""
+    found: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        if row.status == "finished" and row.replay_hash:
+            details = _details.get(store, row.replay_hash)
+            if details is not None:
+                found[row.key] = details
+    return found
+
+
 def tournament_board(store: Store, tournament: TournamentRow) -> dict[str, Any]:
     """The leaderboard of `tournament` (ratings, W/D/L, points, pair matrix, standings), JSON-able.
 
-    Computed from the recorded results each time, by the same code locally and on the server."""
+    Computed from the recorded results each time, by the same code locally and on the server. When
+    the game declares its own standings (`ratings.GAME_STANDINGS`) they are in `game_standings`, made
+    from the matches' result details."""
     rows = store.list_matches(tournament.id, status=["finished", "failed"])
     names = [e.name for e in tournament.entrants]
-    return leaderboard(names, finished_matches(rows).values(), format_name=tournament.format)
+    game_table = declared_standings(tournament.game)
+    return leaderboard(
+        names,
+        finished_matches(rows).values(),
+        format_name=tournament.format,
+        game_table=game_table,
+        details=match_details(store, rows) if game_table is not None else None,
+    )
 
 
 def tournament_leaderboard(store: Store, tournament_id: int) -> dict[str, Any]:

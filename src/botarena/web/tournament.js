@@ -1,5 +1,6 @@
 // One tournament (tournament.html?id=N): its leaderboard, the drones-2018 standings when it has them,
-// the head-to-head matrix and the match list, refreshed every two seconds while it runs.
+// the game's own standings table when its game declares one (leaderboard.game_standings: title,
+// columns, rows), the head-to-head matrix and the match list, refreshed every two seconds while it runs.
 //
 // Test hooks: window.__tournament = {ready, error, refreshes, status, rows, matches}.
 
@@ -126,6 +127,40 @@ function renderStandings(standings) {
   );
 }
 
+// ------------------------------------------------------------------------------------ game standings
+
+function standingsText(value) {
+  if (value === null || value === undefined) return "–";
+  if (typeof value === "boolean") return value ? "yes" : "no";
+  if (typeof value === "number" && !Number.isInteger(value)) return fixed(value);
+  return String(value);
+}
+
+// A table a game declares for itself ({title, columns: [{key, label}], rows}), shown as it comes.
+function renderGameStandings(table) {
+  const card = $("game-standings-card");
+  const rows = (table && Array.isArray(table.rows) && table.rows) || [];
+  const columns = (table && Array.isArray(table.columns) && table.columns) || [];
+  card.hidden = rows.length === 0 || columns.length === 0;
+  if (card.hidden) return;
+  const textual = new Set(columns.filter((c) => rows.some((r) => typeof r[c.key] === "string")).map((c) => c.key));
+  $("game-standings-title").textContent = table.title || "Standings";
+  $("game-standings-head").replaceChildren(
+    ...columns.map((c) => el("th", { class: textual.has(c.key) ? "" : "num", text: c.label })),
+  );
+  $("game-standings-rows").replaceChildren(
+    ...rows.map((row) =>
+      el(
+        "tr",
+        { "data-testid": "game-standings-row" },
+        ...columns.map((c) =>
+          el("td", { class: textual.has(c.key) ? "name" : "num", "data-testid": `gs-${c.key}`, text: standingsText(row[c.key]) }),
+        ),
+      ),
+    ),
+  );
+}
+
 // ------------------------------------------------------------------------------------ pair matrix
 
 function pairCell(rowName, colName, cell, i, j) {
@@ -231,6 +266,7 @@ async function refresh() {
     renderHeader(detail.tournament);
     renderLeaderboard(detail.leaderboard);
     renderStandings(detail.leaderboard.standings);
+    renderGameStandings(detail.leaderboard.game_standings);
     renderPairs(detail.leaderboard.pairs);
     renderMatches(page);
     $("page").hidden = false;
