@@ -106,3 +106,29 @@ def test_every_format_runs_from_the_command_line(
             assert len(rows) >= 4
     finally:
         store.close()
+
+
+def test_dp_6_3_a_lockstep_datspulse_tournament_prints_its_final_standings(
+    db: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    args = ["tournament", "datspulse", "--bots", "forager,raider,random_walker", "--players", "3",
+            "--set", "turns=5", "--set", "map_hexes_per_team=300", "--workers", "0", "--db", db,
+            "--name", "pulse", "--no-progress"]  # fmt: skip
+    assert main(args) == 0, capsys.readouterr().err
+    printed = capsys.readouterr().out
+    assert main(["leaderboard", "pulse", "--db", db, "--json"]) == 0
+    table = orjson.loads(capsys.readouterr().out)["leaderboard"]["game_standings"]
+    assert table["title"] == "DatsPulse final standings (spec 6.3)"
+    assert sorted(r["name"] for r in table["rows"]) == ["forager", "raider", "random_walker"]
+    assert main(["leaderboard", "pulse", "--db", db]) == 0
+    for out in (printed, capsys.readouterr().out):  # after the run, and from `botarena leaderboard`
+        assert "DatsPulse final standings (spec 6.3)" in out
+        lines = out[out.index("DatsPulse final standings") :].splitlines()
+        for row in table["rows"]:
+            [line] = [line for line in lines if f" {row['name']} " in line]
+            cells = [c.strip() for c in line.strip("│ ").split("│")]
+            assert cells == [
+                str(row["place"]), row["name"], str(row["points"]), str(row["calories"]),
+                str(row["unitsLost"]), str(row["rounds"]), str(row["roundsScored"]),
+                "yes" if row["active"] else "no",
+            ]  # fmt: skip
