@@ -539,3 +539,40 @@ def test_serve_reports_a_busy_port_in_one_line(arena: Arena) -> None:
             serve(arena.store, port=port)
     finally:
         sock.close()
+
+
+def test_dp_6_3_the_tournament_api_returns_a_games_own_standings(
+    arena: Arena, start_server: Any, tmp_path: Path
+) -> None:
+    from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, run_tournament
+
+    store = Store.open(f"sqlite:///{tmp_path / 'pulse.db'}", replay_dir=tmp_path / "replays")
+    try:
+        plan = TournamentPlan(
+            name="pulse",
+            game="datspulse",
+            format="round-robin",
+            entrants=[Entrant(n, n) for n in ("forager", "raider", "random_walker")],
+            seed=2,
+            overrides={"turns": 5, "map_hexes_per_team": 300},
+            players=3,
+        )
+        tournament = create_tournament(store, plan)
+        with ThreadPoolExecutor(1) as pool:
+            summary = pool.submit(run_tournament, store, tournament.id, None).result(timeout=120)
+        assert summary.status == "finished"
+        server = start_server(store)
+        status, detail = get_json(server.url + f"/api/tournaments/{tournament.id}")
+        assert status == 200
+        table = detail["leaderboard"]["game_standings"]
+        assert table["title"] == "DatsPulse final standings (spec 6.3)"
+        assert [c["key"] for c in table["columns"]][:3] == ["place", "name", "points"]
+        assert sorted(r["name"] for r in table["rows"]) == ["forager", "raider", "random_walker"]
+        assert all(r["rounds"] == 3 for r in table["rows"])
+        assert "standings" not in detail["leaderboard"]  # drones-2018's table is not a DatsPulse one
+        # the drones tournaments keep their format's table and have no game table
+        drones = start_server(arena.store)
+        _, cup = get_json(drones.url + f"/api/tournaments/{arena.finished}")
+        assert "game_standings" not in cup["leaderboard"] and len(cup["leaderboard"]["standings"]) == 3
+    finally:
+        store.close()
