@@ -128,6 +128,7 @@ def test_leaderboard_rows(page: Any, site: ArenaSite) -> None:
     # the drones-2018 standings, and the head-to-head matrix with its interval in the tooltip
     assert len(texts_of(page, "standings-row")) == len(ENTRANTS)
     assert sorted(texts_of(page, "st-entrant")) == sorted(ENTRANTS)
+    assert page.get_by_test_id("game-standings").is_hidden()  # drones declares no table of its own
     names = board["pairs"]["names"]
     cell = board["pairs"]["cells"][0][1]
     shown = page.get_by_test_id("pair-0-1")
@@ -393,4 +394,49 @@ def test_a_real_tournament_streams_its_match_live(page: Any, serve: Any, tmp_pat
         stop.set()
         pool.shutdown(wait=True)
         hub.close()
+        store.close()
+
+
+def test_dp_6_3_a_datspulse_tournament_shows_its_final_standings(
+    page: Any, serve: Any, tmp_path: Path
+) -> None:
+    """A game's own standings table (leaderboard.game_standings) rendered from its columns."""
+    from botarena.server.app import create_app
+    from botarena.store import Store
+    from botarena.tournament.service import (
+        Entrant,
+        TournamentPlan,
+        create_tournament,
+        run_tournament,
+        tournament_leaderboard,
+    )
+
+    store = Store.open(f"sqlite:///{tmp_path / 'pulse.db'}", replay_dir=tmp_path / "replays")
+    try:
+        plan = TournamentPlan(
+            name="pulse",
+            game="datspulse",
+            format="round-robin",
+            entrants=[Entrant(n, n) for n in ("forager", "raider", "random_walker")],
+            seed=2,
+            overrides={"turns": 5, "map_hexes_per_team": 300},
+            players=3,
+        )
+        tournament = create_tournament(store, plan)
+        with ThreadPoolExecutor(1) as pool:
+            assert (
+                pool.submit(run_tournament, store, tournament.id, None).result(timeout=120).status
+                == "finished"
+            )
+        table = tournament_leaderboard(store, tournament.id)["leaderboard"]["game_standings"]
+        page.goto(f"{serve(create_app(store)).url}/tournament.html?id={tournament.id}")
+        page.wait_for_function("window.__tournament && window.__tournament.ready")
+        assert page.get_by_test_id("game-standings-title").text_content() == table["title"]
+        heads = page.locator('[data-testid="game-standings"] thead th').all_text_contents()
+        assert heads == [c["label"] for c in table["columns"]]
+        assert texts_of(page, "gs-name") == [r["name"] for r in table["rows"]]
+        assert texts_of(page, "gs-points") == [str(r["points"]) for r in table["rows"]]
+        assert texts_of(page, "gs-active") == ["yes" if r["active"] else "no" for r in table["rows"]]
+        assert page.get_by_test_id("standings").is_hidden()  # no drones-2018 table here
+    finally:
         store.close()
