@@ -63,3 +63,35 @@ def test_dp47_replay_config_names_the_generator_a_cycle_used() -> None:
         "scatter",
     ]
     assert replay_config(datspulse_config("ci"), 5)["map_generator"] == "any"
+
+
+def test_dp75_applied_records_the_step_apply_gives_for_the_merged_slots() -> None:
+    """`engine.applied` (the real-time record, made after the transition ran) gives the same Step as
+    `engine.apply` re-submitting the same merged slots before the transition (one implementation of a
+    step's record for both drivers)."""
+    from botarena.core.protocol import Reply
+    from botarena.core.replay import verdict_json
+    from botarena.core.status import Status
+    from botarena.games.datspulse.engine import DatsPulseEngine, orders_body
+
+    config = datspulse_config("ci", {"turns": 6})
+    names = ["alpha", "beta", "gamma"]
+    realtime, lockstep = Round.create(config, 5, names), Round.create(config, 5, names)
+    driver = RoundDriver(realtime, round_number=1, preset="ci", match_id="m", keyframe_every=50)
+    engine = DatsPulseEngine.from_round(lockstep)
+    rng = random.Random(5)
+    while not realtime.finished:
+        for team in range(3):
+            moves = []
+            for ant in realtime.arena(team, 1.0)["ants"]:
+                q, r = rng.choice(neighbours(ant["q"], ant["r"]))
+                moves.append({"ant": ant["id"], "path": [{"q": q, "r": r}]})
+            assert realtime.submit(team, {"moves": moves}) == lockstep.submit(team, {"moves": moves})
+        replies = [Reply(seat, Status.OK, orders_body(lockstep.orders(seat))) for seat in range(3)]
+        logs = driver.advance()
+        record = driver.record()
+        step = engine.apply(replies)
+        assert logs == engine.last_logs and record == step.record
+        recorded = driver.replay.to_json()["steps"][-1]
+        assert recorded["verdicts"] == [verdict_json(v) for v in step.verdicts]
+        assert recorded["replies"] == [r.to_json() for r in replies]

@@ -6,9 +6,10 @@ the §5 statuses, and then one transition runs. A step's record is the round's s
 keyframe is `{"terrain", "frame"}` (the web renderer reads exactly that shape).
 
 The real-time server (`botarena.server.datspulse`) is a second driver of the same rounds: it wraps its
-`Round` with `DatsPulseEngine.from_round`, and at each transition hands `apply` one OK reply per team whose
-payload is `orders_body(round.orders(team))`. Re-submitting merged slots at the same turn installs the
-same orders, so its replay re-runs exactly through this lockstep engine (§7.5, "Replays of both drivers").
+`Round` with `DatsPulseEngine.from_round`, takes each team's merged order slots just before a transition,
+runs the transition itself, and records it with `applied`: the Step `apply` would give for one OK reply per
+team whose payload is `orders_body(slots)`. Re-submitting merged slots at the same turn installs the same
+orders, so its replay re-runs exactly through this lockstep engine (§7.5, "Replays of both drivers").
 """
 
 from __future__ import annotations
@@ -123,10 +124,30 @@ class DatsPulseEngine(Engine):
         """Each reply is one `/api/move` call (§5 statuses), then one transition (§3.8)."""
         verdicts = [self._judge(reply) for reply in replies]
         self.last_logs = self.round.transition()
+        return self._step(verdicts)
+
+    def applied(self, replies: list[Reply], logs: dict[int, list[str]]) -> Step:
+        """The Step `apply(replies)` gives, for a transition the round has already run (returning `logs`)
+        with exactly the orders of `replies` in its slots: the real-time driver's record (§7.5).
+
+        Each reply must be an OK moves body of a team's merged order slots, taken just before that
+        transition (`orders_body(round.orders(team))`). Re-submitting such a body at that turn accepts
+        every entry again (each path was accepted once, and §5's checks depend only on the turn's
+        state), so `apply` would judge it OK without warnings and install the same orders; this records
+        that without the second validation. Verdicts and the step's record come from the same code as
+        `apply`'s, so the lockstep re-run of the replay (runner/verify.py) finds the same step."""
+        self.last_logs = logs
+        return self._step([self._judge(reply, resubmitted=True) for reply in replies])
+
+    def _step(self, verdicts: list[Verdict]) -> Step:
+        """A step's record is the spectator frame of the turn the transition made."""
         return Step(self.round.spectator_frame(), verdicts)
 
-    def _judge(self, reply: Reply) -> Verdict:
-        """§5 "Missing and late input": the reply's status, and its rejections for the next turn."""
+    def _judge(self, reply: Reply, *, resubmitted: bool = False) -> Verdict:
+        """§5 "Missing and late input": the reply's status, and its rejections for the next turn.
+
+        `resubmitted`: the body's orders are already installed and would all be accepted again (see
+        `applied`), so it is not submitted; every other check is the same."""
         seat = reply.seat
         self._errors[seat] = []
         if reply.status is not Status.OK:
@@ -138,6 +159,8 @@ class DatsPulseEngine(Engine):
         too_big = _body_too_big(payload)
         if too_big:
             return Verdict(seat, Status.INVALID, INVALID_BODY, detail=too_big)
+        if resubmitted:
+            return Verdict(seat, Status.OK, None, [])
         try:
             errors = self.round.submit(seat, payload)
         except BadBody as exc:

@@ -1,13 +1,16 @@
 """A real-time round and its replay (spec §7.5 "Replays of both drivers").
 
 The real-time server is a second driver of the lockstep engine: `RoundDriver` wraps the server's
-`Round` with `DatsPulseEngine.from_round` and runs every transition through `engine.apply`, handing it
-one OK reply per team whose payload is the team's merged order slots (`orders_body(round.orders(t))`).
-Re-submitting the slots at the same turn installs the same orders, so the replay it writes has exactly
-the shape `runner/match.py` gives a lockstep match (start exchange, one step per transition, keyframes
-every `GAME.keyframe_every` steps and the last, end exchange, result) and `botarena replay --verify`
-re-runs it through the lockstep engine. While the round runs, its steps are held as JSON bytes
-(`orjson.Fragment`); the replay as written or read back is the usual one.
+`Round` with `DatsPulseEngine.from_round`. Each transition is split in two so that the game lock is
+held only for the state change: `advance()` copies every team's merged order slots and runs
+`Round.transition()` (under the lock); `record()` then writes the step (after the lock is released):
+one OK reply per team whose payload is `orders_body(slots)`, with the verdicts and spectator frame of
+`engine.applied`, which is exactly the Step `engine.apply` gives when those bodies are re-submitted at
+the same turn. So the replay has exactly the shape `runner/match.py` gives a lockstep match (start
+exchange, one step per transition, keyframes every `GAME.keyframe_every` steps and the last, end
+exchange, result) and `botarena replay --verify` re-runs it through the lockstep engine. While the round
+runs, its steps are held as JSON bytes (`orjson.Fragment`); the replay as written or read back is the
+usual one.
 """
 
 from __future__ import annotations
@@ -73,6 +76,9 @@ class RoundDriver:
             created_by=f"botarena {__version__} datspulse server",
         )
         self.statuses: list[dict[str, int]] = [{} for _ in range(self.teams)]
+        # The order slots a transition ran with, and its logs, until `record` writes its step.
+        self._pending: list[dict[str, list[tuple[int, int]]]] | None = None
+        self._logs: dict[int, list[str]] = {}
         # §7.6: the start exchange. Real-time teams get no start request; the replay records the OK
         # reply every seat would have given, so the lockstep re-run sees the same exchange.
         self.engine.start_requests()
@@ -97,12 +103,28 @@ class RoundDriver:
             key = verdict.status.value
             tally[key] = tally.get(key, 0) + 1
 
-    def transition(self) -> tuple[dict[str, Any], dict[int, list[str]]]:
-        """One transition: (the step's record, the new §7.7 log lines per team index)."""
-        replies = [
-            Reply(seat, Status.OK, self._orders_body(self.round.orders(seat))) for seat in range(self.teams)
-        ]
-        step = self.engine.apply(replies)
+    def advance(self) -> dict[int, list[str]]:
+        """The state change of one transition, the part that must hold the game lock: the teams'
+        merged order slots are taken, then the round transitions. Returns the new §7.7 log lines per
+        team index. `record()` must run before the next `advance` (it reads the state this one made)."""
+        if self._pending is not None:  # (a caller that never recorded the last one: do it now)
+            self.record()
+        orders = [self.round.orders(seat) for seat in range(self.teams)]
+        self._logs = self.round.transition()
+        self._pending = orders
+        return self._logs
+
+    def record(self) -> dict[str, Any] | None:
+        """Record the transition `advance` ran (None when there is none): the replies (each team's
+        slots as a moves body), the verdicts and step record of `engine.applied`, a keyframe when one
+        is due. It only reads the state, which nothing but the next transition changes, so the server
+        runs it after releasing the game lock (requests meanwhile only touch the order slots, which were
+        copied). Returns the step's record (the spectator frame)."""
+        orders, self._pending = self._pending, None
+        if orders is None:
+            return None
+        replies = [Reply(seat, Status.OK, self._orders_body(slots)) for seat, slots in enumerate(orders)]
+        step = self.engine.applied(replies, self._logs)
         self._tally(step.verdicts)
         entry = {
             "replies": [r.to_json() for r in replies],
@@ -116,7 +138,14 @@ class RoundDriver:
         index = len(self.replay.steps)
         if index % self.keyframe_every == 0 or self.round.finished:
             self.replay.keyframes.append({"step": index, "state": self._keyframe(step.record)})
-        return step.record, dict(self.engine.last_logs)
+        return step.record
+
+    def transition(self) -> tuple[dict[str, Any], dict[int, list[str]]]:
+        """One transition, recorded: (the step's record, the new §7.7 log lines per team index)."""
+        logs = self.advance()
+        record = self.record()
+        assert record is not None
+        return record, dict(logs)
 
     def _keyframe(self, record: dict[str, Any]) -> Any:
         if self._terrain is None:

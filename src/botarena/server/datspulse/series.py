@@ -15,6 +15,9 @@ Locking: the caller holds `series.lock` around `advance` and every request opera
 conductor thread (which sleeps until the next due instant) and the request handlers call `advance`
 with the instant they hold, so a request received at or after a transition's instant is answered only
 after that transition has run (§7.3 "no stale turns"), and no request ever sees half a transition.
+The lock covers only the transition's state change: its replay step (spectator frame, order bodies,
+JSON) is written by `record_steps`, which the conductor calls after releasing the lock; it only reads
+the state, and holds `record_lock`, which the next transition takes before changing anything.
 Everything slow that is not game state (the store, live viewers) is handed to `SeriesEvents`, whose
 methods must only enqueue.
 """
@@ -148,8 +151,15 @@ class PlainDriver:
         self.round = round_
         self.replay = None
 
+    def advance(self) -> dict[int, list[str]]:
+        logs: dict[int, list[str]] = self.round.transition()
+        return logs
+
+    def record(self) -> None:
+        return None
+
     def transition(self) -> tuple[dict[str, Any], dict[int, list[str]]]:
-        logs = self.round.transition()
+        logs = self.advance()
         return self.round.spectator_frame(), logs
 
     def finish(self) -> None:
@@ -222,6 +232,10 @@ class Series:
         self.clock = clock
         self.wall_ns = wall_ns
         self.lock = threading.RLock()
+        # Held while a transition is recorded (outside `lock`) and by the next transition before it
+        # changes the state, so a step is always recorded from the state its transition made.
+        self.record_lock = threading.Lock()
+        self._unrecorded: deque[tuple[LiveRound, int]] = deque()
         self.event_id = str(uuid.uuid4())
         self.round_factory = round_factory
         self.driver_factory = driver_factory or create_driver(preset)
@@ -375,21 +389,44 @@ class Series:
         self.events.round_cancelled(live)
 
     def _transition(self, live: LiveRound) -> None:
+        """The state change of transition k, under the game lock. Its step is recorded later, by
+        `record_steps` once the lock is released (the conductor calls it), or at the latest before the
+        next transition or the round's end."""
         k = live.round.turn_no + 1
         began = self.clock()
         live.lags_s.append(began - live.due(k))
+        self.record_steps()  # the previous step, if nobody has recorded it yet
         try:
-            _record, logs = live.driver.transition()
+            logs = live.driver.advance()
         except Exception as exc:  # the game cannot go on from a half-made turn: end this round here
             log.exception("round %s: transition %d failed", live.name, k)
             self._cancel(live, f"transition {k} failed: {type(exc).__name__}: {exc}")
             return
         self._append_logs(live, logs)
-        self.gc.step()
         live.durations_s.append(self.clock() - began)
-        self.events.round_stepped(live, k)
+        self._unrecorded.append((live, k))
         if live.round.finished:
+            self.record_steps()
             self._finish(live)
+
+    def record_steps(self) -> None:
+        """Record the transitions run since the last call (the replay's steps, the live viewers' event,
+        the GC pacer's step). The server's conductor calls it without the game lock: it only reads the
+        state, and `record_lock` keeps the next transition from changing it meanwhile. Requests go on
+        while it runs, so the lock is held only for the state change itself (§7.3: a request waits
+        for a due transition, not for its replay)."""
+        with self.record_lock:
+            recorded = False
+            while self._unrecorded:
+                live, k = self._unrecorded.popleft()
+                try:
+                    live.driver.record()
+                except Exception:  # the round goes on; its replay misses this step and will not verify
+                    log.exception("round %s: transition %d could not be recorded", live.name, k)
+                self.events.round_stepped(live, k)
+                recorded = True
+            if recorded:
+                self.gc.step()
 
     def _append_logs(self, live: LiveRound, logs: dict[int, list[str]]) -> None:
         if not logs:

@@ -7,7 +7,7 @@
 `run(...)` serves it with uvicorn until Ctrl-C (what `botarena datspulse serve` calls). The conductor
 thread sleeps until the series' next due instant and then advances it under the game lock; request
 handlers advance it too (§7.3), so whichever comes first runs a due transition and nobody sees a
-stale turn.
+stale turn. The conductor then records the transition's replay step without the lock.
 """
 
 from __future__ import annotations
@@ -53,6 +53,9 @@ class Conductor:
                 with series.lock:
                     series.advance(series.clock())
                     deadline = series.next_deadline()
+                # The replay's step of a transition just run (here or by a request handler) is
+                # written now, without the game lock, while requests are served.
+                series.record_steps()
             except Exception:  # never let the clock die: log, wait a little, try again
                 log.exception("DatsPulse conductor: advance failed")
                 deadline = None
@@ -130,6 +133,7 @@ class DatsPulseServer:
             return
         self._stopped = True
         self.conductor.stop()
+        self.series.record_steps()  # the replay keeps every transition that ran
         with self.series.lock:
             current = self.series.current
             running = current if self.series.phase is Phase.RUNNING else None
