@@ -231,6 +231,10 @@ def test_demo_plans_cover_every_registered_game() -> None:
     assert sorted(p.game for p in plans) == game_ids()
     for plan in plans:
         assert plan.format == "round-robin" and plan.seed == 3 and plan.options == {"pace_ms": 5}
+    by_game = {plan.game: plan for plan in plans}
+    # a round robin needs 2 seats at least: DatsPulse (1-100 teams) declares its demo's shape
+    assert by_game["datspulse"].players == 3 and by_game["datspulse"].overrides == {"turns": 100}
+    assert all(plan.players is not None and plan.players >= 2 for plan in plans)
 
 
 def test_a_dask_cluster_gives_the_same_results_as_inline(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -553,13 +553,19 @@ def run_tournament(
 
 
 def demo_plans(seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo") -> list[TournamentPlan]:
-    """One round robin of the starter bots of every registered game (`make run`'s tournaments)."""
+    """One round robin of the starter bots of every registered game (`make run`'s tournaments).
+
+    A game may shape its demo in `GameInfo.extras["demo_tournament"]`: `players` per match (default:
+    its minimum, at least 2, which a round robin needs), `preset` and config `overrides` (shorter
+    games than its default, so the demo finishes while someone watches)."""
     from botarena.core.registry import all_games
 
     plans = []
     for game in all_games():
+        demo: Mapping[str, Any] = game.extras.get("demo_tournament", {})
+        players = int(demo.get("players", max(2, game.min_players)))
         starters = sorted(game.starter_bots)
-        if len(starters) < game.min_players:
+        if len(starters) < players:
             continue
         plans.append(
             TournamentPlan(
@@ -568,7 +574,10 @@ def demo_plans(seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo") -> list
                 format="round-robin",
                 entrants=[Entrant(name, name) for name in starters],
                 seed=seed,
+                preset=demo.get("preset"),
+                overrides=dict(demo.get("overrides", {})),
                 options={"pace_ms": pace_ms} if pace_ms else {},
+                players=players,
             )
         )
     return plans

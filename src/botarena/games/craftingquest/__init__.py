@@ -28,5 +28,7 @@ GAME = GameInfo(
         "conformance_overrides": {"width": 50, "height": 50, "rounds": 8},
         # spec 4.6: every payload of whole short games audited against the state it was built from
         "hidden_info_check": hidden_info_check,
+        # `make run`'s demo: one game of 40 rounds on a small generated map, quick to watch
+        "demo_tournament": {"overrides": {"width": 50, "height": 50, "rounds": 40}},
     },
 )

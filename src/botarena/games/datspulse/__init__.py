@@ -101,5 +101,7 @@ GAME = GameInfo(
         "conformance_overrides": CONFORMANCE_OVERRIDES,
         "hidden_info_check": hidden_info_check,
         "tournament_standings": tournament_standings,
+        # `make run`'s demo: the three starters in one 100-turn round per seat rotation
+        "demo_tournament": {"players": 3, "overrides": {"turns": 100}},
     },
 )
