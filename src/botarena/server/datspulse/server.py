@@ -28,6 +28,10 @@ log = logging.getLogger(__name__)
 
 MAX_SERIES_SEED = 2**63 - 1
 IDLE_POLL_S = 1.0
+#: How long after a transition its replay step is written: at most this, and at most this share of
+#: the time left before the next transition.
+RECORD_DELAY_S = 0.2
+RECORD_DELAY_SHARE = 0.25
 
 
 class Conductor:
@@ -46,6 +50,19 @@ class Conductor:
         if self.thread.is_alive():
             self.thread.join(timeout_s)
 
+    def _record(self, deadline: float | None) -> None:
+        """Write the replay step of a transition just run (here or by a request handler), without
+        the game lock. Not at once: the requests that queued behind the transition are served first,
+        rather than sharing the GIL with ~20 ms of recording (50 teams); it is done well before the
+        next transition, which would otherwise record it first, under the lock."""
+        series = self.series
+        if not series.has_unrecorded():
+            return
+        if deadline is not None:
+            room = deadline - series.clock()
+            self.stop_event.wait(max(0.0, min(RECORD_DELAY_S, room * RECORD_DELAY_SHARE)))
+        series.record_steps()
+
     def _run(self) -> None:
         series, stop = self.series, self.stop_event
         while not stop.is_set():
@@ -53,9 +70,7 @@ class Conductor:
                 with series.lock:
                     series.advance(series.clock())
                     deadline = series.next_deadline()
-                # The replay's step of a transition just run (here or by a request handler) is
-                # written now, without the game lock, while requests are served.
-                series.record_steps()
+                self._record(deadline)
             except Exception:  # never let the clock die: log, wait a little, try again
                 log.exception("DatsPulse conductor: advance failed")
                 deadline = None
