@@ -182,6 +182,14 @@ class Round:
         """The team's accepted order slots for the coming transition (ant id -> path), for replays."""
         return {ant: list(path) for ant, path in self.state.teams[self._team(team)].orders.items()}
 
+    def order_slots(self) -> list[Mapping[str, Sequence[tuple[int, int]]]]:
+        """Every team's accepted order slots as they stand, by team index, without a copy (the
+        real-time driver takes them under the game lock). Taken just before `transition()`, they stay
+        exactly the orders that transition ran with: it hands every team a fresh slot table rather
+        than clearing the old one (DP-70), and a submit never changes an accepted path in place.
+        Read them, never change them."""
+        return [team.orders for team in self.state.teams]
+
     def set_orders(self, team: int, orders: Mapping[str, Sequence[tuple[int, int]]]) -> None:
         """Install recorded orders verbatim (replay re-runs and the lockstep/real-time identity test)."""
         self.state.teams[self._team(team)].orders = {

@@ -168,7 +168,7 @@ class Transition:
                 unit.last_attack = -1
                 unit.last_enemy = None
             self.orders.append(team.orders)
-            team.orders = {}
+            team.orders = {}  # a fresh table, not a cleared one: Round.order_slots() relies on it
 
     def anthill_attacks(self) -> None:
         """DP-71 step 1: each living unit within reach of another team's anthill takes `spot_damage` once."""

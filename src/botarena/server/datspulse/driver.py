@@ -2,7 +2,7 @@
 
 The real-time server is a second driver of the lockstep engine: `RoundDriver` wraps the server's
 `Round` with `DatsPulseEngine.from_round`. Each transition is split in two so that the game lock is
-held only for the state change: `advance()` copies every team's merged order slots and runs
+held only for the state change: `advance()` takes every team's merged order slots and runs
 `Round.transition()` (under the lock); `record()` then writes the step (after the lock is released):
 one OK reply per team whose payload is `orders_body(slots)`, with the verdicts and spectator frame of
 `engine.applied`, which is exactly the Step `engine.apply` gives when those bodies are re-submitted at
@@ -15,7 +15,7 @@ usual one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, cast
 
 import orjson
@@ -77,7 +77,7 @@ class RoundDriver:
         )
         self.statuses: list[dict[str, int]] = [{} for _ in range(self.teams)]
         # The order slots a transition ran with, and its logs, until `record` writes its step.
-        self._pending: list[dict[str, list[tuple[int, int]]]] | None = None
+        self._pending: list[Mapping[str, Sequence[tuple[int, int]]]] | None = None
         self._logs: dict[int, list[str]] = {}
         # §7.6: the start exchange. Real-time teams get no start request; the replay records the OK
         # reply every seat would have given, so the lockstep re-run sees the same exchange.
@@ -109,7 +109,7 @@ class RoundDriver:
         team index. `record()` must run before the next `advance` (it reads the state this one made)."""
         if self._pending is not None:  # (a caller that never recorded the last one: do it now)
             self.record()
-        orders = [self.round.orders(seat) for seat in range(self.teams)]
+        orders = self.round.order_slots()  # (no copy: see Round.order_slots)
         self._logs = self.round.transition()
         self._pending = orders
         return self._logs
@@ -118,8 +118,8 @@ class RoundDriver:
         """Record the transition `advance` ran (None when there is none): the replies (each team's
         slots as a moves body), the verdicts and step record of `engine.applied`, a keyframe when one
         is due. It only reads the state, which nothing but the next transition changes, so the server
-        runs it after releasing the game lock (requests meanwhile only touch the order slots, which were
-        copied). Returns the step's record (the spectator frame)."""
+        runs it after releasing the game lock (requests meanwhile only touch the new turn's order
+        slots). Returns the step's record (the spectator frame)."""
         orders, self._pending = self._pending, None
         if orders is None:
             return None
