@@ -159,6 +159,22 @@ def test_dp73_attacks_exactly_once_and_candidate_order() -> None:
     assert b.last_enemy == "A-S1"
 
 
+def test_dp73_facing_enemies_lists_exactly_the_units_with_an_adjacent_enemy() -> None:
+    from botarena.games.datspulse.rules import facing_enemies
+
+    r = board(10, [(-6, 6), (6, -6), (6, 6)], names=["A", "B", "C"])
+    a_w = put(r, 0, W, (0, 0), "A-W1")  # its neighbours hold allies only
+    b_s = put(r, 1, S, (0, 0), "B-S1")  # the same hex as A-W1 does not count, its neighbours do
+    a_s = put(r, 0, S, (1, 0), "A-S1")  # next to both A-W1 (ally) and B-S1 (enemy)
+    put(r, 0, X, (-3, 0), "A-X1")  # next to nobody
+    c_w = put(r, 2, W, (10, 0), "C-W1")  # on the edge (off-map neighbours), next to a corpse only
+    put(r, 1, W, (9, 0), "B-W1", health=0)
+    a_x = put(r, 0, X, (-1, -1), "A-X2")  # next to the hex of A-W1 and B-S1
+    facing = facing_enemies(r.state)
+    assert facing == {b_s, a_s, a_x}
+    assert a_w not in facing and c_w not in facing
+
+
 def test_dp74_ally_on_the_same_hex_does_not_support() -> None:
     r = board_e()
     put(r, A, S, (0, 0), "A-S1")

@@ -10,6 +10,8 @@ import uuid
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from botarena.games.datspulse import logs
 from botarena.games.datspulse.hexgrid import Hex
 from botarena.games.datspulse.state import FoodType, State, Team, Terrain, Unit
@@ -57,6 +59,32 @@ def spawn_type(weights: tuple[int, ...], u: float) -> int:
         if u < acc / total:
             return kind
     return last
+
+
+def facing_enemies(state: State) -> set[Unit]:
+    """The living units with a living unit of another team on a neighbouring hex (DP-73's attackers
+    before any strike). Step 3 moves nobody and its deaths only remove enemies, so no other unit can
+    attack in it: the step skips the rest without scanning their six neighbours one by one (most units,
+    with many teams on a big map). In numpy, with the occupied hexes looked up by binary search, so the
+    cost follows the number of units, not of hexes."""
+    living = [unit for unit in state.all_units() if unit.health > 0]
+    if not living:
+        return set()
+    count = len(living)
+    pos = np.fromiter((unit.pos for unit in living), dtype=np.int64, count=count)
+    team = np.fromiter((unit.team for unit in living), dtype=np.int64, count=count)
+    occupied, slot = np.unique(pos, return_inverse=True)
+    # per occupied hex, the lowest and highest team on it: an enemy of t stands there unless both are t
+    low = np.full(len(occupied), np.iinfo(np.int64).max)
+    high = np.full(len(occupied), -1)
+    np.minimum.at(low, slot, team)
+    np.maximum.at(high, slot, team)
+    around = state.grid.nbr_array[pos]  # (units, 6) hex numbers, -1 off the map
+    found = np.minimum(np.searchsorted(occupied, around), len(occupied) - 1)
+    here = (occupied[found] == around) & (around >= 0)
+    mine = team[:, None]
+    enemy = here & ((low[found] != mine) | (high[found] != mine))
+    return {living[i] for i in np.flatnonzero(enemy.any(axis=1)).tolist()}
 
 
 class TransitionLog:
@@ -213,9 +241,10 @@ class Transition:
         hits: dict[str, list[tuple[int, int, str]]] = {}  # target -> (team, hex, attacker) before the kill
         nbr = s.grid.nbr
         occupancy = s.occupancy
+        engaged = facing_enemies(s)
         for t in order:
             for unit in s.teams[t].units:
-                if unit.health <= 0:
+                if unit.health <= 0 or unit not in engaged:
                     continue
                 candidates = []
                 for h in nbr[unit.pos]:
