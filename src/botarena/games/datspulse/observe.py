@@ -118,9 +118,13 @@ def arena(state: State, team: int, visible: list[int], next_turn_in: float) -> d
 
 
 def spectator_frame(state: State, events: list[tuple[int, str]]) -> dict[str, Any]:
-    """§4 spectator frame: every team's totals, every listed unit, the piles and the last events."""
+    """§4 spectator frame: every team's totals, every listed unit, the piles and the last events.
+
+    Built for every transition (the replay's step record), so its loops bind what they read to locals
+    and build each object as one literal."""
     hexes = state.grid.hexes
     units: list[dict[str, Any]] = []
+    append = units.append
     for unit in state.all_units():
         q, r = hexes[unit.pos]
         entry: dict[str, Any] = {
@@ -130,13 +134,19 @@ def spectator_frame(state: State, events: list[tuple[int, str]]) -> dict[str, An
             "q": q,
             "r": r,
             "health": unit.health,
-            "food": cargo(unit),
+            "food": {"type": unit.cargo_type, "amount": unit.cargo_amount},
         }
         if unit.last_move:
             entry["lastMove"] = [qr(hexes[h]) for h in unit.last_move]
         if unit.last_attack >= 0:
             entry["lastAttack"] = qr(hexes[unit.last_attack])
-        units.append(entry)
+        append(entry)
+    piles = state.piles
+    food: list[dict[str, Any]] = []
+    for h in sorted(piles):  # canonical hex order (hex numbers are unique: no need to compare piles)
+        q, r = hexes[h]
+        pile = piles[h]
+        food.append({"q": q, "r": r, "type": pile[0], "amount": pile[1]})
     return {
         "turnNo": state.turn,
         "teams": [
@@ -152,10 +162,7 @@ def spectator_frame(state: State, events: list[tuple[int, str]]) -> dict[str, An
             for t in state.teams
         ],
         "units": units,
-        "food": [
-            {"q": hexes[h][0], "r": hexes[h][1], "type": p[0], "amount": p[1]}
-            for h, p in sorted(state.piles.items())
-        ],
+        "food": food,
         "events": [{"team": team, "message": message} for team, message in events],
     }
 
