@@ -14,7 +14,7 @@ draw from a named stream of the match seed. Both drivers sit on it: the real-tim
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from botarena.core.rng import stream
@@ -26,6 +26,7 @@ from botarena.games.datspulse.rules import Streams, StreamSource, Transition, ne
 from botarena.games.datspulse.state import State, UnitType
 
 __all__ = [
+    "STANDINGS_COLUMNS",
     "BadBody",
     "Round",
     "StreamSource",
@@ -33,6 +34,7 @@ __all__ = [
     "round_places",
     "round_points",
     "standings",
+    "tournament_standings",
 ]
 
 ROUND_IS_OVER = "round is over"
@@ -243,34 +245,105 @@ def round_points(config: DatsPulseConfig, place: int, score: int) -> int:
     return table[place - 1] if place <= len(table) else config.place_points_floor
 
 
+#: The columns of the §6.3 table a tournament shows (`tournament_standings`).
+STANDINGS_COLUMNS = (
+    ("place", "place"),
+    ("name", "team"),
+    ("points", "points"),
+    ("calories", "calories"),
+    ("unitsLost", "units lost"),
+    ("rounds", "rounds"),
+    ("roundsScored", "rounds scored"),
+    ("active", "active"),
+)
+
+
+def _zero_row(name: str) -> dict[str, Any]:
+    return {"name": name, "points": 0, "calories": 0, "unitsLost": 0, "roundsScored": 0}
+
+
+def _totals(rounds_results: Sequence[Sequence[Mapping[str, Any]]]) -> dict[str, dict[str, Any]]:
+    """Per team name, in first-seen order: its §6.3 sums over the rounds and the rounds it scored in."""
+    totals: dict[str, dict[str, Any]] = {}
+    for results in rounds_results:
+        for entry in results:
+            name = str(entry["name"])
+            row = totals.setdefault(name, _zero_row(name))
+            row["points"] += int(entry["points"])
+            row["calories"] += int(entry["score"])
+            row["unitsLost"] += int(entry["unitsLost"])
+            row["roundsScored"] += 1 if int(entry["score"]) >= 1 else 0
+    return totals
+
+
+def _placed(rows: Iterable[dict[str, Any]]) -> list[tuple[int, dict[str, Any]]]:
+    """§6.3 order, best first, with each row's place: total points desc, total calories desc, total units
+    lost asc; rows equal on all three share a place and keep their given order (the sort is stable)."""
+
+    def key(row: Mapping[str, Any]) -> tuple[int, int, int]:
+        return (-row["points"], -row["calories"], row["unitsLost"])
+
+    ordered = sorted(rows, key=key)
+    keys = [key(row) for row in ordered]
+    return [(keys.index(k) + 1, row) for row, k in zip(ordered, keys, strict=True)]
+
+
 def standings(rounds_results: Sequence[Sequence[Mapping[str, Any]]]) -> list[dict[str, Any]]:
     """§6.3 final standings over rounds' `results()` lists, teams matched by `name`.
 
     Returns one entry per team, best first: {place, name, points, calories, unitsLost, roundsScored,
     active}. Order: total points desc, total calories desc, total units lost asc; teams equal on all three
     share a place. `active`: scored >= 1 in at least ceil(F/2) of the F rounds."""
-    totals: dict[str, dict[str, Any]] = {}
-    for results in rounds_results:
-        for entry in results:
-            name = str(entry["name"])
-            row = totals.setdefault(
-                name, {"name": name, "points": 0, "calories": 0, "unitsLost": 0, "roundsScored": 0}
-            )
-            row["points"] += int(entry["points"])
-            row["calories"] += int(entry["score"])
-            row["unitsLost"] += int(entry["unitsLost"])
-            row["roundsScored"] += 1 if int(entry["score"]) >= 1 else 0
     needed = math.ceil(len(rounds_results) / 2)
-
-    def key(row: Mapping[str, Any]) -> tuple[int, int, int]:
-        return (-row["points"], -row["calories"], row["unitsLost"])
-
-    rows = sorted(totals.values(), key=key)  # stable: equal teams keep their first-seen order
-    keys = [key(row) for row in rows]
     return [
-        {"place": keys.index(k) + 1, **row, "active": row["roundsScored"] >= needed}
-        for row, k in zip(rows, keys, strict=True)
+        {"place": place, **row, "active": row["roundsScored"] >= needed}
+        for place, row in _placed(_totals(rounds_results).values())
     ]
+
+
+def tournament_standings(entrants: Sequence[str], matches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """§6.3 final standings of a lockstep tournament, over its rounds (one match = one round), for the
+    platform's tournament leaderboard (`GameInfo.extras["tournament_standings"]`).
+
+    A match's `details["results"]` are its round's `results()` (§6.1/§6.2, by team index = seat, DP-5);
+    each row is credited to the entrant in that seat, whatever name the team had in the round. Failed
+    matches and matches without details are no round. Every entrant has a row (zeros when it played
+    no round). Order and shared places as `standings`; `active` (scored >= 1 in at least
+    ceil(F/2) of F rounds) takes F as the rounds the team played, which is every round in a series."""
+    rounds: list[list[dict[str, Any]]] = []
+    played = dict.fromkeys(entrants, 0)
+    for match in matches:
+        details = match.get("details")
+        results = details.get("results") if isinstance(details, Mapping) else None
+        seats = list(match.get("seats") or [])
+        if match.get("ranks") is None or not isinstance(results, list) or len(results) != len(seats):
+            continue
+        rounds.append([{**row, "name": seats[int(row["index"])]} for row in results])
+        for name in seats:
+            played[name] = played.get(name, 0) + 1
+    totals = _totals(rounds)
+    for name in entrants:
+        totals.setdefault(name, _zero_row(name))  # after the teams that played: `standings`' order
+    rows = []
+    for place, row in _placed(totals.values()):
+        rounds_played = played.get(row["name"], 0)
+        rows.append(
+            {
+                "place": place,
+                "name": row["name"],
+                "points": row["points"],
+                "calories": row["calories"],
+                "unitsLost": row["unitsLost"],
+                "rounds": rounds_played,
+                "roundsScored": row["roundsScored"],
+                "active": rounds_played > 0 and row["roundsScored"] >= math.ceil(rounds_played / 2),
+            }
+        )
+    return {
+        "title": "DatsPulse final standings (spec 6.3)",
+        "columns": [{"key": k, "label": label} for k, label in STANDINGS_COLUMNS],
+        "rows": rows,
+    }
 
 
 def achievements(
