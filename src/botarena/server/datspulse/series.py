@@ -473,6 +473,20 @@ class Series:
         index = live.index.get(name)
         return None if index is None else (live, index)
 
+    def _team_round(self, name: str) -> tuple[LiveRound, int]:
+        """The round and team index a team's arena, move and logs requests read outside the lobby: the
+        running round (`NOT_REGISTERED` when the team is not in it), else the round just played (no active
+        game when the team was not in it or there is none)."""
+        if self.phase is Phase.RUNNING:
+            found = self._running_index(name)
+            if found is None:
+                raise wire.NOT_REGISTERED
+            return found
+        found = self._played_index(name)
+        if found is None:
+            raise self._outside_round()
+        return found
+
     def _next_turn_in(self, live: LiveRound, now: float) -> int | float:
         """Seconds to the next transition, rounded up to the ms; > 0 while the round runs (§7.3)."""
         value = ceil_ms(live.due(live.round.turn_no + 1) - now)
@@ -514,17 +528,9 @@ class Series:
             if name not in live.index:
                 raise wire.NOT_REGISTERED
             return {**LOBBY_ARENA, "spot": {"q": 0, "r": 0}}
-        if self.phase is Phase.RUNNING:
-            found = self._running_index(name)
-            if found is None:
-                raise wire.NOT_REGISTERED
-            live, team = found
-            return live.round.arena(team, self._next_turn_in(live, now))  # type: ignore[no-any-return]
-        played = self._played_index(name)
-        if played is None:
-            raise self._outside_round()
-        live, team = played
-        return live.round.arena(team, 0)  # type: ignore[no-any-return]
+        live, team = self._team_round(name)
+        next_turn_in = self._next_turn_in(live, now) if self.phase is Phase.RUNNING else 0
+        return live.round.arena(team, next_turn_in)  # type: ignore[no-any-return]
 
     def move(self, name: str, body: Any, now: float) -> dict[str, Any]:
         """POST /api/move with a parsed JSON body (§5, §7.2). Raises PublicError (400 code 4 for a body
@@ -536,15 +542,7 @@ class Series:
             if name not in live.index:
                 raise wire.NOT_REGISTERED
             return {**LOBBY_ARENA, "spot": {"q": 0, "r": 0}, "errors": lobby_move_errors(body)}
-        if self.phase is Phase.RUNNING:
-            found = self._running_index(name)
-            if found is None:
-                raise wire.NOT_REGISTERED
-        else:
-            found = self._played_index(name)
-            if found is None:
-                raise self._outside_round()
-        live, team = found
+        live, team = self._team_round(name)
         try:
             errors = live.round.submit(team, body)
         except BadBody as exc:
@@ -561,15 +559,7 @@ class Series:
             if name not in live.index:
                 raise wire.NOT_REGISTERED
             return []
-        if self.phase is Phase.RUNNING:
-            found = self._running_index(name)
-            if found is None:
-                raise wire.NOT_REGISTERED
-        else:
-            found = self._played_index(name)
-            if found is None:
-                raise self._outside_round()
-        live, team = found
+        live, team = self._team_round(name)
         return list(live.logs[team])
 
     # ------------------------------------------------------------------------------ listings
