@@ -161,6 +161,7 @@ class Terrain(Enum):
             raise ValueError(f"unknown terrain character {char!r}") from None
 
 
+# CQ-3's order: the fixture maps' terrain codes and the order `rules.terrain` lists them in
 TERRAINS_BY_CODE: tuple[Terrain, ...] = (
     Terrain.GRASS,
     Terrain.DIRT,

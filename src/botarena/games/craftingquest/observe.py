@@ -16,22 +16,11 @@ from botarena.games.craftingquest.config import (
     SCAN_ATTRIBUTE_MAX_VALUES,
     CraftingQuestConfig,
 )
-from botarena.games.craftingquest.geometry import UNIT_KINDS, Cell, Terrain, cheb
+from botarena.games.craftingquest.geometry import TERRAINS_BY_CODE, UNIT_KINDS, Cell, Terrain, cheb
 from botarena.games.craftingquest.rules import Outcome
 from botarena.games.craftingquest.scenario import Blueprint
 from botarena.games.craftingquest.state import GameState, Unit
 
-# CQ-3's order, which is also the fixture code order
-TERRAIN_ORDER = (
-    Terrain.GRASS,
-    Terrain.DIRT,
-    Terrain.SAND,
-    Terrain.SNOW,
-    Terrain.ROCK,
-    Terrain.SWAMP,
-    Terrain.WATER,
-    Terrain.DEEP_WATER,
-)
 _COST_KEYS = (
     "dig_cost",
     "scan_cost",
@@ -70,7 +59,7 @@ def blueprint_json(blueprint: Blueprint) -> dict[str, Any]:
 def rules_json(config: CraftingQuestConfig) -> dict[str, Any]:
     """Spec 4.1 `rules`: costs, radii and every terrain's penalty and who may enter it."""
     terrain: dict[str, Any] = {}
-    for kind in TERRAIN_ORDER:
+    for kind in TERRAINS_BY_CODE:
         penalty = None if kind is Terrain.ROCK else config.penalty_pct(kind.value)
         enter = [k.value for k in UNIT_KINDS if kind.can_enter(k)]
         terrain[kind.value] = {"penalty_pct": penalty, "enter": enter}
