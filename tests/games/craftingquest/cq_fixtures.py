@@ -7,13 +7,13 @@ maps`), and skip with a clear message when neither exists.
 
 from __future__ import annotations
 
-import copy
 import math
 import os
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+import cq_testkit
 import numpy as np
 import pytest
 from numpy.typing import NDArray
@@ -52,57 +52,10 @@ def config(preset: str = "default", **overrides: Any) -> CraftingQuestConfig:
     return build_config(CraftingQuestConfig, PRESETS, preset, overrides)
 
 
-def terrain_e() -> list[str]:
-    """Spec §9 scenario E's terrain: Grass, with Water at (4,4), Sand at (5,4) and Rock at (6,2)."""
-    rows = [["."] * 50 for _ in range(50)]
-    rows[4][4] = "w"
-    rows[4][5] = "s"
-    rows[2][6] = "#"
-    return ["".join(row) for row in rows]
-
-
-_SCENARIO_E: dict[str, Any] = {
-    "width": 50,
-    "height": 50,
-    "rounds": 160,
-    "terrain": terrain_e(),
-    "camps": [{"x": 10, "y": 10, "stock": ["O1", "O4"]}, {"x": 39, "y": 39, "stock": ["O1", "O4"]}],
-    "starts": {"1": [[3, 3], [4, 3], [5, 3]], "2": [[46, 46], [45, 46], [44, 46]]},
-    "attribute_values": [4, 5, 4, 4, 5],
-    # E gives no tests; these agree with every vector of E (R3: a0 = 2, a2 = 4; R8: a0 = 1)
-    "type_tests": {"R3": {"0": 2, "2": 4}, "R8": {"0": 1}},
-    "deposits": [
-        {
-            "x": 3,
-            "y": 3,
-            "buried": {"R3": 10, "R8": 2},
-            "vectors": {"R3": [2, 1, 4, 3, 1], "R8": [1, 5, 2, 2, 3]},
-        },
-        {"x": 9, "y": 9, "buried": {"R3": 7}, "vectors": {"R3": [2, 3, 4, 1, 1]}},
-    ],
-    "blueprints": [
-        {
-            "id": "O4",
-            "kind": "simple",
-            "price": 57,
-            "value": 231,
-            "alternatives": [{"R1": 20, "R2": 10}, {"R1": 8, "R2": 4, "R3": 17}],
-        },
-        {
-            "id": "O10",
-            "kind": "complex",
-            "price": 247,
-            "value": 2475,
-            "alternatives": [{"O2": 2, "O5": 3}, {"O2": 1, "O5": 2, "O7": 1}],
-        },
-    ],
-    "origin": {"seed": 42, "map": "generated"},
-}
-
-
 def scenario_e() -> dict[str, Any]:
-    """A fresh copy of scenario E as a CQ-26 record (mutate it freely)."""
-    return copy.deepcopy(_SCENARIO_E)
+    """A fresh copy of scenario E as a CQ-26 record (mutate it freely), with the `origin` a generated
+    map records, so the round-trip tests cover that field too."""
+    return {**cq_testkit.scenario_e(), "origin": {"seed": 42, "map": "generated"}}
 
 
 # --- scenario checks shared by the preset and generator tests (spec §11 items 3 and 4) -------------
