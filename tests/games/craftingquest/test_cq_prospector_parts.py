@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from cq_testkit import O4, O10
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,20 +40,6 @@ PENALTY = {
     "swamp": 25,
     "water": 0,
     "deep_water": 10,
-}
-O4 = {
-    "id": "O4",
-    "kind": "simple",
-    "price": 57,
-    "value": 231,
-    "alternatives": [{"R1": 20, "R2": 10}, {"R1": 8, "R2": 4, "R3": 17}],
-}
-O10 = {
-    "id": "O10",
-    "kind": "complex",
-    "price": 247,
-    "value": 2475,
-    "alternatives": [{"O2": 2, "O5": 3}, {"O2": 1, "O5": 2, "O7": 1}],
 }
 
 
