@@ -24,8 +24,12 @@ from botarena.games.craftingquest.actions import ActionError, parse_action, sort
 from botarena.games.craftingquest.config import GAME_ID, CraftingQuestConfig
 from botarena.games.craftingquest.geometry import PLAYERS, Cell
 from botarena.games.craftingquest.observe import (
+    echo,
+    error_json,
+    findings_json,
     game_over_json,
     ids_in_order,
+    json_copy,
     result_json,
     setup_json,
     turn_start_json,
@@ -209,7 +213,7 @@ class CraftingQuestEngine(Engine):
         elif reply.status is Status.CRASHED:
             event = self._crashed(reply)
         elif reply.status is Status.OK and _is_end_turn(reply.payload):
-            event = self._log(END_TURN, Status.OK, None, request=_copy(reply.payload), pending=False)
+            event = self._log(END_TURN, Status.OK, None, request=json_copy(reply.payload), pending=False)
             self._advance()
         else:
             answer = reply.payload if reply.status is Status.OK else UNREADABLE
@@ -268,7 +272,7 @@ class CraftingQuestEngine(Engine):
         else:
             answer = reply.payload
         if owed == "setup" or _is_end_turn(answer):
-            request = _copy(answer) if isinstance(answer, dict) else None
+            request = echo(answer)
             self._log(LATE_DISCARDED, Status.OK, LATE, player=player, request=request)
             return
         self.queued[player] = answer
@@ -300,7 +304,7 @@ class CraftingQuestEngine(Engine):
             self.state, self.config, player, self.round, request, unit_id, outcome, actions_left
         )
         event = self._log(
-            kind, status, reason, request=_copy(request), result=_outcome_json(outcome), pending=pending
+            kind, status, reason, request=json_copy(request), result=_outcome_json(outcome), pending=pending
         )
         return result, event
 
@@ -428,31 +432,18 @@ def _exchange_verdict(reply: Reply) -> Verdict:
 
 def _outcome_json(outcome: Outcome) -> dict[str, Any]:
     """7.4: the log's `result`: ok, error, energy_spent, drained, and dig or scan when present."""
-    error = None if outcome.error is None else {"code": outcome.error[0], "reason": outcome.error[1]}
-    data: dict[str, Any] = {
+    return {
         "ok": outcome.ok,
-        "error": error,
+        "error": error_json(outcome),
         "energy_spent": outcome.energy_spent,
         "drained": [dict(d) for d in outcome.drained],
+        **findings_json(outcome),
     }
-    if outcome.dig is not None:
-        data["dig"] = dict(outcome.dig)
-    if outcome.scan is not None:
-        data["scan"] = [{**c, "vectors": [list(v) for v in c["vectors"]]} for c in outcome.scan]
-    return data
 
 
 def _is_end_turn(answer: Any) -> bool:
     """CQ-47: `{"action": "end_turn"}` (extra fields are ignored, 5.1)."""
     return isinstance(answer, dict) and answer.get("action") == "end_turn"
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_copy(item) for item in value]
-    return value
 
 
 def units_json(state: GameState) -> list[dict[str, Any]]:

@@ -218,20 +218,16 @@ def result_json(
 ) -> dict[str, Any]:
     """Spec 4.4: the reply to an action. `request` is echoed as received (None unless an object)."""
     team = state.teams[player]
-    error = None if outcome.error is None else {"code": outcome.error[0], "reason": outcome.error[1]}
     result: dict[str, Any] = {
         "type": "result",
         "round": round_no,
         "ok": outcome.ok,
-        "error": error,
-        "action": _echo(request),
+        "error": error_json(outcome),
+        "action": echo(request),
         "energy_spent": outcome.energy_spent,
         "drained": [dict(d) for d in outcome.drained],
+        **findings_json(outcome),
     }
-    if outcome.dig is not None:
-        result["dig"] = dict(outcome.dig)
-    if outcome.scan is not None:
-        result["scan"] = [{**c, "vectors": [list(v) for v in c["vectors"]]} for c in outcome.scan]
     result["unit"] = None if unit_id is None else unit_json(state, config, state.units[unit_id])
     result["credit"] = team.credit
     result["blueprints_owned"] = ids_in_order(team.blueprints)
@@ -240,18 +236,35 @@ def result_json(
     return result
 
 
-def _echo(request: Any) -> Any:
-    """The request as received, as fresh JSON data (a bot must not share objects with the replay)."""
+def error_json(outcome: Outcome) -> dict[str, Any] | None:
+    """An action's `error` as sent and logged: {code, reason}, or None when it succeeded."""
+    return None if outcome.error is None else {"code": outcome.error[0], "reason": outcome.error[1]}
+
+
+def findings_json(outcome: Outcome) -> dict[str, Any]:
+    """An action's `dig` and `scan` results, each only when present (spec 4.4, 7.4)."""
+    found: dict[str, Any] = {}
+    if outcome.dig is not None:
+        found["dig"] = dict(outcome.dig)
+    if outcome.scan is not None:
+        found["scan"] = [{**c, "vectors": [list(v) for v in c["vectors"]]} for c in outcome.scan]
+    return found
+
+
+def echo(request: Any) -> Any:
+    """The request as received, as fresh JSON data (a bot must not share objects with the replay);
+    None unless it is an object."""
     if not isinstance(request, dict):
         return None
-    return _copy(request)
+    return json_copy(request)
 
 
-def _copy(value: Any) -> Any:
+def json_copy(value: Any) -> Any:
+    """A deep copy of JSON data (dicts and lists rebuilt, scalars shared)."""
     if isinstance(value, dict):
-        return {key: _copy(item) for key, item in value.items()}
+        return {key: json_copy(item) for key, item in value.items()}
     if isinstance(value, list):
-        return [_copy(item) for item in value]
+        return [json_copy(item) for item in value]
     return value
 
 
