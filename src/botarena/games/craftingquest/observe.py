@@ -18,7 +18,7 @@ from botarena.games.craftingquest.config import (
 )
 from botarena.games.craftingquest.geometry import TERRAINS_BY_CODE, UNIT_KINDS, Cell, Terrain, cheb
 from botarena.games.craftingquest.rules import Outcome
-from botarena.games.craftingquest.scenario import Blueprint
+from botarena.games.craftingquest.scenario import blueprint_json
 from botarena.games.craftingquest.state import GameState, Unit
 
 _COST_KEYS = (
@@ -43,17 +43,6 @@ _COST_KEYS = (
 def ids_in_order(ids: set[str] | list[str] | tuple[str, ...]) -> list[str]:
     """Spec 4: lists of ids in numeric order ("O2" before "O10")."""
     return sorted(ids, key=lambda item: int(item[1:]))
-
-
-def blueprint_json(blueprint: Blueprint) -> dict[str, Any]:
-    """A catalogue entry (spec 4.1), alternatives keyed in numeric order."""
-    return {
-        "id": blueprint.id,
-        "kind": blueprint.kind,
-        "price": blueprint.price,
-        "value": blueprint.value,
-        "alternatives": [sorted_items(dict(alt)) for alt in blueprint.alternatives],
-    }
 
 
 def rules_json(config: CraftingQuestConfig) -> dict[str, Any]:

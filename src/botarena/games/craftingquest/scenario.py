@@ -169,9 +169,7 @@ class Scenario:
                 for t, tests in sorted(self.type_tests.items(), key=lambda kv: id_number(kv[0]))
             },
             "deposits": [_deposit_json(d) for d in sorted(self.deposits, key=_row_major)],
-            "blueprints": [
-                _blueprint_json(b) for b in sorted(self.blueprints, key=lambda b: id_number(b.id))
-            ],
+            "blueprints": [blueprint_json(b) for b in sorted(self.blueprints, key=lambda b: id_number(b.id))],
         }
         if self.origin is not None:
             out["origin"] = {k: self.origin[k] for k in sorted(self.origin)}
@@ -195,7 +193,9 @@ def _deposit_json(deposit: Deposit) -> dict[str, Any]:
     }
 
 
-def _blueprint_json(blueprint: Blueprint) -> dict[str, Any]:
+def blueprint_json(blueprint: Blueprint) -> dict[str, Any]:
+    """A catalogue entry, alternatives keyed in numeric order: the CQ-26 record's and also the one
+    a player is sent (spec 4.1)."""
     return {
         "id": blueprint.id,
         "kind": blueprint.kind,
