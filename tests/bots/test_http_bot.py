@@ -14,37 +14,22 @@ from aiohttp import web
 
 from botarena.bots.http import HTTP_ERROR, HttpBot, shared_loop
 from botarena.bots.inprocess import PythonBot
-from botarena.bots.subprocess import block_thread_signals
 from botarena.core.game import GameInfo
 from botarena.core.protocol import MessageType, Request
 from botarena.core.status import Reason, Status
 from botarena.runner import MatchRun, run_match
 
+from .aiohttp_server import LoopServer
+
 FAST = {"turn_timeout_ms": 100, "setup_timeout_ms": 1000, "rounds": 2, "turn_limit": 4}
 
 
-class Server:
-    """An aiohttp app on its own loop thread; `peers[path]` records the client ports per route."""
+class Server(LoopServer):
+    """The test routes; `peers[path]` records the client ports per route."""
 
     def __init__(self) -> None:
         self.peers: dict[str, set[Any]] = {}
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-        self.runner = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(10)
-        self.port = self.runner.addresses[0][1]
-
-    def _run(self) -> None:
-        block_thread_signals()  # as the platform's own threads do: SIGALRM is the main thread's
-        self.loop.run_forever()
-
-    async def _start(self) -> web.AppRunner:
-        app = web.Application()
-        app.router.add_post("/{kind}", self.handle)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0).start()
-        return runner
+        super().__init__()
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         kind = request.match_info["kind"]
@@ -64,14 +49,6 @@ class Server:
         elif kind == "no-payload":
             del reply["payload"]
         return web.json_response(reply)
-
-    def url(self, kind: str) -> str:
-        return f"http://127.0.0.1:{self.port}/{kind}"
-
-    def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
 
 
 @pytest.fixture(scope="module")

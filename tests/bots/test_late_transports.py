@@ -18,10 +18,11 @@ from aiohttp import web
 from botarena.bots.base import Bot
 from botarena.bots.http import HttpBot
 from botarena.bots.inprocess import PythonBot
-from botarena.bots.subprocess import LATE_REPLY, block_thread_signals
+from botarena.bots.subprocess import LATE_REPLY
 from botarena.core.protocol import ANSWER_OWED, DISCONNECTED, MessageType, Reply, Request
 from botarena.core.status import Reason, Status
 
+from .aiohttp_server import LoopServer
 from .conftest import BotMaker
 
 TURN = Request(0, {"type": "turn_start"}, 100, MessageType.TURN, 1)
@@ -231,27 +232,8 @@ def test_in_process_without_late_replies_is_preempted_in_the_calling_thread() ->
 
 
 # -- HTTP bots ------------------------------------------------------------------------------------
-class LateServer:
+class LateServer(LoopServer):
     """/slow answers after 0.3 s; /slow-error fails with HTTP 500 after 0.3 s."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self._run, daemon=True)
-        self.thread.start()
-        self.runner = asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(10)
-        self.port = self.runner.addresses[0][1]
-
-    def _run(self) -> None:
-        block_thread_signals()
-        self.loop.run_forever()
-
-    async def _start(self) -> web.AppRunner:
-        app = web.Application()
-        app.router.add_post("/{kind}", self.handle)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        await web.TCPSite(runner, "127.0.0.1", 0).start()
-        return runner
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
         envelope = await request.json()
@@ -260,11 +242,6 @@ class LateServer:
         if request.match_info["kind"] == "slow-error" and envelope["type"] == "turn":
             return web.Response(status=500, text="boom")
         return web.json_response({"id": envelope["id"], "payload": {"type": envelope["type"]}})
-
-    def stop(self) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(5)
 
 
 @pytest.fixture(scope="module")
@@ -279,7 +256,7 @@ def http_bot(late_server: LateServer) -> Iterator[Callable[[str], HttpBot]]:
     made: list[HttpBot] = []
 
     def make(kind: str) -> HttpBot:
-        bot = HttpBot(f"http://127.0.0.1:{late_server.port}/{kind}")
+        bot = HttpBot(late_server.url(kind))
         made.append(bot)
         return bot
 
