@@ -83,6 +83,18 @@ def hex_of(item: Mapping[str, Any]) -> Hex:
     return int(item["q"]), int(item["r"])
 
 
+def carried(ant: Mapping[str, Any]) -> int:
+    """How much food an ant of the arena carries (0 when none, §4 `food`)."""
+    food = ant.get("food")
+    return int(food.get("amount", 0)) if isinstance(food, Mapping) else 0
+
+
+def carried_type(ant: Mapping[str, Any]) -> int:
+    """The type of the food an ant of the arena carries (0 when none)."""
+    food = ant.get("food")
+    return int(food.get("type", 0)) if isinstance(food, Mapping) else 0
+
+
 def wire(path: Iterable[Hex]) -> list[dict[str, int]]:
     """A path as the §5 body wants it."""
     return [{"q": q, "r": r} for q, r in path]

@@ -24,6 +24,7 @@ from botarena.games.datspulse.bots.common import (
     SOLDIER,
     WORKER,
     SeededBot,
+    carried,
     descend,
     distance_field,
     hex_of,
@@ -271,14 +272,4 @@ class Forager(SeededBot):
         return path
 
 
-def carried(ant: Mapping[str, Any]) -> int:
-    food = ant.get("food")
-    return int(food.get("amount", 0)) if isinstance(food, Mapping) else 0
-
-
-def carried_type(ant: Mapping[str, Any]) -> int:
-    food = ant.get("food")
-    return int(food.get("type", 0)) if isinstance(food, Mapping) else 0
-
-
-__all__ = ["Forager", "ScoutRoute", "TurnPlan", "carried", "carried_type"]
+__all__ = ["Forager", "ScoutRoute", "TurnPlan"]

@@ -15,8 +15,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from botarena.games.datspulse.bots.common import NECTAR, SCOUT, SOLDIER, WORKER, search, search_toward
-from botarena.games.datspulse.bots.forager import Forager, TurnPlan, carried, carried_type
+from botarena.games.datspulse.bots.common import (
+    NECTAR,
+    SCOUT,
+    SOLDIER,
+    WORKER,
+    carried,
+    carried_type,
+    hex_of,
+    living_ants,
+    search,
+    search_toward,
+)
+from botarena.games.datspulse.bots.forager import Forager, TurnPlan
 from botarena.games.datspulse.hexgrid import Hex, distance, neighbours
 
 RETREAT_HEALTH = 40
@@ -48,10 +59,8 @@ class Raider(Forager):
         high = STAGING[1]
         return sum(
             1
-            for ant in arena.get("ants") or []
-            if int(ant.get("health", 0)) > 0
-            and self.in_squad(ant)
-            and distance(_hex(ant), self.target) <= high
+            for ant in living_ants(arena)
+            if self.in_squad(ant) and distance(hex_of(ant), self.target) <= high
         )
 
     def in_squad(self, ant: Mapping[str, Any]) -> bool:
@@ -102,7 +111,3 @@ class Raider(Forager):
 
     def adjacent_to_enemy_anthill(self, here: Hex) -> bool:
         return any(n in self.memory.enemy_anthills for n in neighbours(*here))
-
-
-def _hex(ant: Mapping[str, Any]) -> Hex:
-    return int(ant["q"]), int(ant["r"])
