@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botarena.core.numbers import as_wire_int
+from botarena.games.craftingquest.geometry import player_unit_ids
 
 ItemMap = dict[str, int]
 
@@ -51,11 +52,6 @@ def sorted_items(items: dict[str, int]) -> dict[str, int]:
     if len(items) <= 1:
         return {key: amount for key, amount in items.items() if amount > 0}
     return {key: items[key] for key in sorted(items, key=_RANK.__getitem__) if items[key] > 0}
-
-
-def player_units(player: int) -> tuple[int, int, int]:
-    """CQ-2: unit ids 3p, 3p + 1, 3p + 2 (Devil, Fox, Crocodile)."""
-    return 3 * player, 3 * player + 1, 3 * player + 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,4 +236,4 @@ def own_unit(payload: Any, player: int) -> int | None:
     if not isinstance(payload, dict):
         return None
     unit = as_wire_int(payload.get("unit"))
-    return unit if unit is not None and unit in player_units(player) else None
+    return unit if unit is not None and unit in player_unit_ids(player) else None

@@ -234,7 +234,7 @@ def unit_kind(uid: int) -> UnitKind:
 
 
 def player_unit_ids(player: int) -> tuple[int, int, int]:
-    """The Devil, Fox and Crocodile ids of a player."""
+    """CQ-2: the Devil, Fox and Crocodile ids of a player (3p, 3p + 1, 3p + 2)."""
     return (3 * player, 3 * player + 1, 3 * player + 2)
 
 

@@ -21,7 +21,7 @@ from botarena.core.protocol import Reply, Request
 from botarena.core.status import Status
 from botarena.games.craftingquest.actions import sorted_items
 from botarena.games.craftingquest.config import CraftingQuestConfig
-from botarena.games.craftingquest.geometry import cheb
+from botarena.games.craftingquest.geometry import cheb, player_unit_ids
 from botarena.games.craftingquest.observe import ids_in_order, rules_json, towers_json
 from botarena.games.craftingquest.rules import scan_cells
 from botarena.games.craftingquest.state import GameState, Unit
@@ -123,7 +123,7 @@ def _audit_units(
         _expect(shown == truth, f"unit {unit.id} as it is")
         _audit_view(state, config, unit, entry["view"])
     if all_three:
-        _expect(ids == [3 * player, 3 * player + 1, 3 * player + 2], "the player's three units in id order")
+        _expect(ids == list(player_unit_ids(player)), "the player's three units in id order")
 
 
 def _audit_view(state: GameState, config: CraftingQuestConfig, unit: Unit, view: dict[str, Any]) -> None:

@@ -16,6 +16,7 @@ from botarena.games.craftingquest.geometry import (
     Cell,
     Terrain,
     UnitKind,
+    player_unit_ids,
     unit_id,
 )
 from botarena.games.craftingquest.scenario import Blueprint, Camp, Scenario
@@ -119,7 +120,7 @@ class GameState:
 
     def team_units(self, player: int) -> list[Unit]:
         """A player's three units in ascending id."""
-        return [self.units[3 * player + i] for i in range(3)]
+        return [self.units[uid] for uid in player_unit_ids(player)]
 
     def has_structure(self, cell: Cell) -> bool:
         """A camp or a standing tower (CQ-4)."""
