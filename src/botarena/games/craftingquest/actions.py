@@ -11,14 +11,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from botarena.core.numbers import as_wire_int
+from botarena.games.craftingquest.config import ITEM_RANK, OBJECT_TYPES, RESOURCE_TYPES
 from botarena.games.craftingquest.geometry import player_unit_ids
 
 ItemMap = dict[str, int]
 
-RESOURCE_IDS = tuple(f"R{i}" for i in range(1, 13))
-OBJECT_IDS = tuple(f"O{i}" for i in range(1, 13))
-_RESOURCES = frozenset(RESOURCE_IDS)
-_OBJECTS = frozenset(OBJECT_IDS)
+_RESOURCES = frozenset(RESOURCE_TYPES)
+_OBJECTS = frozenset(OBJECT_TYPES)
 _ITEMS = _RESOURCES | _OBJECTS
 
 ACTION_NAMES = (
@@ -36,12 +35,9 @@ ACTION_NAMES = (
 _KNOWN = frozenset(ACTION_NAMES)
 
 
-_RANK = {item: rank for rank, item in enumerate(RESOURCE_IDS + OBJECT_IDS)}
-
-
 def item_order(item_id: str) -> int:
     """Numeric order of ids (spec 4): "R2" before "R10", resources before objects."""
-    return _RANK[item_id]
+    return ITEM_RANK[item_id]
 
 
 def sorted_items(items: dict[str, int]) -> dict[str, int]:
@@ -51,7 +47,7 @@ def sorted_items(items: dict[str, int]) -> dict[str, int]:
     of one item, hence the short cuts."""
     if len(items) <= 1:
         return {key: amount for key, amount in items.items() if amount > 0}
-    return {key: items[key] for key in sorted(items, key=_RANK.__getitem__) if items[key] > 0}
+    return {key: items[key] for key in sorted(items, key=ITEM_RANK.__getitem__) if items[key] > 0}
 
 
 @dataclass(frozen=True, slots=True)

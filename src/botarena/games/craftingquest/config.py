@@ -31,6 +31,8 @@ OBJECT_COUNT = 12
 COMPLEX_OBJECT_COUNT = 3
 RESOURCE_TYPES: tuple[str, ...] = tuple(f"R{i}" for i in range(1, RESOURCE_TYPE_COUNT + 1))
 OBJECT_TYPES: tuple[str, ...] = tuple(f"O{i}" for i in range(1, OBJECT_COUNT + 1))
+ITEM_RANK: dict[str, int] = {item: rank for rank, item in enumerate((*RESOURCE_TYPES, *OBJECT_TYPES))}
+"""Spec 4's numeric id order as a table: "R2" before "R10", resources before objects."""
 SCAN_ATTRIBUTE_COUNT = 5
 """CQ-19: an attribute vector has 5 attributes."""
 SCAN_ATTRIBUTE_MIN_VALUES = 4

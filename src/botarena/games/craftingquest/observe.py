@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from botarena.games.craftingquest.actions import OBJECT_IDS, RESOURCE_IDS, sorted_items
+from botarena.games.craftingquest.actions import sorted_items
 from botarena.games.craftingquest.config import (
+    OBJECT_TYPES,
+    RESOURCE_TYPES,
     SCAN_ATTRIBUTE_COUNT,
     SCAN_ATTRIBUTE_MAX_VALUES,
     CraftingQuestConfig,
@@ -165,8 +167,8 @@ def setup_json(state: GameState, config: CraftingQuestConfig, player: int, bot_s
         "credit": state.teams[player].credit,
         "bot_seed": bot_seed,
         "rules": rules_json(config),
-        "resource_types": list(RESOURCE_IDS),
-        "object_types": list(OBJECT_IDS),
+        "resource_types": list(RESOURCE_TYPES),
+        "object_types": list(OBJECT_TYPES),
         "blueprints": [blueprint_json(state.catalogue[b]) for b in ids_in_order(list(state.catalogue))],
         "units": [unit_json(state, config, u) for u in state.team_units(player)],
     }

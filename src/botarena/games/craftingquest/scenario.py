@@ -19,6 +19,7 @@ import orjson
 from botarena.core.config import ConfigError
 from botarena.core.numbers import as_wire_int
 from botarena.games.craftingquest.config import (
+    ITEM_RANK,
     OBJECT_TYPES,
     RESOURCE_TYPES,
     SCAN_ATTRIBUTE_COUNT,
@@ -63,12 +64,9 @@ def id_number(item_id: str) -> int:
     return int(item_id[1:])
 
 
-_ID_RANK = {item: i for i, item in enumerate((*RESOURCE_TYPES, *OBJECT_TYPES))}
-
-
 def _sorted_ids(ids: Mapping[str, Any] | Sequence[str]) -> list[str]:
     try:
-        return sorted(ids, key=_ID_RANK.__getitem__)  # the common case: known ids, no parsing
+        return sorted(ids, key=ITEM_RANK.__getitem__)  # the common case: known ids, no parsing
     except KeyError:
         return sorted(ids, key=id_number)
 
