@@ -41,7 +41,6 @@ SCAN_ATTRIBUTE_MAX_VALUES = 5
 DEPOSIT_PROFILES: Mapping[int, tuple[int, ...]] = {1: (10, 2), 2: (10, 7, 2), 3: (10, 9, 5, 2)}
 """CQ-16: the amount at distance d from a deposit's centre, by radius r (literal tables)."""
 
-MAP_CHOICES: tuple[str, ...] = ("generated", "map_v1", "map_v5", "map_v2")
 PRESET_MAPS: tuple[str, ...] = ("map_v1", "map_v5", "map_v2")
 
 # Terrain names that take a move penalty (rock cannot be entered, so it has none; CQ-3).
@@ -56,7 +55,6 @@ DEFAULT_TERRAIN_PENALTY_PCT: Mapping[str, int] = {
     "deep_water": 10,
 }
 
-Ms = StrictInt
 Energy = Annotated[StrictInt, Field(ge=0, le=1000)]
 Radius = Annotated[StrictInt, Field(ge=1, le=20)]
 PenaltyPct = Annotated[StrictInt, Field(ge=0, le=1000)]

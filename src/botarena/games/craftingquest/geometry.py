@@ -25,7 +25,6 @@ NEIGHBOUR_OFFSETS: tuple[Cell, ...] = (
     (0, 1),
     (1, 1),
 )
-ORTHOGONAL_OFFSETS: tuple[Cell, ...] = ((0, -1), (1, 0), (0, 1), (-1, 0))
 
 
 def cheb(a: Cell, b: Cell) -> int:
@@ -250,8 +249,3 @@ def start_cells(grid: Grid) -> dict[int, tuple[Cell, Cell, Cell]]:
     first: tuple[Cell, Cell, Cell] = ((3, 3), (4, 3), (5, 3))
     second = (grid.mirror(first[0]), grid.mirror(first[1]), grid.mirror(first[2]))
     return {1: first, 2: second}
-
-
-def resource_number(type_id: str) -> int:
-    """`"R7"` -> 7; used to order ids numerically (`"R2"` before `"R10"`)."""
-    return int(type_id[1:])
