@@ -233,17 +233,18 @@ class SeriesRecorder:
             )
             self.recorded.append(live.name)
         self._update_standings()
-        streamer = self._streamers.pop(live.name, None)
-        if streamer is not None and replay is not None:
-            streamer.end(replay)
+        self._end_stream(live.name, replay)
 
     def _on_cancel(self, live: LiveRound) -> None:
         if self.store is not None and self.tournament_id is not None:
             spec = RoundSpec(live.name, live.number, list(live.teams), live.seed)
             self.store.add_matches(self.tournament_id, [spec])
             self.store.record_failure(self.tournament_id, live.name, f"cancelled: {live.cancel_reason}")
-        streamer = self._streamers.pop(live.name, None)
-        replay = getattr(live.driver, "replay", None)
+        self._end_stream(live.name, getattr(live.driver, "replay", None))
+
+    def _end_stream(self, round_name: str, replay: Any) -> None:
+        """Close the round's live stream, if it has one, with its replay (None: the round has none)."""
+        streamer = self._streamers.pop(round_name, None)
         if streamer is not None and replay is not None:
             streamer.end(replay)
 
@@ -271,7 +272,4 @@ class SeriesRecorder:
         if self.store is not None and self.tournament_id is not None:
             turn = live.round.turn_no if live.round is not None else 0
             self.store.record_failure(self.tournament_id, live.name, f"{STOPPED_REASON} (turn {turn})")
-        streamer = self._streamers.pop(live.name, None)
-        replay = getattr(live.driver, "replay", None)
-        if streamer is not None and replay is not None:
-            streamer.end(replay)
+        self._end_stream(live.name, getattr(live.driver, "replay", None))
