@@ -160,10 +160,6 @@ class PlainDriver:
     def record(self) -> None:
         return None
 
-    def transition(self) -> tuple[dict[str, Any], dict[int, list[str]]]:
-        logs = self.advance()
-        return self.round.spectator_frame(), logs
-
     def finish(self) -> None:
         return None
 
