@@ -227,9 +227,6 @@ class State:
         self.teams[unit.team].units.remove(unit)
         del self.by_id[unit.id]
 
-    def living_at(self, h: int) -> list[Unit]:
-        return self.occupancy.get(h, [])
-
     def all_units(self) -> list[Unit]:
         """Every listed unit in canonical order: team index, then spawn sequence (DP-5)."""
         return [u for team in self.teams for u in team.units]

@@ -44,12 +44,3 @@ class SlidingWindowLimiter:
                 return False
             times.append(at)
             return True
-
-    def retry_in(self, key: str, now: float | None = None) -> float:
-        """Seconds until `key` may be accepted again (0 if it may now)."""
-        at = self.clock() if now is None else now
-        with self._lock:
-            times = self._accepted.get(key)
-            if not times or len(times) < self.limit:
-                return 0.0
-            return max(0.0, times[-self.limit] + self.window_s - at)
