@@ -29,11 +29,9 @@ PRESETS = ("map_v1", "map_v5", "map_v2")
 
 
 def maps_directory() -> Path | None:
-    chosen = os.environ.get("BOTARENA_CQ_MAPS")
-    for candidate in (Path(chosen) if chosen else None, SHARED_MAPS):
-        if candidate is not None and (candidate / "map_v1.cqm").is_file():
-            return candidate.resolve()
-    return None
+    from botarena.games.craftingquest.maps import find_maps_directory
+
+    return find_maps_directory(SHARED_MAPS)
 
 
 def play(preset: str, seed: int, seat: int, opponent: str) -> dict[str, Any]:

@@ -11,7 +11,6 @@ original maps are available ($BOTARENA_CQ_MAPS or ../shared/fixtures/craftingque
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 from collections.abc import Callable
@@ -96,12 +95,11 @@ def report(label: str, figures: dict[str, Any], count: int) -> None:
 
 
 def _maps_dir() -> Path | None:
-    env = os.environ.get("BOTARENA_CQ_MAPS")
-    shared = Path(__file__).resolve().parents[1] / ".." / "shared" / "fixtures" / "craftingquest" / "maps"
-    for candidate in (Path(env) if env else None, shared):
-        if candidate is not None and (candidate / "map_v1.cqm").is_file():
-            return candidate
-    return None
+    from botarena.games.craftingquest.maps import find_maps_directory
+
+    return find_maps_directory(
+        Path(__file__).resolve().parents[1] / ".." / "shared" / "fixtures" / "craftingquest" / "maps"
+    )
 
 
 def main() -> None:

@@ -8,7 +8,6 @@ maps`), and skip with a clear message when neither exists.
 from __future__ import annotations
 
 import math
-import os
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -21,6 +20,7 @@ from numpy.typing import NDArray
 from botarena.core.config import build_config
 from botarena.games.craftingquest.config import PRESETS, CraftingQuestConfig
 from botarena.games.craftingquest.geometry import cheb
+from botarena.games.craftingquest.maps import find_maps_directory
 from botarena.games.craftingquest.scenario import Scenario
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -29,12 +29,8 @@ MAP_NAMES = ("map_v1", "map_v5", "map_v2")
 
 
 def maps_dir() -> Path | None:
-    """Where the original maps are, or None."""
-    env = os.environ.get("BOTARENA_CQ_MAPS")
-    for candidate in (Path(env) if env else None, SHARED_MAPS):
-        if candidate is not None and (candidate / "map_v1.cqm").is_file():
-            return candidate.resolve()
-    return None
+    """Where the original maps are ($BOTARENA_CQ_MAPS, else the shared fixtures), or None."""
+    return find_maps_directory(SHARED_MAPS)
 
 
 def require_maps() -> Path:

@@ -86,6 +86,18 @@ def maps_directory(directory: str | Path | None = None) -> Path:
     return Path(chosen)
 
 
+def find_maps_directory(*fallbacks: Path) -> Path | None:
+    """The first of `$BOTARENA_CQ_MAPS` and `fallbacks` that holds the original maps, or None.
+
+    For tools that can do without the maps (tests skip, benchmarks print "skipped"); a game that needs
+    them goes through `maps_directory`, whose error says how to supply them."""
+    chosen = os.environ.get(MAPS_ENV)
+    for candidate in (Path(chosen) if chosen else None, *fallbacks):
+        if candidate is not None and (candidate / f"{PRESET_MAPS[0]}.cqm").is_file():
+            return candidate.resolve()
+    return None
+
+
 def load_preset_map(name: str, directory: str | Path | None = None) -> OriginalMap:
     """Read, check (SHA-256) and decode preset map `name` (raise ConfigError in one line)."""
     if name not in PRESET_MAPS:
