@@ -20,6 +20,7 @@ from botarena.games.datspulse.engine import (
     DatsPulseEngine,
     orders_body,
 )
+from botarena.games.datspulse.hexgrid import neighbours
 from botarena.games.datspulse.round import Round
 
 SEED = 11
@@ -42,6 +43,15 @@ def started(
 
 def ok(seat: int, payload: Any) -> Reply:
     return Reply(seat, Status.OK, payload)
+
+
+def scout_step(request: Request) -> tuple[dict[str, Any], tuple[int, int], dict[str, Any]]:
+    """A seat's first scout, a passable neighbour of it, and the moves body sending it there."""
+    scout = next(a for a in request.payload["ants"] if a["type"] == 2)
+    tiles = {(t["q"], t["r"]): t["type"] for t in request.payload["map"]}
+    step_to = next(n for n in neighbours(scout["q"], scout["r"]) if tiles.get(n) in (1, 2, 3, 4))
+    body = {"moves": [{"ant": scout["id"], "path": [{"q": step_to[0], "r": step_to[1]}]}]}
+    return scout, step_to, body
 
 
 def first_ant(request: Request) -> dict[str, Any]:
@@ -106,12 +116,7 @@ def test_dp5_rejections_are_ok_with_warnings_and_come_back_as_errors_next_turn()
 def test_dp60_an_accepted_order_is_carried_out_by_the_transition() -> None:
     engine, _ = started()
     requests = engine.next_requests()
-    scout = next(a for a in requests[0].payload["ants"] if a["type"] == 2)
-    tiles = {(t["q"], t["r"]): t["type"] for t in requests[0].payload["map"]}
-    from botarena.games.datspulse.hexgrid import neighbours
-
-    step_to = next(n for n in neighbours(scout["q"], scout["r"]) if tiles.get(n) in (1, 2, 3, 4))
-    body = {"moves": [{"ant": scout["id"], "path": [{"q": step_to[0], "r": step_to[1]}]}]}
+    scout, step_to, body = scout_step(requests[0])
     step = engine.apply([ok(0, body), ok(1, {"moves": []})])
     unit = next(u for u in step.record["units"] if u["id"] == scout["id"])
     assert (unit["q"], unit["r"]) == step_to
@@ -167,12 +172,7 @@ def test_dp5_missing_and_late_input_statuses(reply: Reply, status: Status, reaso
 def test_dp5_a_failed_reply_leaves_the_other_teams_orders_alone() -> None:
     engine, _ = started()
     requests = engine.next_requests()
-    scout = next(a for a in requests[1].payload["ants"] if a["type"] == 2)
-    tiles = {(t["q"], t["r"]): t["type"] for t in requests[1].payload["map"]}
-    from botarena.games.datspulse.hexgrid import neighbours
-
-    step_to = next(n for n in neighbours(scout["q"], scout["r"]) if tiles.get(n) in (1, 2, 3, 4))
-    body = {"moves": [{"ant": scout["id"], "path": [{"q": step_to[0], "r": step_to[1]}]}]}
+    scout, step_to, body = scout_step(requests[1])
     step = engine.apply([Reply(0, Status.TIMEOUT, None, Reason.DEADLINE), ok(1, body)])
     unit = next(u for u in step.record["units"] if u["id"] == scout["id"])
     assert (unit["q"], unit["r"]) == step_to
@@ -245,8 +245,6 @@ def test_dp75_from_round_wraps_a_round_made_elsewhere() -> None:
 def random_orders(round_: Round, team: int, turn: int) -> dict[str, Any]:
     """A body with one step for every living ant, some of them invalid."""
     arena = round_.arena(team, 1.0)
-    from botarena.games.datspulse.hexgrid import neighbours
-
     moves = []
     for index, ant in enumerate(arena["ants"]):
         if ant["health"] <= 0:
