@@ -98,9 +98,7 @@ class Forager(SeededBot):
         for ant in ants:
             kind, here = int(ant["type"]), hex_of(ant)
             blocked = turn.blocked_for(kind, here)
-            path = trim(
-                self.memory, self.route(ant, kind, here, blocked, turn, arena), self.params[kind].speed
-            )
+            path = trim(self.memory, self.route(ant, kind, here, blocked, turn), self.params[kind].speed)
             path = self.off_the_spot(here, path, blocked)
             turn.settle(kind, path[-1] if path else here)
             if path:
@@ -109,14 +107,9 @@ class Forager(SeededBot):
 
     # -- choosing a route per ant ---------------------------------------------------------------
     def route(
-        self,
-        ant: Mapping[str, Any],
-        kind: int,
-        here: Hex,
-        blocked: set[Hex],
-        turn: TurnPlan,
-        arena: Mapping[str, Any],
+        self, ant: Mapping[str, Any], kind: int, here: Hex, blocked: set[Hex], turn: TurnPlan
     ) -> list[Hex]:
+        """The path `ant` (of type `kind`, standing on `here`) is given this turn, before `trim`."""
         if kind == WORKER:
             return self.worker_route(ant, here, blocked, turn)
         if kind == SOLDIER:

@@ -37,8 +37,15 @@ STAGING = (3, 4)
 class Raider(Forager):
     """§10.3."""
 
-    def plan(self, arena: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def __init__(self) -> None:
+        super().__init__()
+        # Set afresh by `plan` each turn.
         self.worker_rank: dict[str, int] = {}
+        self.target: Hex | None = None
+        self.squad_near = 0
+
+    def plan(self, arena: Mapping[str, Any]) -> list[dict[str, Any]]:
+        self.worker_rank = {}
         workers = [a for a in arena.get("ants") or [] if int(a.get("type", -1)) == WORKER]
         for rank, ant in enumerate(workers):
             self.worker_rank[str(ant["id"])] = rank
@@ -70,16 +77,10 @@ class Raider(Forager):
         return kind in (SOLDIER, SCOUT)
 
     def route(
-        self,
-        ant: Mapping[str, Any],
-        kind: int,
-        here: Hex,
-        blocked: set[Hex],
-        turn: TurnPlan,
-        arena: Mapping[str, Any],
+        self, ant: Mapping[str, Any], kind: int, here: Hex, blocked: set[Hex], turn: TurnPlan
     ) -> list[Hex]:
         if self.target is None or not self.in_squad(ant):
-            return super().route(ant, kind, here, blocked, turn, arena)
+            return super().route(ant, kind, here, blocked, turn)
         return self.raid_route(ant, kind, here, blocked, turn)
 
     def raid_route(
