@@ -77,7 +77,7 @@ def serve_command(
     print("DatsPulse server stopped", flush=True)
 
 
-# -- a team's side (helper DP-C): play a starter bot against a DatsPulse server over HTTP ---------------
+# -- a team's side: play a starter bot against a DatsPulse server over HTTP ----------------------------
 
 
 @app.command("client")
