@@ -178,7 +178,11 @@ def _missing(reason: str) -> None:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="session")
+# Module scope, not session: Playwright's sync API keeps an asyncio loop marked as running on the
+# main thread while it is open, and tests after the browser tests call `asyncio.run` (DatsPulse's
+# server and HTTP client tests), which refuses to start inside a running loop. (Package scope does not
+# help: tests/ has no packages, so it would last the whole session.)
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     if not CHROMIUM.exists():
         _missing(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)")
@@ -194,7 +198,7 @@ def browser() -> Iterator[Any]:
             browser.close()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser_context(browser: Any) -> Iterator[Any]:
     context = browser.new_context(viewport={"width": 1440, "height": 960}, device_scale_factor=1)
     yield context
