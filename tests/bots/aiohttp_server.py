@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from abc import ABC, abstractmethod
 
 from aiohttp import web
 
 from botarena.bots.subprocess import block_thread_signals
 
 
-class LoopServer:
+class LoopServer(ABC):
     """An aiohttp app on its own event-loop thread, on a free port; subclasses define `handle`."""
 
     def __init__(self) -> None:
@@ -32,8 +33,9 @@ class LoopServer:
         await web.TCPSite(runner, "127.0.0.1", 0).start()
         return runner
 
+    @abstractmethod
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        raise NotImplementedError
+        """The reply to `POST /{kind}`."""
 
     def url(self, kind: str) -> str:
         return f"http://127.0.0.1:{self.port}/{kind}"

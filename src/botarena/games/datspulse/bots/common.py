@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import math
 import random
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -325,7 +326,7 @@ def trim(memory: Memory, path: list[Hex], speed: int) -> list[Hex]:
     return out
 
 
-class SeededBot:
+class SeededBot(ABC):
     """The shape of an in-process bot: `setup`, `act`, `end` (§7.5), its randomness from `bot_seed`.
 
     Subclasses implement `plan(arena) -> list of {ant, path}`. `act` takes an arena (with or without
@@ -358,8 +359,9 @@ class SeededBot:
     def end(self, payload: Any) -> dict[str, Any]:
         return {}
 
+    @abstractmethod
     def plan(self, arena: Mapping[str, Any]) -> list[dict[str, Any]]:
-        raise NotImplementedError
+        """This turn's move commands (§5 entries) for the arena just remembered."""
 
     def on_map(self, where: Hex) -> bool:
         """False only when `where` is known not to exist (beyond DP-4's radius from the config)."""
