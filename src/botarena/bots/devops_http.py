@@ -17,9 +17,9 @@ another call's; a request that meets a kept-alive connection the service had jus
 received) is sent once more on a new connection, within its deadline.
 
 Statuses (spec 5.2): no complete reply in time is TIMEOUT `deadline` (or `turn_budget`); a refused,
-reset or failed connection is CRASHED `transport`; a redirect (3xx) is never followed, the host only
-ever calls the address it was given: it is CRASHED `redirect`, its warning names the Location; any
-other status outside 200-299 is CRASHED `http_status`; a reply that arrives after its deadline is
+reset or failed connection is CRASHED `transport`; a status outside 200-299 is CRASHED `http_status`,
+a redirect (3xx) included: it is never followed (the host only ever calls the address it was given)
+and its warning HTTP_REDIRECT names the Location; a reply that arrives after its deadline is
 TIMEOUT however busy the loop was (its time is recorded as it was); a body over 64 KiB or not JSON
 is INVALID `bad_json`. The engine judges the move itself. Native HTTP bots have no start or end
 exchange (spec 7.1): those requests are answered locally with `{}`."""
@@ -57,7 +57,6 @@ TURN_BUDGET = "turn_budget"
 DEADLINE = "deadline"
 TRANSPORT = "transport"
 HTTP_STATUS = "http_status"
-REDIRECT = "redirect"
 BAD_JSON = "bad_json"
 
 _Result = tuple[Status, Any, str | None, list[Warning], float]
@@ -358,9 +357,10 @@ class DevopsHttpBot(Bot):
 
 
 def _redirect(code: int, location: str) -> tuple[Status, Any, str | None, list[Warning]]:
-    """A 3xx reply: CRASHED `redirect` (never followed), the warning naming where it pointed."""
+    """A 3xx reply: CRASHED `http_status` (spec 5.2: redirects are not followed), the warning
+    (code HTTP_REDIRECT) naming where it pointed."""
     detail = f"HTTP {code} to {location or '(no Location)'}"[:500]
-    return Status.CRASHED, None, REDIRECT, [{"code": "HTTP_REDIRECT", "detail": detail}]
+    return Status.CRASHED, None, HTTP_STATUS, [{"code": "HTTP_REDIRECT", "detail": detail}]
 
 
 def _call(request: Request) -> str:
@@ -443,7 +443,7 @@ class _Conn(asyncio.Protocol):
         code = self.parser.get_status_code()
         if 300 <= code < 400:
             status, _, reason, warnings = _redirect(code, call.location)
-            self._fail(status, reason or REDIRECT, "HTTP_REDIRECT", warnings[0]["detail"])
+            self._fail(status, reason or HTTP_STATUS, "HTTP_REDIRECT", warnings[0]["detail"])
         elif not 200 <= code < 300:
             detail = f"HTTP {code}"
             self._fail(Status.CRASHED, HTTP_STATUS, "HTTP_STATUS", detail)
