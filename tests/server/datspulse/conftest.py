@@ -18,6 +18,7 @@ aiohttp = pytest.importorskip("aiohttp", reason="aiohttp is not installed")
 
 from botarena.server.datspulse.server import DatsPulseServer  # noqa: E402
 from botarena.server.datspulse.settings import ServerSettings, parse_settings  # noqa: E402
+from botarena.server.httpconfig import server_config  # noqa: E402
 from botarena.server.live import LiveHub  # noqa: E402
 from botarena.server.viewer import bind_socket  # noqa: E402
 from botarena.store import Store  # noqa: E402
@@ -49,7 +50,8 @@ class DpServer:
         self.series = self.dp.series
         self.sock = bind_socket("127.0.0.1", 0)
         self.port = self.sock.getsockname()[1]
-        config = uvicorn.Config(self.dp.app(), log_level="warning", timeout_graceful_shutdown=3)
+        # the servers' own uvicorn settings (h11, bounded headers), as `botarena datspulse serve`
+        config = server_config(self.dp.app(), log_level="warning", timeout_graceful_shutdown=3)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 

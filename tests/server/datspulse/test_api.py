@@ -144,12 +144,12 @@ def test_dp5_body_rejected_whole_is_400_code_4(server: DpServer, data: bytes, re
     assert headers["Content-Type"] == "application/json"
 
 
-def test_dp5_body_over_one_mib_is_400_code_4(server: DpServer) -> None:
-    data = b'{"moves": [], "pad": "' + b"x" * (1 << 20) + b'"}'
+def test_dp5_body_over_128_kib_is_400_code_4(server: DpServer) -> None:
+    data = b'{"moves": [], "pad": "' + b"x" * (128 * 1024) + b'"}'  # (§5 as amended: was 1 MiB)
     status, _, body = call(server, "tok-alpha", "POST", "/move", data=data)
     assert status == 400 and body == {
         "code": 4,
-        "message": "invalid request body: the body is larger than 1 MiB",
+        "message": "invalid request body: the body is larger than 128 KiB",
     }
 
 
