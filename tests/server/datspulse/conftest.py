@@ -27,15 +27,21 @@ TEAMS = {"tok-alpha": "alpha", "tok-beta": "beta", "tok-gamma": "gamma"}
 
 
 def make_settings(
-    preset: str = "ci", teams: dict[str, str] | None = None, seed: int = 7, **game: Any
+    preset: str = "ci",
+    teams: dict[str, str] | None = None,
+    seed: int = 7,
+    spectators: dict[str, Any] | None = None,
+    **game: Any,
 ) -> ServerSettings:
     teams = TEAMS if teams is None else teams
-    data = {
+    data: dict[str, Any] = {
         "preset": preset,
         "seed": seed,
         "game": game,
         "teams": [{"name": name, "token": token} for token, name in teams.items()],
     }
+    if spectators is not None:
+        data["spectators"] = spectators
     return parse_settings(data, source="test")
 
 

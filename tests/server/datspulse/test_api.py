@@ -231,7 +231,8 @@ def test_dp71_organiser_routes_still_served(server: DpServer) -> None:
     status, _, body = call(server, None, "GET", "/health")
     assert status == 200 and body["status"] == "ok"
     status, _, live = call(server, None, "GET", "/live")
-    assert status == 200 and any(m["key"] == "datspulse/antprotocol-test-1" for m in live)
+    # §4 (amended in §7.4): the running round is not on the public live list (test_spectators.py)
+    assert status == 200 and not any(m["key"] == "datspulse/antprotocol-test-1" for m in live)
 
 
 def test_dp71_handler_crash_is_500_code_0_and_the_round_goes_on(

@@ -2,6 +2,8 @@
 
     POST|PUT /api/register   GET /api/arena   POST /api/move   GET /api/logs   GET /api/rounds
     GET /api/datspulse/series   the organiser's view (no token): phase, rounds, timing, standings
+    GET /api/datspulse/live/<round>/events   the organiser's full live stream of a round, as it is
+                                played (header `X-Organizer-Key` or `?key=`; 401 code 5 without it)
 
 Each request is handled in this order, so that refused requests cost nothing:
 
@@ -28,6 +30,7 @@ paths under `/api` answer 404 code 7, and a known path with the wrong method 405
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -37,10 +40,11 @@ from botarena.server.datspulse import wire
 from botarena.server.datspulse.ratelimit import SlidingWindowLimiter
 from botarena.server.datspulse.series import Series
 from botarena.server.datspulse.wire import MoveLimits, PublicError
+from botarena.server.live import sse_bytes
 
 try:
     from fastapi import APIRouter, Request
-    from fastapi.responses import Response
+    from fastapi.responses import Response, StreamingResponse
     from fastapi.routing import APIRoute
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import ClientDisconnect
@@ -53,6 +57,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the serv
 log = logging.getLogger(__name__)
 
 TOKEN_HEADER = "x-auth-token"
+ORGANIZER_HEADER = "x-organizer-key"
+BAD_ORGANIZER_KEY = PublicError(401, wire.ErrorCode.BAD_TOKEN, "invalid or missing organizer key")
 RATE_WINDOW_S = 2.0  # §7.1: the sliding window; its limit is 2 x rate_limit_per_second
 ALL_METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
 
@@ -77,8 +83,12 @@ class DatsPulseApi:
         *,
         clock: Callable[[], float] | None = None,
         status_extra: Callable[[], dict[str, Any]] | None = None,
+        organizer_key: str | None = None,
+        organizer_hub: Any = None,
     ) -> None:
         self.series = series
+        self.organizer_key = organizer_key
+        self.organizer_hub = organizer_hub
         self.teams = dict(teams)  # token -> team name
         self.clock = clock or series.clock
         per_second = int(series.config.rate_limit_per_second)
@@ -189,6 +199,12 @@ class DatsPulseApi:
     def rounds(self, name: str, _body: Any, now: float) -> Any:
         return self.series.rounds_listing(now)
 
+    def _organizer(self, request: Request) -> bool:
+        """True when the request carries the organizer key (header, or `key` for an EventSource)."""
+        expected = self.organizer_key
+        given = request.headers.get(ORGANIZER_HEADER) or request.query_params.get("key") or ""
+        return bool(expected) and secrets.compare_digest(given.encode(), str(expected).encode())
+
     def organiser_status(self) -> dict[str, Any]:
         status: dict[str, Any] = self._locked(self.series.status)
         status["requests"] = dict(self.counters)
@@ -235,6 +251,22 @@ class DatsPulseApi:
             except Exception:
                 log.exception("DatsPulse series status failed")
                 return error_response(wire.INTERNAL_ERROR)
+
+        @router.get("/datspulse/live/{round_name}/events", response_model=None)
+        async def organizer_live(request: Request, round_name: str) -> Response | StreamingResponse:
+            """The organiser's live stream of a round, every unit at once (the public one at
+            /api/live follows the spectator policy): needs the organizer key."""
+            if not self._organizer(request):
+                return error_response(BAD_ORGANIZER_KEY)
+            hub = self.organizer_hub
+            events = hub.subscribe(f"datspulse/{round_name}") if hub is not None else None
+            if events is None:
+                return error_response(wire.NOT_FOUND)
+            return StreamingResponse(
+                sse_bytes(events),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            )
 
         @router.api_route("/{path:path}", methods=ALL_METHODS, include_in_schema=False)
         async def unknown(request: Request, path: str) -> Response:
