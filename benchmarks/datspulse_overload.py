@@ -1,9 +1,9 @@
 """DatsPulse server under overload within the rate limit (issue 12, item 6): 40 honest teams and 10
 heavy ones on 2-second turns. An honest team polls `/api/arena` and posts `/api/move` (one-step paths
 for its ants) at its 3 requests per second; a heavy team posts, at the same rate, the largest move
-body the server's limits allow: as many commands as a request may hold (2 x `unit_limit`, its own
-ants' ids), each with a path as long as allowed (2 x the fastest speed, adjacent hexes), padded with
-an unknown key up to the body limit (128 KiB).
+body the server's limits allow: as many commands as a request may hold (`unit_limit`, its own
+ants' ids), each with a path as long as allowed (the fastest speed + 3, adjacent hexes), padded with
+an unknown key up to the body limit (64 KiB).
 
 Goal: honest teams keep p99 <= 50 ms and transitions stay within 100 ms of their scheduled instants.
 

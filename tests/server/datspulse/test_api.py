@@ -145,11 +145,11 @@ def test_dp5_body_rejected_whole_is_400_code_4(server: DpServer, data: bytes, re
 
 
 def test_dp5_body_over_128_kib_is_400_code_4(server: DpServer) -> None:
-    data = b'{"moves": [], "pad": "' + b"x" * (128 * 1024) + b'"}'  # (§5 as amended: was 1 MiB)
+    data = b'{"moves": [], "pad": "' + b"x" * (64 * 1024) + b'"}'  # (§5 as amended: was 1 MiB)
     status, _, body = call(server, "tok-alpha", "POST", "/move", data=data)
     assert status == 400 and body == {
         "code": 4,
-        "message": "invalid request body: the body is larger than 128 KiB",
+        "message": "invalid request body: the body is larger than 64 KiB",
     }
 
 

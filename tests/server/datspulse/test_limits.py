@@ -65,8 +65,8 @@ def test_limits_follow_the_config(server: DpServer) -> None:
     config = server.series.config
     assert limits(server) == MoveLimits(
         body_bytes=MAX_BODY_BYTES,
-        commands=2 * config.unit_limit,
-        path=2 * max(config.worker_speed, config.soldier_speed, config.scout_speed),
+        commands=config.unit_limit,
+        path=max(config.worker_speed, config.soldier_speed, config.scout_speed) + 3,
     )
 
 
@@ -75,7 +75,7 @@ def test_declared_huge_body_is_refused_before_it_is_sent(server: DpServer) -> No
     status, body = reply_body(raw_request(server, move_head(10 << 20)))
     assert status == 400 and body == {
         "code": 4,
-        "message": "invalid request body: the body is larger than 128 KiB",
+        "message": "invalid request body: the body is larger than 64 KiB",
     }
 
 
@@ -101,7 +101,7 @@ def test_streamed_body_is_refused_as_soon_as_it_passes_the_limit() -> None:
     with pytest.raises(PublicError) as refused:
         asyncio.run(read_body(Chunked(), MAX_BODY_BYTES))  # type: ignore[arg-type]
     assert refused.value.status == 400 and refused.value.code == 4
-    assert refused.value.message == "invalid request body: the body is larger than 128 KiB"
+    assert refused.value.message == "invalid request body: the body is larger than 64 KiB"
     assert len(asked) == MAX_BODY_BYTES // 65536 + 1
 
 

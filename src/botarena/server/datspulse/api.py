@@ -9,10 +9,10 @@ Each request is handled in this order, so that refused requests cost nothing:
 
 1. the `X-Auth-Token` is looked up (401 code 5 for an unknown or missing one, counted for nothing);
 2. the rate limit (§7.1): a request over it is answered 429 code 6 at once, before its body is read;
-3. `/api/move` only: the body is read, at most `MoveLimits.body_bytes` (128 KiB: a declared larger
+3. `/api/move` only: the body is read, at most `MoveLimits.body_bytes` (64 KiB: a declared larger
    Content-Length is refused before a byte of it is read, a larger stream as soon as it passes the
-   bound), parsed, and its commands counted against the limits (at most 2 x `unit_limit` commands,
-   paths of at most 2 x the fastest speed): 400 code 4 otherwise, before the game lock is taken, so
+   bound), parsed, and its commands counted against the limits (at most `unit_limit` commands,
+   paths of at most the fastest speed + 3 hexes): 400 code 4 otherwise, before the game lock is taken, so
    one request costs a few milliseconds at most whatever its sender tries;
 4. the game work runs under the series lock once every transition due by now has run (§7.3 "no
    stale turns"): on the event loop when the lock is free and nothing is due (the common case, a

@@ -17,13 +17,13 @@ from typing import Any
 import orjson
 
 JSON_TYPE = "application/json"
-MAX_BODY_BYTES = 128 * 1024  # §5 (amended): a larger /api/move body is rejected whole (400 code 4)
-#: §5 (amended): a move request may name at most this many times `unit_limit` commands (a team never
-#: has more than `unit_limit` living ants; the slack covers clients that also order their corpses)
-COMMANDS_PER_UNIT_LIMIT = 2
-#: §5 (amended): a path may have at most this many times the fastest unit's speed in hexes (a longer
-#: one than the unit's speed is only an error for that ant; this bound rejects the body)
-PATH_PER_MAX_SPEED = 2
+MAX_BODY_BYTES = 64 * 1024  # §5 (amended): a larger /api/move body is rejected whole (400 code 4)
+#: §5 (amended): a move request may name at most `unit_limit` commands (a team never has more living
+#: ants; 2 x was measured too costly: benchmarks/datspulse_overload.py)
+COMMANDS_PER_UNIT_LIMIT = 1
+#: §5 (amended): a path may have at most the fastest unit's speed plus this many hexes (a path longer
+#: than its ant's speed is that ant's error, §5 rule 2; beyond this bound the body is refused)
+PATH_SLACK = 3
 
 
 @dataclass(frozen=True)
@@ -41,7 +41,7 @@ class MoveLimits:
         return cls(
             body_bytes=MAX_BODY_BYTES,
             commands=COMMANDS_PER_UNIT_LIMIT * int(getattr(config, "unit_limit", 100)),
-            path=PATH_PER_MAX_SPEED * max(speeds),
+            path=max(speeds) + PATH_SLACK,
         )
 
     def check(self, body: Any) -> None:
