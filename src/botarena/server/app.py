@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from botarena import __version__
+from botarena.server.httpconfig import server_config
 from botarena.server.live import PING, LiveHub
 from botarena.server.viewer import (
     PIP_HINT,
@@ -572,7 +573,7 @@ def serve(
             live.close()  # end the SSE streams first, or the server waits for them to close
             await super().shutdown(sockets=sockets)
 
-    config = uvicorn.Config(app, log_level=log_level, timeout_graceful_shutdown=5)
+    config = server_config(app, log_level=log_level, timeout_graceful_shutdown=5)  # bounded headers
     server = _Server(config)
     try:
         server.run(sockets=[sock])

@@ -500,3 +500,17 @@ def _merge(chunks: list[_Chunk]) -> list[bytes]:
         size += len(chunk.steps_json)
     flush()
     return out
+
+
+async def sse_bytes(events: AsyncGenerator[LiveEvent, None]) -> AsyncGenerator[bytes, None]:
+    """A subscription (`LiveHub.subscribe`) as the bytes of a text/event-stream: the reconnect
+    delay, then each event (a heartbeat as a comment). The subscription closes with the stream."""
+    yield b"retry: 2000\n\n"
+    try:
+        async for event in events:
+            if event.event == PING:
+                yield b": ping\n\n"
+            else:
+                yield b"event: %s\ndata: %s\n\n" % (event.event.encode(), event.data)
+    finally:
+        await events.aclose()

@@ -145,7 +145,9 @@ def serve_viewer(
     bound_port = sock.getsockname()[1]
     print(f"botarena viewer: {replay.game} seed {replay.seed} from {path}", flush=True)
     print(viewer_url(host, bound_port), flush=True)
-    config = uvicorn.Config(app, log_level=log_level)
+    from botarena.server.httpconfig import server_config
+
+    config = server_config(app, log_level=log_level)  # bounded headers
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:

@@ -18,6 +18,7 @@ aiohttp = pytest.importorskip("aiohttp", reason="aiohttp is not installed")
 
 from botarena.server.datspulse.server import DatsPulseServer  # noqa: E402
 from botarena.server.datspulse.settings import ServerSettings, parse_settings  # noqa: E402
+from botarena.server.httpconfig import server_config  # noqa: E402
 from botarena.server.live import LiveHub  # noqa: E402
 from botarena.server.viewer import bind_socket  # noqa: E402
 from botarena.store import Store  # noqa: E402
@@ -26,15 +27,21 @@ TEAMS = {"tok-alpha": "alpha", "tok-beta": "beta", "tok-gamma": "gamma"}
 
 
 def make_settings(
-    preset: str = "ci", teams: dict[str, str] | None = None, seed: int = 7, **game: Any
+    preset: str = "ci",
+    teams: dict[str, str] | None = None,
+    seed: int = 7,
+    spectators: dict[str, Any] | None = None,
+    **game: Any,
 ) -> ServerSettings:
     teams = TEAMS if teams is None else teams
-    data = {
+    data: dict[str, Any] = {
         "preset": preset,
         "seed": seed,
         "game": game,
         "teams": [{"name": name, "token": token} for token, name in teams.items()],
     }
+    if spectators is not None:
+        data["spectators"] = spectators
     return parse_settings(data, source="test")
 
 
@@ -49,7 +56,8 @@ class DpServer:
         self.series = self.dp.series
         self.sock = bind_socket("127.0.0.1", 0)
         self.port = self.sock.getsockname()[1]
-        config = uvicorn.Config(self.dp.app(), log_level="warning", timeout_graceful_shutdown=3)
+        # the servers' own uvicorn settings (h11, bounded headers), as `botarena datspulse serve`
+        config = server_config(self.dp.app(), log_level="warning", timeout_graceful_shutdown=3)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 

@@ -144,12 +144,12 @@ def test_dp5_body_rejected_whole_is_400_code_4(server: DpServer, data: bytes, re
     assert headers["Content-Type"] == "application/json"
 
 
-def test_dp5_body_over_one_mib_is_400_code_4(server: DpServer) -> None:
-    data = b'{"moves": [], "pad": "' + b"x" * (1 << 20) + b'"}'
+def test_dp5_body_over_128_kib_is_400_code_4(server: DpServer) -> None:
+    data = b'{"moves": [], "pad": "' + b"x" * (64 * 1024) + b'"}'  # (§5 as amended: was 1 MiB)
     status, _, body = call(server, "tok-alpha", "POST", "/move", data=data)
     assert status == 400 and body == {
         "code": 4,
-        "message": "invalid request body: the body is larger than 1 MiB",
+        "message": "invalid request body: the body is larger than 64 KiB",
     }
 
 
@@ -231,7 +231,8 @@ def test_dp71_organiser_routes_still_served(server: DpServer) -> None:
     status, _, body = call(server, None, "GET", "/health")
     assert status == 200 and body["status"] == "ok"
     status, _, live = call(server, None, "GET", "/live")
-    assert status == 200 and any(m["key"] == "datspulse/antprotocol-test-1" for m in live)
+    # §4 (amended in §7.4): the running round is not on the public live list (test_spectators.py)
+    assert status == 200 and not any(m["key"] == "datspulse/antprotocol-test-1" for m in live)
 
 
 def test_dp71_handler_crash_is_500_code_0_and_the_round_goes_on(

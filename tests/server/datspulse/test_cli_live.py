@@ -1,6 +1,7 @@
 """`botarena datspulse serve` as a user runs it (a subprocess: the URLs it prints, Ctrl-C exits 0 with
 the round recorded) with the example config file, and live watching: a running round is published
-to the organiser's live hub (header, steps, end) and streamed by the same server's SSE route."""
+to the live hub (header, steps, end; in the `open` spectator mode) and streamed by the same server's
+SSE route (test_spectators.py has the other modes)."""
 
 from __future__ import annotations
 
@@ -79,8 +80,13 @@ def test_cli_serve_prints_urls_plays_and_exits_0_on_ctrl_c(tmp_path: Path) -> No
 def test_live_round_is_published_and_streamed(
     start_dp: Callable[..., DpServer], store: Store, sse: Any
 ) -> None:
-    settings = make_settings(
-        lobby_seconds=0.5, turns=6, turn_seconds=0.1, break_seconds=30.0, rate_limit_per_second=100
+    settings = make_settings(  # open: the organiser's explicit choice (the default is after-round)
+        lobby_seconds=0.5,
+        turns=6,
+        turn_seconds=0.1,
+        break_seconds=30.0,
+        rate_limit_per_second=100,
+        spectators={"mode": "open"},
     )
     server = start_dp(settings, store, register=("alpha",))
     server.wait_phase("running")

@@ -88,7 +88,10 @@ def serve(port: int | None = None, bot: str = "starter", host: str = "127.0.0.1"
     secured = os.environ.get("SECURE_ENDPOINTS", "false").lower() in ("1", "true", "yes")
     key = os.environ.get("SECURE_KEY", "") if secured else None
     app = create_app(LOGICS[bot](), secure_key=key)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    from botarena.server.httpconfig import server_config
+
+    config = server_config(app, host=host, port=port, log_level="warning")  # bounded headers
+    uvicorn.Server(config).run()
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -2,12 +2,18 @@
 
     POST|PUT /api/register   GET /api/arena   POST /api/move   GET /api/logs   GET /api/rounds
     GET /api/datspulse/series   the organiser's view (no token): phase, rounds, timing, standings
+    GET /api/datspulse/live/<round>/events   the organiser's full live stream of a round, as it is
+                                played (header `X-Organizer-Key` or `?key=`; 401 code 5 without it)
 
 Each request is handled in this order, so that refused requests cost nothing:
 
 1. the `X-Auth-Token` is looked up (401 code 5 for an unknown or missing one, counted for nothing);
 2. the rate limit (§7.1): a request over it is answered 429 code 6 at once, before its body is read;
-3. `/api/move` only: the body is read, at most 1 MiB, and parsed (400 code 4 otherwise);
+3. `/api/move` only: the body is read, at most `MoveLimits.body_bytes` (64 KiB: a declared larger
+   Content-Length is refused before a byte of it is read, a larger stream as soon as it passes the
+   bound), parsed, and its commands counted against the limits (at most `unit_limit` commands,
+   paths of at most the fastest speed + 3 hexes): 400 code 4 otherwise, before the game lock is taken, so
+   one request costs a few milliseconds at most whatever its sender tries;
 4. the game work runs under the series lock once every transition due by now has run (§7.3 "no
    stale turns"): on the event loop when the lock is free and nothing is due (the common case, a
    fraction of a millisecond), else in a worker thread that waits for the lock or runs the due
@@ -15,13 +21,16 @@ Each request is handled in this order, so that refused requests cost nothing:
    client never holds up the acceptance of other requests.
 
 Every non-200 reply is a PublicError body `{"code", "message"}`; an unexpected exception in a handler
-is logged and answered 500 code 0 `internal error`, and the round goes on. Unknown paths under `/api`
-answer 404 code 7, and a known path with the wrong method 405 code 7.
+is logged and answered 500 code 0 `internal error`, and the round goes on. A client that goes away
+while its body is being read is not an error: it is counted as `disconnected`, and nothing is logged
+above debug. Request headers are bounded by the HTTP layer (`botarena.server.httpconfig`). Unknown
+paths under `/api` answer 404 code 7, and a known path with the wrong method 405 code 7.
 """
 
 from __future__ import annotations
 
 import logging
+import secrets
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -30,13 +39,15 @@ import orjson
 from botarena.server.datspulse import wire
 from botarena.server.datspulse.ratelimit import SlidingWindowLimiter
 from botarena.server.datspulse.series import Series
-from botarena.server.datspulse.wire import PublicError
+from botarena.server.datspulse.wire import MoveLimits, PublicError
+from botarena.server.live import sse_bytes
 
 try:
     from fastapi import APIRouter, Request
-    from fastapi.responses import Response
+    from fastapi.responses import Response, StreamingResponse
     from fastapi.routing import APIRoute
     from starlette.concurrency import run_in_threadpool
+    from starlette.requests import ClientDisconnect
     from starlette.routing import Match, Route
 except ImportError as exc:  # pragma: no cover - exercised only without the server extra
     from botarena.server.viewer import PIP_HINT, ServerDependencyError
@@ -46,6 +57,8 @@ except ImportError as exc:  # pragma: no cover - exercised only without the serv
 log = logging.getLogger(__name__)
 
 TOKEN_HEADER = "x-auth-token"
+ORGANIZER_HEADER = "x-organizer-key"
+BAD_ORGANIZER_KEY = PublicError(401, wire.ErrorCode.BAD_TOKEN, "invalid or missing organizer key")
 RATE_WINDOW_S = 2.0  # §7.1: the sliding window; its limit is 2 x rate_limit_per_second
 ALL_METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
 
@@ -70,15 +83,27 @@ class DatsPulseApi:
         *,
         clock: Callable[[], float] | None = None,
         status_extra: Callable[[], dict[str, Any]] | None = None,
+        organizer_key: str | None = None,
+        organizer_hub: Any = None,
     ) -> None:
         self.series = series
+        self.organizer_key = organizer_key
+        self.organizer_hub = organizer_hub
         self.teams = dict(teams)  # token -> team name
         self.clock = clock or series.clock
         per_second = int(series.config.rate_limit_per_second)
         self.per_second = per_second
         self.limiter = SlidingWindowLimiter(2 * per_second, RATE_WINDOW_S, self.clock)
         self.status_extra = status_extra
-        self.counters = {"accepted": 0, "rate_limited": 0, "unauthorized": 0, "internal_errors": 0}
+        self.limits = MoveLimits.from_config(series.config)
+        self.counters = {
+            "accepted": 0,
+            "rate_limited": 0,
+            "unauthorized": 0,
+            "internal_errors": 0,
+            "invalid_bodies": 0,
+            "disconnected": 0,
+        }
 
     # ------------------------------------------------------------------------------ the pipeline
 
@@ -108,20 +133,35 @@ class DatsPulseApi:
     ) -> Response:
         try:
             name = self._admit(request)
-            raw = await read_body(request) if body else b""
-            found, result = self._try_inline(operation, name, raw, body)
+            parsed = await self._read_move(request) if body else None
+            found, result = self._try_inline(operation, name, parsed)
             if not found:
-                result = await run_in_threadpool(self._work, operation, name, raw, body)
+                result = await run_in_threadpool(self._work, operation, name, parsed)
             return json_response(result)
         except PublicError as error:
             return error_response(error)
+        except ClientDisconnect:  # the client went away mid-body: nobody to answer, nothing wrong here
+            self.counters["disconnected"] += 1
+            log.debug("DatsPulse %s %s: the client disconnected", request.method, request.url.path)
+            return error_response(wire.invalid_body("the client disconnected"))
         except Exception:  # §7.1 robustness: logged, 500 code 0, and the round goes on
             self.counters["internal_errors"] += 1
             log.exception("DatsPulse %s %s failed", request.method, request.url.path)
             return error_response(wire.INTERNAL_ERROR)
 
+    async def _read_move(self, request: Request) -> Any:
+        """The move body read, parsed and held to the limits: on the event loop, outside the game
+        lock. A body refused here (400 code 4) is counted in `invalid_bodies`."""
+        try:
+            parsed = parse_body(await read_body(request, self.limits.body_bytes))
+            self.limits.check(parsed)
+        except PublicError:
+            self.counters["invalid_bodies"] += 1
+            raise
+        return parsed
+
     def _try_inline(
-        self, operation: Callable[[str, Any, float], Any], name: str, raw: bytes, has_body: bool
+        self, operation: Callable[[str, Any, float], Any], name: str, parsed: Any
     ) -> tuple[bool, Any]:
         """The fast path, on the event loop: when the game lock is free and nothing is due, the
         request's work (a few hundred microseconds) runs at once, without a hop to a worker thread.
@@ -135,15 +175,11 @@ class DatsPulseApi:
             deadline = series.next_deadline()
             if deadline is not None and now >= deadline:
                 return False, None
-            parsed = parse_body(raw) if has_body else None
             return True, operation(name, parsed, now)
         finally:
             series.lock.release()
 
-    def _work(
-        self, operation: Callable[[str, Any, float], Any], name: str, raw: bytes, has_body: bool
-    ) -> Any:
-        parsed = parse_body(raw) if has_body else None
+    def _work(self, operation: Callable[[str, Any, float], Any], name: str, parsed: Any) -> Any:
         return self._locked(lambda now: operation(name, parsed, now))
 
     # ------------------------------------------------------------------------------ the operations
@@ -162,6 +198,12 @@ class DatsPulseApi:
 
     def rounds(self, name: str, _body: Any, now: float) -> Any:
         return self.series.rounds_listing(now)
+
+    def _organizer(self, request: Request) -> bool:
+        """True when the request carries the organizer key (header, or `key` for an EventSource)."""
+        expected = self.organizer_key
+        given = request.headers.get(ORGANIZER_HEADER) or request.query_params.get("key") or ""
+        return bool(expected) and secrets.compare_digest(given.encode(), str(expected).encode())
 
     def organiser_status(self) -> dict[str, Any]:
         status: dict[str, Any] = self._locked(self.series.status)
@@ -210,6 +252,22 @@ class DatsPulseApi:
                 log.exception("DatsPulse series status failed")
                 return error_response(wire.INTERNAL_ERROR)
 
+        @router.get("/datspulse/live/{round_name}/events", response_model=None)
+        async def organizer_live(request: Request, round_name: str) -> Response | StreamingResponse:
+            """The organiser's live stream of a round, every unit at once (the public one at
+            /api/live follows the spectator policy): needs the organizer key."""
+            if not self._organizer(request):
+                return error_response(BAD_ORGANIZER_KEY)
+            hub = self.organizer_hub
+            events = hub.subscribe(f"datspulse/{round_name}") if hub is not None else None
+            if events is None:
+                return error_response(wire.NOT_FOUND)
+            return StreamingResponse(
+                sse_bytes(events),
+                media_type="text/event-stream",
+                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+            )
+
         @router.api_route("/{path:path}", methods=ALL_METHODS, include_in_schema=False)
         async def unknown(request: Request, path: str) -> Response:
             """§7.1: anything else under /api is 404 code 7, or 405 code 7 for a known path."""
@@ -242,18 +300,22 @@ def _known_path(request: Request) -> bool:
     return False
 
 
-async def read_body(request: Request) -> bytes:
-    """The request body, at most MAX_BODY_BYTES (400 code 4 beyond, without reading the rest)."""
-    limit = wire.MAX_BODY_BYTES
+def too_large(limit: int) -> PublicError:
+    return wire.invalid_body(f"the body is larger than {limit // 1024} KiB")
+
+
+async def read_body(request: Request, limit: int = wire.MAX_BODY_BYTES) -> bytes:
+    """The request body, at most `limit` bytes (400 code 4 beyond, without reading the rest: a
+    declared Content-Length is checked first, a stream as it comes)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise wire.invalid_body("the body is larger than 1 MiB")
+        raise too_large(limit)
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > limit:
-            raise wire.invalid_body("the body is larger than 1 MiB")
+            raise too_large(limit)
         chunks.append(chunk)
     return b"".join(chunks)
 

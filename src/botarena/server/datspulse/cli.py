@@ -1,6 +1,7 @@
 """`botarena datspulse ...`: the DatsPulse real-time server's commands.
 
     botarena datspulse serve --config server.toml [--preset compat] [--host H] [--port P] [--db URL]
+                             [--spectators after-round|delayed|open] [--spectator-delay TURNS]
 
 A mistake in the config file or the options is one line on stderr and exit code 2 (the main CLI maps
 SettingsError, a ValueError, that way); Ctrl-C stops the server cleanly with exit code 0 once the
@@ -37,6 +38,18 @@ def serve_command(
             "--db", help="Database URL (default sqlite:///./var/botarena.db; postgresql://... works)."
         ),
     ] = None,
+    spectators: Annotated[
+        str | None,
+        typer.Option(
+            help="Who may watch a running round on the public live stream: after-round (default: "
+            "nothing until it ends), delayed (--spectator-delay turns behind, the map included) or "
+            "open (as it is played: every team could watch its rivals). Overrides the file's "
+            "[spectators] mode. The organizer key always opens the full stream."
+        ),
+    ] = None,
+    spectator_delay: Annotated[
+        int | None, typer.Option(help="--spectators delayed: how many turns behind (default 30).")
+    ] = None,
 ) -> None:
     """Run DatsPulse rounds on the clock for the teams of --config; print the API and viewer URLs."""
     import logging
@@ -47,7 +60,7 @@ def serve_command(
 
     if not 0 <= port <= 65535:
         raise SettingsError(f"--port must be 0..65535, got {port}")
-    settings = load_settings(config, preset=preset)
+    settings = load_settings(config, preset=preset, spectators=spectators, spectator_delay=spectator_delay)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     store = Store.open(db)
     cfg = settings.config
@@ -60,6 +73,14 @@ def serve_command(
         )
         print(f"API:    {base_url}", flush=True)
         print(f"viewer: {viewer_url}", flush=True)
+        policy = settings.spectators
+        delay = f" ({policy.delay_turns} turns behind)" if policy.public_delay else ""
+        print(f"spectators: {policy.mode.value}{delay}", flush=True)
+        print(
+            f"organizer live: {base_url}/datspulse/live/<round>/events "
+            f"(X-Organizer-Key or ?key=): {policy.organizer_key}",
+            flush=True,
+        )
 
     try:
         server = run(settings, store=store, host=host, port=port, on_ready=ready)

@@ -96,9 +96,20 @@ class DatsPulseServer:
         self.store = store
         config = settings.config
         self.hub = hub
+        # The organiser's own hub: every round as it is played, behind the organizer key. The public
+        # `hub` gets what the spectator policy allows (spec §4: a running round is secret).
+        self.organizer_hub: Any = None
+        if hub is not None:
+            from botarena.server.live import LiveHub
+
+            self.organizer_hub = LiveHub()
         final_rounds = int(config.final_rounds) if config.series == "final" else 0
         self.recorder = SeriesRecorder(
-            store, hub.publish if hub is not None else None, final_rounds=final_rounds
+            store,
+            hub.publish if hub is not None else None,
+            final_rounds=final_rounds,
+            organizer=self.organizer_hub.publish if self.organizer_hub is not None else None,
+            public_delay=settings.spectators.public_delay,
         )
         seed = settings.seed if settings.seed is not None else secrets.randbelow(MAX_SERIES_SEED)
         resumed = self.recorder.open_series(
@@ -120,7 +131,13 @@ class DatsPulseServer:
             driver_factory=driver_factory,
             gc_pacing=True,
         )
-        self.api = DatsPulseApi(self.series, settings.teams, status_extra=self._extra_status)
+        self.api = DatsPulseApi(
+            self.series,
+            settings.teams,
+            status_extra=self._extra_status,
+            organizer_key=settings.spectators.organizer_key,
+            organizer_hub=self.organizer_hub,
+        )
         self.conductor = Conductor(self.series)
         self._stopped = False
 
@@ -155,6 +172,8 @@ class DatsPulseServer:
             self.series.gc.release()  # (the round's objects may go once it is recorded)
         self.recorder.stop_round(running)
         self.recorder.close()
+        if self.organizer_hub is not None:
+            self.organizer_hub.close()
 
 
 def run(
@@ -178,6 +197,9 @@ def run(
         server.start()
         if on_ready is not None:
             on_ready(base, viewer_url)
+        stop.wait()  # the server is shutting down: end the organiser's streams too, or it waits for them
+        if server.organizer_hub is not None:
+            server.organizer_hub.close()
 
     try:
         serve(store, host=host, port=port, hub=hub, on_ready=ready, stop=stop, routers=[server.api.router()])

@@ -9,6 +9,11 @@ A TOML file, parsed strictly (pydantic, unknown keys refused), for example:
     [game]                       # optional: overrides of the preset's keys (spec §2)
     min_teams = 2
 
+    [spectators]                 # optional: who may watch a running round (spec §4, fog of war)
+    mode = "after-round"         # after-round (default), delayed or open
+    delay_turns = 30             # delayed: the public stream runs this many turns behind
+    organizer_key = "9d2e..."    # the organiser's full live stream (default: drawn at start, printed)
+
     [[teams]]
     name = "Vyatich Enjoyers"
     token = "4f1c..."            # what the team sends as X-Auth-Token
@@ -20,11 +25,13 @@ preset or game key the game refuses, a preset that is not real time.
 
 from __future__ import annotations
 
+import secrets
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
@@ -34,6 +41,7 @@ from botarena.core.rng import MAX_SEED
 # A header value a client can send as is: printable ASCII, no spaces or quotes.
 TOKEN_PATTERN = r"^[!#-~]{1,256}$"
 MAX_TEAMS_IN_FILE = 10_000
+ORGANIZER_KEY_PATTERN = r"^[!#-~]{16,256}$"
 
 
 class SettingsError(ValueError):
@@ -47,6 +55,41 @@ class TeamEntry(BaseModel):
     token: Annotated[str, StringConstraints(pattern=TOKEN_PATTERN)]
 
 
+class SpectatorMode(StrEnum):
+    """Who sees a running round besides its teams (the public live stream; spec §4 as amended)."""
+
+    AFTER_ROUND = "after-round"  # nothing of a round until it ends, then all of it (the default)
+    DELAYED = "delayed"  # the round `delay_turns` turns behind, its map and every unit included
+    OPEN = "open"  # everything at once, as it is played: every team could watch its rivals
+
+
+DEFAULT_DELAY_TURNS = 30
+
+
+class SpectatorFile(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+    mode: Literal["after-round", "delayed", "open"] = "after-round"
+    delay_turns: Annotated[int, Field(ge=1, le=100_000)] = DEFAULT_DELAY_TURNS
+    organizer_key: Annotated[str, StringConstraints(pattern=ORGANIZER_KEY_PATTERN)] | None = None
+
+
+@dataclass(frozen=True)
+class Spectators:
+    """The spectator policy the server runs with, and the organiser's key for the full live stream."""
+
+    mode: SpectatorMode
+    delay_turns: int
+    organizer_key: str
+
+    @property
+    def public_delay(self) -> int | None:
+        """How many turns the public stream runs behind: 0 when open, None when it waits for the end."""
+        if self.mode is SpectatorMode.OPEN:
+            return 0
+        return self.delay_turns if self.mode is SpectatorMode.DELAYED else None
+
+
 class ServerFile(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
@@ -54,6 +97,7 @@ class ServerFile(BaseModel):
     seed: Annotated[int, Field(ge=0, le=MAX_SEED)] | None = None
     series_name: Annotated[str, StringConstraints(min_length=1, max_length=200)] | None = None
     game: dict[str, Any] = Field(default_factory=dict)
+    spectators: SpectatorFile = Field(default_factory=SpectatorFile)
     teams: Annotated[list[TeamEntry], Field(min_length=1, max_length=MAX_TEAMS_IN_FILE)]
 
 
@@ -68,6 +112,11 @@ class ServerSettings:
     seed: int | None
     series_name: str
     source: str  # the file, for messages
+    spectators: Spectators = field(
+        default_factory=lambda: Spectators(
+            SpectatorMode.AFTER_ROUND, DEFAULT_DELAY_TURNS, new_organizer_key()
+        )
+    )
 
 
 def _describe(error: Mapping[str, Any]) -> str:
@@ -80,12 +129,30 @@ def _describe(error: Mapping[str, Any]) -> str:
     return f"{where}: {message}" if where else message
 
 
+def new_organizer_key() -> str:
+    return secrets.token_urlsafe(24)
+
+
 def parse_settings(
-    data: Mapping[str, Any], *, source: str = "config", preset: str | None = None
+    data: Mapping[str, Any],
+    *,
+    source: str = "config",
+    preset: str | None = None,
+    spectators: str | None = None,
+    spectator_delay: int | None = None,
 ) -> ServerSettings:
-    """Validate a parsed config file (and `--preset`, which wins over the file's); SettingsError."""
+    """Validate a parsed config file (and `--preset`, `--spectators`, `--spectator-delay`, which win
+    over the file's); SettingsError."""
     try:
-        parsed = ServerFile.model_validate(dict(data))
+        overrides = dict(data)
+        table = dict(overrides.get("spectators") or {})
+        if spectators is not None:
+            table["mode"] = spectators
+        if spectator_delay is not None:
+            table["delay_turns"] = spectator_delay
+        if table:
+            overrides["spectators"] = table
+        parsed = ServerFile.model_validate(overrides)
     except ValidationError as exc:
         raise SettingsError(f"{source}: {'; '.join(_describe(e) for e in exc.errors())}") from None
     tokens: dict[str, str] = {}
@@ -117,10 +184,21 @@ def parse_settings(
         seed=parsed.seed,
         series_name=parsed.series_name or f"{prefix}-{series}",
         source=source,
+        spectators=Spectators(
+            SpectatorMode(parsed.spectators.mode),
+            parsed.spectators.delay_turns,
+            parsed.spectators.organizer_key or new_organizer_key(),
+        ),
     )
 
 
-def load_settings(path: str | Path, *, preset: str | None = None) -> ServerSettings:
+def load_settings(
+    path: str | Path,
+    *,
+    preset: str | None = None,
+    spectators: str | None = None,
+    spectator_delay: int | None = None,
+) -> ServerSettings:
     """Read and validate the TOML config file at `path`; SettingsError with one line."""
     source = str(path)
     try:
@@ -133,7 +211,9 @@ def load_settings(path: str | Path, *, preset: str | None = None) -> ServerSetti
         raise SettingsError(f"{source}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(f"{source}: not valid TOML ({exc})") from None
-    return parse_settings(data, source=source, preset=preset)
+    return parse_settings(
+        data, source=source, preset=preset, spectators=spectators, spectator_delay=spectator_delay
+    )
 
 
 def game_config(preset: str, overrides: Mapping[str, Any]) -> Any:

@@ -17,7 +17,50 @@ from typing import Any
 import orjson
 
 JSON_TYPE = "application/json"
-MAX_BODY_BYTES = 1 << 20  # §5: a larger /api/move body is rejected whole (400 code 4)
+MAX_BODY_BYTES = 64 * 1024  # §5 (amended): a larger /api/move body is rejected whole (400 code 4)
+#: §5 (amended): a move request may name at most `unit_limit` commands (a team never has more living
+#: ants; 2 x was measured too costly: benchmarks/datspulse_overload.py)
+COMMANDS_PER_UNIT_LIMIT = 1
+#: §5 (amended): a path may have at most the fastest unit's speed plus this many hexes (a path longer
+#: than its ant's speed is that ant's error, §5 rule 2; beyond this bound the body is refused)
+PATH_SLACK = 3
+
+
+@dataclass(frozen=True)
+class MoveLimits:
+    """What one `/api/move` request may cost (§5 as amended): its body's bytes, its commands, the
+    hexes of each path. Anything beyond is 400 code 4, decided before the game lock is taken."""
+
+    body_bytes: int
+    commands: int
+    path: int
+
+    @classmethod
+    def from_config(cls, config: Any) -> MoveLimits:
+        speeds = [int(getattr(config, f"{kind}_speed", 7)) for kind in ("worker", "soldier", "scout")]
+        return cls(
+            body_bytes=MAX_BODY_BYTES,
+            commands=COMMANDS_PER_UNIT_LIMIT * int(getattr(config, "unit_limit", 100)),
+            path=max(speeds) + PATH_SLACK,
+        )
+
+    def check(self, body: Any) -> None:
+        """Raise 400 code 4 when the parsed body names too many commands or too long a path; the
+        shape errors of §5 are left to the game (they are per entry, or the body's own code 4)."""
+        if not isinstance(body, dict):
+            return
+        moves = body.get("moves")
+        if not isinstance(moves, list):
+            return
+        if len(moves) > self.commands:
+            raise invalid_body(f"{len(moves)} move commands; at most {self.commands} per request")
+        for index, entry in enumerate(moves):
+            path = entry.get("path") if isinstance(entry, dict) else None
+            if isinstance(path, list) and len(path) > self.path:
+                raise invalid_body(
+                    f"the path at index {index} has {len(path)} hexes; at most {self.path} per command"
+                )
+
 
 # §7.2: exactly what a registered team's GET /api/arena returns during the lobby
 LOBBY_ARENA: dict[str, Any] = {

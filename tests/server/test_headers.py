@@ -1,0 +1,181 @@
+"""Request headers are bounded on every HTTP server the project runs (issue 12, item 6): the
+organizer's server (`botarena serve`, which `play --live` also runs), the DatsPulse server (`botarena
+datspulse serve`), the replay viewer (`botarena view`) and the Devops starter service (`botarena
+devops-service`). Each is started as its command in a subprocess on 127.0.0.1 and attacked with raw
+sockets: a 10 MiB header is refused (a 4xx status or a closed connection, never 200), twenty 25 MiB
+headers leave the server's memory within tens of MiB, and an ordinary request with a 4 KiB header
+still gets 200."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
+
+from botarena.server.httpconfig import MAX_HEADER_BYTES
+from botarena.server.viewer import bind_socket
+
+ROOT = Path(__file__).resolve().parents[2]
+DATSPULSE_CONFIG = ROOT / "examples" / "datspulse" / "server.toml"
+MiB = 1 << 20
+CHUNK = 256 * 1024
+
+
+def rss_mib(pid: int) -> float:
+    found = re.search(r"VmRSS:\s+(\d+) kB", Path(f"/proc/{pid}/status").read_text())
+    assert found is not None
+    return int(found.group(1)) / 1024
+
+
+def request_with_header(port: int, path: str, header_bytes: int) -> bytes:
+    """Send GET `path` with one header of `header_bytes` bytes; return the reply's first bytes, or b""
+    when the server closed (or reset) the connection instead of answering."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        try:
+            sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: ".encode())
+            block = b"a" * CHUNK
+            left = header_bytes
+            while left > 0:
+                sock.sendall(block[: min(left, CHUNK)])
+                left -= CHUNK
+            sock.sendall(b"\r\nConnection: close\r\n\r\n")
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the server stopped reading and closed: what we want; see whether it said why
+        try:
+            return sock.recv(64)
+        except ConnectionResetError:
+            return b""
+
+
+def assert_refused(reply: bytes) -> None:
+    assert reply == b"" or reply.startswith((b"HTTP/1.1 4", b"HTTP/1.0 4")), reply
+
+
+class Served:
+    """A server command in a subprocess; `port` is read from the URL it prints."""
+
+    def __init__(self, command: list[str], url_pattern: str = r"http://127\.0\.0\.1:(\d+)") -> None:
+        env = {**os.environ, "NO_PROXY": "127.0.0.1"}
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "botarena", *command],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
+        assert self.process.stdout is not None
+        for _ in range(20):  # the first lines the command prints: one of them is its URL
+            line = self.process.stdout.readline()
+            found = re.search(url_pattern, line)
+            if found:
+                self.port = int(found.group(1))
+                return
+            if not line:
+                break
+        self.stop()
+        raise AssertionError(
+            f"{command} printed no URL: {self.process.stderr.read() if self.process.stderr else ''}"
+        )
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.communicate(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.communicate()
+
+
+def free_port() -> int:
+    sock = bind_socket("127.0.0.1", 0)
+    try:
+        return int(sock.getsockname()[1])
+    finally:
+        sock.close()
+
+
+def _replay(tmp_path: Path) -> Path:
+    path = tmp_path / "match.json.gz"
+    command = [sys.executable, "-m", "botarena", "play", "drones", "zergy", "pacifist", "--seed", "1"]
+    done = subprocess.run([*command, "--replay", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return path
+
+
+SERVERS: dict[str, tuple[Callable[[Path], list[str]], str]] = {
+    # name: (command for a temporary folder, a path it answers 200)
+    "organizer": (lambda tmp: ["serve", "--port", "0", "--db", f"sqlite:///{tmp / 'a.db'}"], "/api/health"),
+    "datspulse": (
+        lambda tmp: [
+            "datspulse",
+            "serve",
+            "--config",
+            str(DATSPULSE_CONFIG),
+            "--preset",
+            "ci",
+            "--port",
+            "0",
+            "--db",
+            f"sqlite:///{tmp / 'dp.db'}",
+        ],
+        "/api/health",
+    ),
+    "viewer": (lambda tmp: ["view", str(_replay(tmp)), "--port", "0"], "/"),
+    "devops-service": (
+        lambda tmp: ["devops-service", "--port", str(free_port()), "--bot", "idle"],
+        "/logs",
+    ),
+}
+
+
+@pytest.fixture(params=sorted(SERVERS))
+def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Served, str]]:
+    command, path = SERVERS[request.param]
+    server = Served(command(tmp_path))
+    try:
+        wait_listening(server.port)  # some print their URL before they listen
+        yield server, path
+    finally:
+        server.stop()
+
+
+def wait_listening(port: int) -> None:
+    for _ in range(600):  # a counted wait: each attempt blocks until refused or accepted
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=10).close()
+            return
+        except ConnectionRefusedError:
+            time.sleep(0.05)
+    raise AssertionError(f"nothing listens on port {port}")
+
+
+def test_header_limit_is_what_the_servers_configure() -> None:
+    from botarena.server.httpconfig import server_config
+
+    config = server_config(object())
+    assert config.http == "h11" and config.h11_max_incomplete_event_size == MAX_HEADER_BYTES
+
+
+def test_every_server_refuses_huge_headers_and_stays_small(served: tuple[Served, str]) -> None:
+    server, path = served
+    ordinary = request_with_header(server.port, path, 4096)
+    assert ordinary.startswith(b"HTTP/1.1 200"), ordinary  # the bound leaves normal requests alone
+    assert_refused(request_with_header(server.port, path, 10 * MiB))  # (a 10 MiB header got 200)
+    before = rss_mib(server.process.pid)
+    for _ in range(20):  # (twenty 25 MiB headers took a server from 145 to 533 MiB)
+        assert_refused(request_with_header(server.port, path, 25 * MiB))
+    grown = rss_mib(server.process.pid) - before
+    assert grown < 48, f"the server grew by {grown:.0f} MiB"
+    again = request_with_header(server.port, path, 100)
+    assert again.startswith(b"HTTP/1.1 200"), again  # and it still serves
