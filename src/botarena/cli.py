@@ -90,9 +90,17 @@ def play_command(
         float,
         typer.Option(help="--live: seconds to keep serving after the end (Ctrl-C stops earlier)."),
     ] = 60.0,
+    sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--sandbox",
+            help="Run the bots as strangers' code would run in a tournament: Python files as "
+            "subprocesses, every bot process sealed (bubblewrap, cgroup limits). See docs/security.md.",
+        ),
+    ] = False,
 ) -> None:
     """Play one match and print its result (with --live, watch it in the viewer as it is played)."""
-    from botarena.bots.resolve import resolve_bot
+    from botarena.bots.resolve import TRUSTED, resolve_bot
     from botarena.core.replay import write_replay
     from botarena.runner import run_match
 
@@ -105,7 +113,8 @@ def play_command(
         seed = secrets.randbelow(2**32)
     if live and (live_port < 0 or live_linger < 0):
         raise UserError("--live-port and --live-linger must be 0 or more")
-    players = [resolve_bot(spec, game) for spec in bots]
+    isolation = _isolation(sandbox) if sandbox else TRUSTED
+    players = [resolve_bot(spec, game, isolation=isolation) for spec in bots]
     if live:
         run = _play_live(game, players, config, seed, preset, live_port, live_linger)
     else:
@@ -370,6 +379,27 @@ def _find_tournament(store: Any, which: str | None) -> Any:
     return tournament
 
 
+UnsandboxedOption = Annotated[
+    bool,
+    typer.Option(
+        "--unsandboxed",
+        help="Run entrants' bot processes without the sandbox (only for code you trust; docs/security.md).",
+    ),
+]
+
+
+def _isolation(sandboxed: bool) -> Any:
+    """The Isolation for strangers' code: sandboxed (refused in one line if the sandbox is missing)."""
+    from botarena.bots.resolve import untrusted
+    from botarena.bots.sandbox import SandboxPolicy, check_sandbox
+
+    if not sandboxed:
+        return untrusted(sandbox=None)
+    policy = SandboxPolicy()
+    check_sandbox(policy)  # SandboxUnavailable: one line naming the missing piece, exit code 2
+    return untrusted(sandbox=policy)
+
+
 @app.command("tournament")
 def tournament_command(
     game_id: Annotated[
@@ -409,12 +439,14 @@ def tournament_command(
     matches: Annotated[int | None, typer.Option(help="ladder: matches to play in all.")] = None,
     pace_ms: Annotated[int, typer.Option(help="Sleep after each step (for live spectators).")] = 0,
     progress: Annotated[bool, typer.Option(help="Show the progress bar.")] = True,
+    unsandboxed: UnsandboxedOption = False,
 ) -> None:
     """Run a tournament (or resume one) and print its leaderboard."""
     from botarena.tournament.service import TournamentPlan, create_tournament
 
     if workers < 0:
         raise UserError(f"--workers must be 0 or more, got {workers}")
+    isolation = _isolation(not unsandboxed)
     store = _open_store(db)
     try:
         if resume is not None:
@@ -450,7 +482,7 @@ def tournament_command(
             print(
                 f"tournament {tournament.id} {tournament.name!r}: {len(plan.entrants)} entrants, {store.url}"
             )
-        summary = _run_with_progress(store, tournament, workers, dask, progress)
+        summary = _run_with_progress(store, tournament, workers, dask, progress, isolation)
         print(
             f"{summary.status}: {summary.played} matches played now, {summary.failed} failed, "
             f"{summary.total_finished} recorded in all, {summary.seconds:.1f} s"
@@ -460,7 +492,9 @@ def tournament_command(
         store.close()
 
 
-def _run_with_progress(store: Any, tournament: Any, workers: int, dask: str | None, show: bool) -> Any:
+def _run_with_progress(
+    store: Any, tournament: Any, workers: int, dask: str | None, show: bool, isolation: Any
+) -> Any:
     import contextlib
     from functools import partial
 
@@ -474,7 +508,9 @@ def _run_with_progress(store: Any, tournament: Any, workers: int, dask: str | No
     finished = False
     try:
         with bar or contextlib.nullcontext():
-            summary = run_tournament(store, tournament.id, executor, progress=bar, executor_factory=factory)
+            summary = run_tournament(
+                store, tournament.id, executor, progress=bar, executor_factory=factory, isolation=isolation
+            )
         finished = True
         return summary
     finally:
@@ -593,6 +629,7 @@ def serve_command(
         int, typer.Option(help="--demo: sleep after each step, so matches can be watched.")
     ] = 20,
     seed: Annotated[int, typer.Option(help="--demo: tournament seed.")] = 1,
+    unsandboxed: UnsandboxedOption = False,
 ) -> None:
     """Serve leaderboards, matches, replays and live matches (the organizer's web server)."""
     import threading
@@ -603,6 +640,7 @@ def serve_command(
 
     if workers < 0 or pace_ms < 0:
         raise UserError("--workers and --pace-ms must be 0 or more")
+    isolation = _isolation(not unsandboxed)
     store = _open_store(db)
     hub = LiveHub()
     stop = threading.Event()
@@ -615,7 +653,13 @@ def serve_command(
         print("running the demo tournaments (Ctrl-C stops the server)...", flush=True)
         try:
             summaries = run_demo(
-                store, workers=workers, seed=seed, pace_ms=pace_ms, live=hub.publish, stop=stop
+                store,
+                workers=workers,
+                seed=seed,
+                pace_ms=pace_ms,
+                live=hub.publish,
+                stop=stop,
+                isolation=isolation,
             )
         except Exception as exc:  # the server goes on serving what was recorded
             print(f"botarena: the demo stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
@@ -635,10 +679,12 @@ app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app,
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     from botarena.bots.resolve import BotSpecError
+    from botarena.bots.sandbox import SandboxUnavailable
     from botarena.store import StoreError
 
     return (
         UserError,
+        SandboxUnavailable,
         ConfigError,
         UnknownGameError,
         ReplayError,

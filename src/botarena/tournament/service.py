@@ -22,7 +22,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from botarena.core.registry import get_game
 from botarena.store import MatchRow, Store, TournamentRow
@@ -35,6 +35,9 @@ from botarena.tournament.formats import (
     make_format,
 )
 from botarena.tournament.ratings import declared_standings, leaderboard, rate
+
+if TYPE_CHECKING:
+    from botarena.bots.resolve import Isolation
 
 log = logging.getLogger(__name__)
 
@@ -502,8 +505,11 @@ def run_tournament(
     stop: threading.Event | None = None,
     max_in_flight: int | None = None,
     executor_factory: Callable[[], Executor] | None = None,
+    isolation: Isolation | None = None,
 ) -> TournamentSummary:
     """Run (or resume) tournament `tournament_id` to its end, or until `stop` is set.
+
+    `isolation` says how far entrants are trusted (botarena.bots.resolve; None: the default).
 
     `executor` None plays matches inline in this thread. With `executor_factory`, a process pool that
     breaks (a worker killed) is replaced and its matches retried. Returns how the run ended; the
@@ -592,6 +598,7 @@ def run_demo(
     live: LiveSink | None = None,
     stop: threading.Event | None = None,
     progress_for: Callable[[TournamentRow], ProgressSink | None] | None = None,
+    isolation: Isolation | None = None,
 ) -> list[TournamentSummary]:
     """Create (or resume) and run `demo_plans(seed)` side by side on one executor, streaming to `live`.
 
