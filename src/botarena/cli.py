@@ -478,7 +478,7 @@ def tournament_command(
                 options=options,
                 players=players,
             )
-            tournament = create_tournament(store, plan)
+            tournament = create_tournament(store, plan, isolation=isolation)
             print(
                 f"tournament {tournament.id} {tournament.name!r}: {len(plan.entrants)} entrants, {store.url}"
             )
