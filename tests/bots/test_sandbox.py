@@ -466,3 +466,23 @@ def test_sandboxed_bot_without_bwrap_never_runs_unsealed(drones: GameInfo, arena
     run = run_match(drones, [bot, resolve_bot("zergy", drones)], config=drones.config("default", CONFIG))
     assert run.replay.start["verdicts"][0][0] == Status.CRASHED.value
     assert "bubblewrap (bwrap) not found" in log_of(run, 0)
+
+
+@pytest.mark.parametrize("seat", SEATS)
+def test_compiled_cpp_kit_player_plays_in_the_sandbox(tmp_path: Path, seat: int) -> None:
+    """A Domains player built with the C++ kit (kits/domains-cpp) runs sealed like any command bot."""
+    if shutil.which("g++") is None:
+        pytest.skip("g++ is not installed")
+    from botarena.games.domains.cppkit import build_player, kit_dir
+
+    domains = get_game("domains")
+    for folder in ("demo", "dummy"):  # each entrant in a folder of its own
+        (tmp_path / folder).mkdir()
+    demo = build_player(kit_dir() / "bots" / "AIDemo.cc", tmp_path / "demo" / "demo")
+    dummy = build_player(kit_dir() / "bots" / "AIDummy.cc", tmp_path / "dummy" / "dummy")
+    bots = [resolve_bot(str(dummy), domains, isolation=untrusted())]
+    bots.insert(seat, resolve_bot(str(demo), domains, isolation=untrusted()))
+    assert all(isinstance(bot, SubprocessBot) and bot.sandbox is not None for bot in bots)
+    config = domains.config(overrides={"number_of_rounds": 10, "board_height": 10, "board_width": 10})
+    run = run_match(domains, bots, config=config, seed=3)
+    assert run.replay.statuses == [{Status.OK.value: 11}, {Status.OK.value: 11}], run.replay.logs
