@@ -90,9 +90,17 @@ def play_command(
         float,
         typer.Option(help="--live: seconds to keep serving after the end (Ctrl-C stops earlier)."),
     ] = 60.0,
+    sandbox: Annotated[
+        bool,
+        typer.Option(
+            "--sandbox",
+            help="Run the bots as strangers' code would run in a tournament: Python files as "
+            "subprocesses, every bot process sealed (bubblewrap, cgroup limits). See docs/security.md.",
+        ),
+    ] = False,
 ) -> None:
     """Play one match and print its result (with --live, watch it in the viewer as it is played)."""
-    from botarena.bots.resolve import resolve_bot
+    from botarena.bots.resolve import TRUSTED, resolve_bot
     from botarena.core.replay import write_replay
     from botarena.runner import run_match
 
@@ -105,12 +113,14 @@ def play_command(
         seed = secrets.randbelow(2**32)
     if live and (live_port < 0 or live_linger < 0):
         raise UserError("--live-port and --live-linger must be 0 or more")
-    players = [resolve_bot(spec, game) for spec in bots]
+    isolation = _isolation(sandbox) if sandbox else TRUSTED
+    players = [resolve_bot(spec, game, isolation=isolation) for spec in bots]
     if live:
         run = _play_live(game, players, config, seed, preset, live_port, live_linger)
     else:
         run = run_match(game, players, config=config, seed=seed, preset=preset)
     _print_result(game_id, seed, run.replay)
+    _print_crashes(run.replay)
     if replay is not None:
         write_replay(run.replay, replay)
         print(f"replay written to {replay}")
@@ -233,6 +243,33 @@ def _print_result(game_id: str, seed: int, replay: Any) -> None:
         console.print(f"outcome: {outcome}")
 
 
+def first_crashes(replay: Any) -> dict[int, str]:
+    """For each seat that was CRASHED at least once, where and why the first time, in one line."""
+    exchanges = [("start", replay.start)]
+    exchanges += [(f"step {i}", step) for i, step in enumerate(replay.steps, start=1)]
+    exchanges.append(("end", replay.end))
+    found: dict[int, str] = {}
+    for where, exchange in exchanges:
+        replies = (exchange or {}).get("replies") or []
+        for seat, verdict in enumerate((exchange or {}).get("verdicts") or []):
+            if seat in found or not verdict or verdict[0] != "CRASHED":
+                continue
+            warnings = verdict[3] if len(verdict) > 3 and verdict[3] else []
+            if not warnings and seat < len(replies):
+                warnings = replies[seat].get("warnings") or []
+            detail = f": {warnings[0].get('detail', '')}" if warnings else ""
+            found[seat] = f"CRASHED ({verdict[1]}) at {where}{detail}"
+    return found
+
+
+def _print_crashes(replay: Any) -> None:
+    """A line on stderr for each seat whose bot crashed (an in-process bot's sys.exit() included):
+    the match went on without it, and the table above is its result."""
+    for seat, what in sorted(first_crashes(replay).items()):
+        name = replay.players[seat].get("name", "?")
+        print(f"botarena: seat {seat} ({name}) {what}"[:300], file=sys.stderr)
+
+
 @app.command("replay")
 def replay_command(
     file: Annotated[Path, typer.Argument(help="A replay file (.json.gz or .json).")],
@@ -342,6 +379,27 @@ def _find_tournament(store: Any, which: str | None) -> Any:
     return tournament
 
 
+UnsandboxedOption = Annotated[
+    bool,
+    typer.Option(
+        "--unsandboxed",
+        help="Run entrants' bot processes without the sandbox (only for code you trust; docs/security.md).",
+    ),
+]
+
+
+def _isolation(sandboxed: bool) -> Any:
+    """The Isolation for strangers' code: sandboxed (refused in one line if the sandbox is missing)."""
+    from botarena.bots.resolve import untrusted
+    from botarena.bots.sandbox import SandboxPolicy, check_sandbox
+
+    if not sandboxed:
+        return untrusted(sandbox=None)
+    policy = SandboxPolicy()
+    check_sandbox(policy)  # SandboxUnavailable: one line naming the missing piece, exit code 2
+    return untrusted(sandbox=policy)
+
+
 @app.command("tournament")
 def tournament_command(
     game_id: Annotated[
@@ -381,12 +439,14 @@ def tournament_command(
     matches: Annotated[int | None, typer.Option(help="ladder: matches to play in all.")] = None,
     pace_ms: Annotated[int, typer.Option(help="Sleep after each step (for live spectators).")] = 0,
     progress: Annotated[bool, typer.Option(help="Show the progress bar.")] = True,
+    unsandboxed: UnsandboxedOption = False,
 ) -> None:
     """Run a tournament (or resume one) and print its leaderboard."""
     from botarena.tournament.service import TournamentPlan, create_tournament
 
     if workers < 0:
         raise UserError(f"--workers must be 0 or more, got {workers}")
+    isolation = _isolation(not unsandboxed)
     store = _open_store(db)
     try:
         if resume is not None:
@@ -418,11 +478,11 @@ def tournament_command(
                 options=options,
                 players=players,
             )
-            tournament = create_tournament(store, plan)
+            tournament = create_tournament(store, plan, isolation=isolation)
             print(
                 f"tournament {tournament.id} {tournament.name!r}: {len(plan.entrants)} entrants, {store.url}"
             )
-        summary = _run_with_progress(store, tournament, workers, dask, progress)
+        summary = _run_with_progress(store, tournament, workers, dask, progress, isolation)
         print(
             f"{summary.status}: {summary.played} matches played now, {summary.failed} failed, "
             f"{summary.total_finished} recorded in all, {summary.seconds:.1f} s"
@@ -432,7 +492,9 @@ def tournament_command(
         store.close()
 
 
-def _run_with_progress(store: Any, tournament: Any, workers: int, dask: str | None, show: bool) -> Any:
+def _run_with_progress(
+    store: Any, tournament: Any, workers: int, dask: str | None, show: bool, isolation: Any
+) -> Any:
     import contextlib
     from functools import partial
 
@@ -446,7 +508,9 @@ def _run_with_progress(store: Any, tournament: Any, workers: int, dask: str | No
     finished = False
     try:
         with bar or contextlib.nullcontext():
-            summary = run_tournament(store, tournament.id, executor, progress=bar, executor_factory=factory)
+            summary = run_tournament(
+                store, tournament.id, executor, progress=bar, executor_factory=factory, isolation=isolation
+            )
         finished = True
         return summary
     finally:
@@ -565,6 +629,7 @@ def serve_command(
         int, typer.Option(help="--demo: sleep after each step, so matches can be watched.")
     ] = 20,
     seed: Annotated[int, typer.Option(help="--demo: tournament seed.")] = 1,
+    unsandboxed: UnsandboxedOption = False,
 ) -> None:
     """Serve leaderboards, matches, replays and live matches (the organizer's web server)."""
     import threading
@@ -575,6 +640,7 @@ def serve_command(
 
     if workers < 0 or pace_ms < 0:
         raise UserError("--workers and --pace-ms must be 0 or more")
+    isolation = _isolation(not unsandboxed)
     store = _open_store(db)
     hub = LiveHub()
     stop = threading.Event()
@@ -587,7 +653,13 @@ def serve_command(
         print("running the demo tournaments (Ctrl-C stops the server)...", flush=True)
         try:
             summaries = run_demo(
-                store, workers=workers, seed=seed, pace_ms=pace_ms, live=hub.publish, stop=stop
+                store,
+                workers=workers,
+                seed=seed,
+                pace_ms=pace_ms,
+                live=hub.publish,
+                stop=stop,
+                isolation=isolation,
             )
         except Exception as exc:  # the server goes on serving what was recorded
             print(f"botarena: the demo stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
@@ -607,10 +679,12 @@ app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app,
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     from botarena.bots.resolve import BotSpecError
+    from botarena.bots.sandbox import SandboxUnavailable
     from botarena.store import StoreError
 
     return (
         UserError,
+        SandboxUnavailable,
         ConfigError,
         UnknownGameError,
         ReplayError,

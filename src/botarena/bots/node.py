@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from botarena.bots.base import Bot
+    from botarena.bots.sandbox import SandboxPolicy
 
 MIN_NODE = (20, 19, 0)
 """The oldest Node.js that loads typeless ESM `.js` bots without flags (spec 7.3)."""
@@ -135,8 +136,12 @@ def node_bot(
     node_flags: Sequence[str] = (),
     stderr_cap_bytes: int = 64 * 1024,
     kit: str = DEFAULT_KIT,
+    sandbox: SandboxPolicy | None = None,
 ) -> Bot:
     """A bot that runs the 2018 GameOfDrones JavaScript module at `path` through the Node adapter.
+
+    With `sandbox`, the adapter runs sealed (botarena.bots.sandbox): the bot file and the kit's
+    folder are bound read-only, and memory is capped by the cgroup as well as by V8's heap limit.
 
     One adapter process per match. `env` replaces the process environment (None inherits it). A
     missing or broken bot file is not an error here: its start exchange is CRASHED (`bot_error`),
@@ -152,4 +157,6 @@ def node_bot(
         memory_limit_mb=None,
         stderr_cap_bytes=stderr_cap_bytes,
         kind="node",
+        sandbox=sandbox,
+        bot_files=[os.path.abspath(path), str(find_adapter(kit).parent)],
     )

@@ -7,6 +7,11 @@
     http://127.0.0.1:8080   an HTTP bot (the generic binding)
     "python3 my_bot.py"     any command line speaking the generic JSON-lines protocol
     cmd:./my_bot            the same, explicitly
+
+How far the bots are trusted is the caller's `Isolation`: `botarena play` trusts them (TRUSTED: a .py
+file runs in-process), tournaments and the server do not (`untrusted()`: a .py file runs as a
+subprocess through the Python kit, and every bot process runs in the sandbox). Starter bots are the
+game's own code and always run in-process.
 """
 
 from __future__ import annotations
@@ -16,13 +21,34 @@ import os
 import shlex
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
 from typing import Any
 
 from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
+from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.game import GameInfo
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """How far to trust the bots a spec names (picklable: it travels to tournament workers)."""
+
+    python_in_process: bool = True
+    """A .py entrant file runs in-process (trusted: only for `play`); else as a kit subprocess."""
+    sandbox: SandboxPolicy | None = None
+    """Every bot process runs sandboxed with this policy (None: unsandboxed)."""
+
+
+TRUSTED = Isolation()
+"""`botarena play`'s default: the person at the keyboard runs their own code."""
+
+
+def untrusted(sandbox: SandboxPolicy | None = SandboxPolicy()) -> Isolation:  # noqa: B008 - frozen
+    """Isolation for strangers' code: .py files as kit subprocesses, sandboxed with `sandbox` if given."""
+    return Isolation(python_in_process=False, sandbox=sandbox)
 
 
 class BotSpecError(ValueError):
@@ -60,7 +86,7 @@ def python_file_factory(path: Path) -> Callable[[], Any]:
     raise BotSpecError(f"{path} defines no create_bot(), Bot class or act() function")
 
 
-def resolve_bot(spec: str, game: GameInfo) -> Bot:
+def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> Bot:
     """The Bot a spec names for `game` (raises BotSpecError with a one-line reason)."""
     if spec in game.starter_bots:
         return PythonBot(game.starter_bots[spec], name=spec)
@@ -73,37 +99,124 @@ def resolve_bot(spec: str, game: GameInfo) -> Bot:
 
         return HttpBot(spec)
     if spec.startswith("cmd:"):
-        return _command_bot(spec[4:])
+        return _command_bot(spec[4:], isolation)
     path = Path(spec)
     if path.is_file():
-        suffix = path.suffix.lower()
+        suffix = _file_kind(path, game, spec)
         if suffix == ".py":
+            if not isolation.python_in_process:
+                return _python_kit_bot(path, isolation)
             return PythonBot(python_file_factory(path), name=path.stem)
-        if suffix in (".js", ".mjs"):
-            kit = game.extras.get("js_kit")
-            if kit is None:
-                raise BotSpecError(f"{game.id} has no JavaScript adapter; run {spec} as a command instead")
+        if suffix == ".js":
             from botarena.bots.node import node_bot
 
-            return node_bot(path, kit=kit)
-        if os.access(path, os.X_OK):
-            return _command_bot(shlex.quote(str(path)))
-        raise BotSpecError(f"{spec} is not a .py or .js bot and not executable")
-    if any(ch.isspace() for ch in spec):
-        return _command_bot(spec)
-    starters = ", ".join(sorted(game.starter_bots))
-    raise BotSpecError(
-        f"unknown bot {spec!r}: not a starter bot of {game.id} ({starters}), a file, a URL or a command line"
+            return node_bot(path, kit=game.extras["js_kit"], sandbox=isolation.sandbox)
+        return _command_bot(shlex.quote(str(path)), isolation)
+    _check_command_spec(spec, game)
+    return _command_bot(spec, isolation)
+
+
+def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> None:
+    """Validate a spec without importing or running any entrant code (raises BotSpecError).
+
+    For a .py file under TRUSTED isolation this only checks that the file exists: loading it would
+    run it. The sandbox itself is checked by `botarena.bots.sandbox.check_sandbox`.
+    """
+    if spec in game.starter_bots or spec.startswith(("http://", "https://")):
+        return
+    if spec.startswith("cmd:"):
+        _split_command(spec[4:])
+        return
+    path = Path(spec)
+    if path.is_file():
+        if _file_kind(path, game, spec) == ".js":
+            from botarena.bots.node import NodeUnavailableError, check_node
+
+            try:
+                check_node()
+            except NodeUnavailableError as exc:
+                raise BotSpecError(str(exc)) from None
+        return
+    _check_command_spec(spec, game)
+    _split_command(spec)
+
+
+def _file_kind(path: Path, game: GameInfo, spec: str) -> str:
+    """ ".py", ".js" or "exe" for a bot file, or BotSpecError saying why it is none of them."""
+    suffix = path.suffix.lower()
+    if suffix == ".py":
+        return ".py"
+    if suffix in (".js", ".mjs"):
+        if game.extras.get("js_kit") is None:
+            raise BotSpecError(f"{game.id} has no JavaScript adapter; run {spec} as a command instead")
+        return ".js"
+    if os.access(path, os.X_OK):
+        return "exe"
+    raise BotSpecError(f"{spec} is not a .py or .js bot and not executable")
+
+
+def _check_command_spec(spec: str, game: GameInfo) -> None:
+    """A spec that is not a file must at least look like a command line."""
+    if not any(ch.isspace() for ch in spec):
+        starters = ", ".join(sorted(game.starter_bots))
+        raise BotSpecError(
+            f"unknown bot {spec!r}: not a starter bot of {game.id} ({starters}), "
+            "a file, a URL or a command line"
+        )
+
+
+def _python_kit_bot(path: Path, isolation: Isolation) -> Bot:
+    """An entrant's Python file as a subprocess through the kit: it never shares the engine's process."""
+    from botarena.bots.subprocess import SubprocessBot
+
+    source = path.resolve()
+    return SubprocessBot(
+        [sys.executable, "-m", "botarena.kit", str(source)],
+        name=path.stem,
+        sandbox=isolation.sandbox,
+        bot_files=[source],
+        kind="python-kit",
     )
 
 
-def _command_bot(command: str) -> Bot:
-    from botarena.bots.subprocess import SubprocessBot
-
+def _split_command(command: str) -> list[str]:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
         raise BotSpecError(f"cannot parse command {command!r}: {exc}") from None
     if not argv:
         raise BotSpecError("empty command line")
-    return SubprocessBot(argv, name=Path(argv[-1] if len(argv) > 1 else argv[0]).name)
+    return argv
+
+
+def command_files(argv: list[str]) -> list[Path]:
+    """The files and folders a command line names (its program and path arguments): the bot's own files.
+
+    System paths (under /usr) are left out: the sandbox shows the system read-only anyway.
+    """
+    found: list[Path] = []
+    for arg in argv:
+        for candidate in (arg, *arg.split("=", 1)[1:], *arg.split(":")):  # -cp a:b, --file=x
+            if not candidate or candidate.startswith("-"):
+                continue
+            path = Path(candidate).absolute()
+            system = path == Path("/") or str(path).startswith("/usr/")
+            if path.exists() and not system and path not in found:
+                found.append(path)
+    return found
+
+
+RESERVING_RUNTIMES = frozenset({"java", "node", "nodejs", "dotnet"})
+"""Runtimes that reserve far more address space than they use: no RLIMIT_AS for them (unsandboxed;
+sandboxed, memory is the cgroup's business for every bot)."""
+
+
+def _command_bot(command: str, isolation: Isolation = TRUSTED) -> Bot:
+    from botarena.bots.subprocess import SubprocessBot
+
+    argv = _split_command(command)
+    sandbox = isolation.sandbox
+    files = command_files(argv) if sandbox is not None else []
+    name = Path(argv[-1] if len(argv) > 1 else argv[0]).name
+    memory = None if Path(argv[0]).name in RESERVING_RUNTIMES else 1024
+    return SubprocessBot(argv, name=name, sandbox=sandbox, bot_files=files, memory_limit_mb=memory)

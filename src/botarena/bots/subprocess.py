@@ -26,13 +26,17 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from botarena.bots.base import Bot, BotLog
 from botarena.core.protocol import MessageType, Reply, Request
 from botarena.core.status import Reason, Status, Warning
+
+if TYPE_CHECKING:
+    from botarena.bots.sandbox import Cgroup, SandboxPolicy
 
 _READ_CHUNK = 1 << 16
 _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLHUP | select.POLLERR
@@ -58,6 +62,43 @@ def _limits(memory_limit_mb: int) -> Callable[[], None]:
     def apply() -> None:
         setrlimit(rlimit_as, (address_space, address_space))
         setrlimit(rlimit_core, (0, 0))
+
+    return apply
+
+
+def _no_core_dumps() -> None:
+    """Child-side: no core dumps (a crashing sandboxed bot must not fill its /tmp or the disk)."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+
+_death_signal: int | None = None
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Bot processes started from now on in this process get `sig` when the thread that started them
+    ends (PR_SET_PDEATHSIG), e.g. when their tournament pool worker is killed. For processes whose
+    matches run on a thread that lives as long as its match (a pool worker's main thread)."""
+    global _death_signal
+    _death_signal = int(sig)
+
+
+def _with_death_signal(preexec: Callable[[], None] | None) -> Callable[[], None] | None:
+    """`preexec` preceded by PR_SET_PDEATHSIG when `die_with_parent` was called (else as it is)."""
+    sig = _death_signal
+    if sig is None:
+        return preexec
+    import ctypes
+
+    prctl = ctypes.CDLL(None).prctl  # looked up here: the child between fork and exec only calls it
+    parent = os.getpid()
+    getppid, kill, getpid = os.getppid, os.kill, os.getpid
+
+    def apply() -> None:
+        prctl(1, sig, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if getppid() != parent:  # the parent died before the call above: nothing would signal us
+            kill(getpid(), sig)
+        if preexec is not None:
+            preexec()
 
     return apply
 
@@ -145,6 +186,10 @@ class SubprocessBot(Bot):
     and the JVM reserve far more address space than they use). The deadline of the `start`
     request counts from process spawn, so it covers interpreter start and module loading
     (`setup_timeout_ms`); its `time_ms` is measured from spawn as well.
+
+    `sandbox` runs the process sealed with that policy's limits (then `memory_limit_mb` is unused:
+    memory is capped by the cgroup, for the whole tree); `bot_files` are the bot's own files or
+    folders, bound read-only inside the sandbox.
     """
 
     kind = "subprocess"
@@ -164,6 +209,8 @@ class SubprocessBot(Bot):
         stderr_cap_bytes: int = 64 * 1024,
         max_line_bytes: int = 1 << 20,
         kind: str = "subprocess",
+        sandbox: SandboxPolicy | None = None,
+        bot_files: Sequence[str | Path] = (),
     ) -> None:
         if not argv:
             raise ValueError("SubprocessBot needs a command (argv is empty)")
@@ -175,6 +222,10 @@ class SubprocessBot(Bot):
         self.stderr_cap_bytes = stderr_cap_bytes
         self.max_line_bytes = max_line_bytes
         self.kind = kind
+        self.sandbox = sandbox
+        self.bot_files = [str(path) for path in bot_files]
+        self._sandbox_note = ""  # how the sandbox was set up, for describe()
+        self._cgroup: Cgroup | None = None
         self._reset()
 
     def _reset(self) -> None:
@@ -207,23 +258,29 @@ class SubprocessBot(Bot):
         if self._proc is not None:
             self.close()
         self._reset()
+        plan = self._spawn_plan()
+        if plan is None:
+            return  # the start request finds no process: CRASHED, with the reason in the log
+        argv, env, cwd, preexec = plan
+        preexec = _with_death_signal(preexec)
         self._spawned_at = time.perf_counter()
         try:
             proc = subprocess.Popen(
-                self.argv,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=self.cwd,
-                env=self.env,
+                cwd=cwd,
+                env=env,
                 start_new_session=True,  # own session and process group: killed as a group
                 # None lets subprocess use vfork/posix_spawn: much cheaper for a big runner.
-                preexec_fn=None if self.memory_limit_mb is None else _limits(self.memory_limit_mb),
+                preexec_fn=preexec,
                 bufsize=0,
                 close_fds=True,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             self._notes.append(f"[botarena] could not start {shlex.join(self.argv)}: {exc}\n")
+            self._release_cgroup()
             return
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._proc = proc
@@ -240,6 +297,52 @@ class SubprocessBot(Bot):
         self._poll_out.register(self._in_fd, _POLL_OUT)
         self._drain = _StderrDrain(proc.stderr.fileno(), self.stderr_cap_bytes)
         self._drain.start()
+
+    def _spawn_plan(
+        self,
+    ) -> tuple[list[str], Mapping[str, str] | None, str | None, Callable[[], None] | None] | None:
+        """(argv, env, cwd, preexec) of the process to start: as given, or sealed in the sandbox.
+
+        None when the sandbox is asked for and bwrap is missing: an untrusted bot never runs unsealed.
+        """
+        policy = self.sandbox
+        if policy is None:
+            preexec = None if self.memory_limit_mb is None else _limits(self.memory_limit_mb)
+            return self.argv, self.env, self.cwd, preexec
+        from botarena.bots.sandbox import Cgroup, SandboxUnavailable, bwrap_argv, sandbox_env
+
+        try:
+            argv = bwrap_argv(self.argv, policy=policy, bot_files=self.bot_files, cwd=self.cwd)
+        except SandboxUnavailable as exc:
+            self._notes.append(f"[botarena] could not start {shlex.join(self.argv)}: {exc}\n")
+            return None
+        try:
+            self._cgroup = Cgroup.create(policy)
+        except OSError as exc:
+            # Reported fallback: the address space of each process is capped, nothing else is.
+            self._sandbox_note = (
+                f"bwrap; cgroups unavailable ({exc}): RLIMIT_AS {policy.memory_mb} MiB per process"
+            )
+            self._notes.append(f"[botarena] sandbox warning: {self._sandbox_note}, no pids/CPU limits\n")
+            return argv, sandbox_env(self.env), None, _limits(policy.memory_mb)
+        version = self._cgroup.layout.version
+        self._sandbox_note = (
+            f"bwrap + cgroup v{version}: {policy.memory_mb} MiB, {policy.pids} pids, "
+            f"{policy.cpu_cores:g} CPU, /tmp {policy.tmp_mb} MiB"
+        )
+        return argv, sandbox_env(self.env), None, self._cgroup.preexec(_no_core_dumps)
+
+    def _release_cgroup(self) -> None:
+        """Kill whatever is left in the bot's cgroup and remove it; note a memory limit hit in the log."""
+        group = self._cgroup
+        if group is None:
+            return
+        self._cgroup = None
+        group.kill()
+        note = group.memory_events()
+        if note:
+            self._notes.append(f"[botarena] sandbox: {note}\n")
+        group.remove()
 
     @property
     def alive(self) -> bool:
@@ -269,6 +372,7 @@ class SubprocessBot(Bot):
             # Always, even if the leader is gone: its children may still be in the group.
             self._signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
+            self._release_cgroup()  # the whole tree, whatever session or group it made for itself
             stderr = proc.stderr
             if drain is not None:
                 drain.join(0.5)  # EOF follows the kill at once, unless an escaped process holds it
@@ -305,7 +409,10 @@ class SubprocessBot(Bot):
                 proc.stdin.close()
 
     def describe(self) -> dict[str, str]:
-        return {"name": self.name, "kind": self.kind, "command": shlex.join(self.argv)}
+        described = {"name": self.name, "kind": self.kind, "command": shlex.join(self.argv)}
+        if self.sandbox is not None:
+            described["sandbox"] = self._sandbox_note or "bwrap + cgroups"
+        return described
 
     # -- one exchange ----------------------------------------------------------------------------
     def send(self, request: Request, request_id: int, timeout_s: float) -> None:
