@@ -498,3 +498,72 @@ def test_isolation_is_picklable_for_tournament_workers() -> None:
 
     for isolation in (TRUSTED, untrusted(), untrusted(None), Isolation(sandbox=SandboxPolicy(pids=32))):
         assert pickle.loads(pickle.dumps(isolation)) == isolation
+
+
+# -- cgroup v2 and the reported fallback ------------------------------------------------------------
+def fake_v2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, controllers: str) -> Path:
+    """A folder that looks like a cgroup2 mount with `controllers` available below this process."""
+    mount = tmp_path / "cgroup2"
+    own = mount / "job"
+    own.mkdir(parents=True)
+    (own / "cgroup.controllers").write_text(controllers + "\n")
+    (own / "cgroup.subtree_control").write_text(controllers + "\n")
+    monkeypatch.setattr(sandbox_module, "_mounts", lambda: [(str(mount), "cgroup2", ["rw"])])
+    monkeypatch.setattr(sandbox_module, "_own_cgroups", lambda: {"": "/job"})
+    return own
+
+
+def test_v2_cgroup_gets_the_policy_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    own = fake_v2(tmp_path, monkeypatch, "cpuset cpu io memory pids")
+    layout = sandbox_module._v2_layout()
+    assert layout is not None and layout.version == 2 and layout.bases == {"unified": own}
+    group = sandbox_module.Cgroup.create(SandboxPolicy(memory_mb=256, pids=32, cpu_cores=0.5), layout)
+    folder = group.dirs["unified"]
+    assert folder.parent == own and folder.name.startswith("botarena-")
+    assert (folder / "memory.max").read_text() == str(256 << 20)
+    assert (folder / "memory.swap.max").read_text() == "0"
+    assert (folder / "pids.max").read_text() == "32"
+    assert (folder / "cpu.max").read_text() == "50000 100000"
+    assert group.procs_files == [str(folder / "cgroup.procs")]
+    group.kill()
+    assert (folder / "cgroup.kill").read_text() == "1"  # v2 kills the whole tree in one write
+
+
+def test_v2_without_the_controllers_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_v2(tmp_path, monkeypatch, "")  # like this machine's empty unified hierarchy
+    assert sandbox_module._v2_layout() is None
+
+
+def test_cgroup_failure_falls_back_to_rlimit_as_and_says_so(
+    drones: GameInfo, arena: Arena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> sandbox_module.Cgroup:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(sandbox_module.Cgroup, "create", refuse)
+    bot = resolve_bot(str(arena.rival), drones, isolation=untrusted())
+    run = run_match(drones, [bot, resolve_bot("zergy", drones)], config=drones.config("default", CONFIG))
+    assert set(run.replay.statuses[0]) == {Status.OK.value}
+    assert "sandbox warning" in log_of(run, 0) and "RLIMIT_AS" in log_of(run, 0)
+    assert "RLIMIT_AS" in bot.describe()["sandbox"]
+
+
+def test_play_sandbox_flag_seals_a_python_file(arena: Arena, capsys: pytest.CaptureFixture[str]) -> None:
+    spy = arena.entrant(
+        "spy",
+        f"""
+        def act(payload):
+            try:
+                return {{"leak": open({str(arena.db)!r}).read()}}
+            except OSError:
+                return {{}}
+        """,
+    )
+    replay = arena.root / "play.json.gz"
+    code = main(["play", "drones", str(spy), "zergy", "--sandbox", "--seed", "3", "--replay", str(replay)])
+    assert code == 0, capsys.readouterr().err
+    from botarena.core.replay import read_replay
+
+    recorded = read_replay(replay)
+    assert SECRET not in recorded.dumps().decode()
+    assert set(recorded.statuses[0]) == {Status.OK.value}
