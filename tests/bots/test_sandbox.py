@@ -567,3 +567,19 @@ def test_play_sandbox_flag_seals_a_python_file(arena: Arena, capsys: pytest.Capt
     recorded = read_replay(replay)
     assert SECRET not in recorded.dumps().decode()
     assert set(recorded.statuses[0]) == {Status.OK.value}
+
+
+def test_cgroups_of_a_killed_runner_are_swept() -> None:
+    """A runner killed before closing its bots leaves empty cgroups; the next runner removes them."""
+    layout = sandbox_module.cgroup_layout()
+    assert layout is not None
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that no longer runs
+    stale = [base / f"botarena-{dead.pid}-1-abcdef" for base in layout.bases.values()]
+    for folder in stale:
+        folder.mkdir()
+    sandbox_module.reset_cache()
+    group = sandbox_module.Cgroup.create(SandboxPolicy(), layout)
+    group.kill()
+    group.remove()
+    assert not any(folder.exists() for folder in stale)

@@ -333,6 +333,7 @@ class Cgroup:
         layout = layout or cgroup_layout()
         if layout is None:
             raise OSError(errno.ENOTSUP, "no writable cgroup hierarchy (v2 or v1 memory, pids, cpu)")
+        _sweep_once(layout)
         name = f"{CGROUP_PREFIX}{os.getpid()}-{next(_counter)}-{os.urandom(3).hex()}"
         group = cls(layout, {})
         try:
@@ -462,6 +463,46 @@ class Cgroup:
         return f"memory limit hit {failures} time(s)" if failures not in ("", "0") else ""
 
 
+def _creator_alive(name: str) -> bool:
+    """Whether the runner process that made cgroup `name` (botarena-<pid>-...) still runs."""
+    try:
+        pid = int(name[len(CGROUP_PREFIX) :].split("-", 1)[0])
+    except ValueError:
+        return True  # not ours to judge
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+_swept: set[tuple[tuple[str, Path], ...]] = set()
+
+
+def _sweep_once(layout: CgroupLayout) -> None:
+    """Remove bot cgroups left behind by runners that were killed before they could close their bots.
+
+    Their bots died with them (die-with-parent); what remains is the empty folders (or, at worst,
+    stragglers, which are killed first). Done once per process and layout.
+    """
+    key = tuple(sorted(layout.bases.items()))
+    if key in _swept:
+        return
+    _swept.add(key)
+    for controller, base in layout.bases.items():
+        try:
+            entries = [entry for entry in base.iterdir() if entry.name.startswith(CGROUP_PREFIX)]
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir() and not _creator_alive(entry.name):
+                stale = Cgroup(layout, {controller: entry})
+                stale.kill()
+                stale.remove()
+
+
 # -- the up-front check ---------------------------------------------------------------------------------
 def check_sandbox(policy: SandboxPolicy | None = None) -> None:
     """Raise SandboxUnavailable (one line naming the missing piece) unless bots can be sandboxed here.
@@ -515,3 +556,4 @@ def reset_cache() -> None:
     """Forget cached answers (for tests that change what the machine offers)."""
     _sandbox_problem.cache_clear()
     cgroup_layout.cache_clear()
+    _swept.clear()
