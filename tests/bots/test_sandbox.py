@@ -97,15 +97,28 @@ def arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Arena:
     return made
 
 
-def play(drones: GameInfo, hostile: Path, rival: Path, seat: int) -> MatchRun:
-    """One match, the hostile entrant in `seat`, both sandboxed; the rival must stay all OK."""
+def play(drones: GameInfo, hostile: Path, rival: Path, seat: int, watch: str = "") -> MatchRun:
+    """One match, the hostile entrant in `seat`, both sandboxed; the rival must stay all OK.
+
+    With `watch`, the host pids whose command line holds it are counted at each step into `seen`.
+    """
     isolation = untrusted()
     bots: list[Bot] = [resolve_bot(str(rival), drones, isolation=isolation)]
     bots.insert(seat, resolve_bot(str(hostile), drones, isolation=isolation))
-    run = run_match(drones, bots, config=drones.config("default", CONFIG), seed=5)
+    seen.clear()
+
+    def count(index: int, record: object, engine: object) -> None:
+        seen.append(len(processes_with(watch)))
+
+    config = drones.config("default", CONFIG)
+    run = run_match(drones, bots, config=config, seed=5, on_step=count if watch else None)
     assert run.result is not None and run.replay.steps, "the match completes"
     assert set(run.replay.statuses[1 - seat]) == {Status.OK.value}, "the rival is unaffected"
     return run
+
+
+seen: list[int] = []
+"""Processes counted by `play(..., watch=...)` at each step of the last match."""
 
 
 def log_of(run: MatchRun, seat: int) -> str:
@@ -255,18 +268,29 @@ def test_setsid_double_fork_daemon_does_not_outlive_the_match(
             return {{}}
         """,
     )
-    run = play(drones, hostile, arena.rival, seat)
+    run = play(drones, hostile, arena.rival, seat, watch=token)
     assert "DAEMON STARTED" in log_of(run, seat)
+    assert seen and min(seen) == 1  # the daemon ran all match long
     assert processes_with(token) == []
 
 
 @pytest.mark.parametrize("seat", SEATS)
 def test_fork_bomb_is_stopped_by_the_pids_limit(drones: GameInfo, arena: Arena, seat: int) -> None:
-    token = f"bomb-token-{os.getpid()}-{seat}"
     hostile = arena.entrant(
         "bomb",
-        f"""
+        """
         import os, sys, time
+
+        def breed():
+            # Every child forks children of its own, then stays forever; it never returns to the kit.
+            for _ in range(2):
+                try:
+                    if os.fork() == 0:
+                        breed()
+                except OSError:
+                    break
+            while True:
+                time.sleep(60)
 
         def setup(payload):
             made = 0
@@ -275,21 +299,23 @@ def test_fork_bomb_is_stopped_by_the_pids_limit(drones: GameInfo, arena: Arena, 
                     pid = os.fork()
                 except OSError as exc:
                     print("FORK FAILED after", made, type(exc).__name__, file=sys.stderr)
-                    return {{}}
+                    return {}
                 if pid == 0:
-                    os.execv(sys.executable, [sys.executable, "-c", {SLEEPER!r}, "{token}"])
+                    breed()
                 made += 1
 
         def act(payload):
-            return {{}}
+            return {}
         """,
     )
-    run = play(drones, hostile, arena.rival, seat)
+    run = play(drones, hostile, arena.rival, seat, watch=str(hostile))
     log = log_of(run, seat)
     assert "FORK FAILED after" in log
+    assert seen and SandboxPolicy().pids // 2 < min(seen) <= SandboxPolicy().pids  # the bomb went off
     made = int(log.split("FORK FAILED after", 1)[1].split()[0])
     assert made < SandboxPolicy().pids
-    assert processes_with(token) == []
+    assert set(run.replay.statuses[seat]) == {Status.OK.value}  # the bot itself plays on
+    assert processes_with(str(hostile)) == []  # forks keep the kit's command line, bot path included
 
 
 def rss_kib() -> int:
