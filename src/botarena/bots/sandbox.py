@@ -90,7 +90,8 @@ def find_bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def _python_roots() -> list[Path]:
+@lru_cache(maxsize=1)
+def _python_roots() -> tuple[Path, ...]:
     """What the Python kit needs to run inside the sandbox: the interpreter's prefixes and botarena.
 
     An editable install points into a checkout: only its botarena package folder is bound, never
@@ -101,7 +102,7 @@ def _python_roots() -> list[Path]:
     roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix)}
     roots.add(Path(sys.executable).resolve().parent.parent)
     roots.add(Path(botarena.__file__).resolve().parent)
-    return sorted(roots)
+    return tuple(sorted(roots))
 
 
 def package_parent() -> str:
@@ -111,7 +112,8 @@ def package_parent() -> str:
     return str(Path(botarena.__file__).resolve().parent.parent)
 
 
-def _system_mounts() -> list[str]:
+@lru_cache(maxsize=1)
+def _system_mounts() -> tuple[str, ...]:
     """bwrap arguments for the read-only system: /usr, the merged-/usr symlinks, a minimal /etc."""
     args = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -124,7 +126,7 @@ def _system_mounts() -> list[str]:
     for entry in etc:
         if os.path.lexists(entry):
             args += ["--ro-bind", entry, entry]
-    return args
+    return tuple(args)
 
 
 def _under_tmp(path: Path) -> bool:
@@ -176,7 +178,7 @@ def bwrap_argv(
         raise SandboxUnavailable(_MISSING_BWRAP)
     base = Path(cwd or os.getcwd())
     args = [exe, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    args += _system_mounts()
+    args += _system_mounts()  # the machine's layout: computed once
     # /tmp first: bot files that live under /tmp are bound over it afterwards, not hidden by it.
     args += ["--size", str(policy.tmp_mb << 20), "--tmpfs", "/tmp"]
     args += ["--proc", "/proc", "--dev", "/dev"]
