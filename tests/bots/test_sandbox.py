@@ -609,3 +609,42 @@ def test_cgroups_of_a_killed_runner_are_swept() -> None:
     group.kill()
     group.remove()
     assert not any(folder.exists() for folder in stale)
+
+
+def test_v2_runner_alone_in_its_cgroup_moves_to_a_leaf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v2's no-internal-process rule: a runner alone in a delegated cgroup steps into a leaf first."""
+    own = fake_v2(tmp_path, monkeypatch, "cpu memory pids")
+    (own / "cgroup.subtree_control").write_text("\n")
+    (own / "cgroup.procs").write_text(f"{os.getpid()}\n")
+    real_write = sandbox_module._write
+    refused: list[Path] = []
+
+    def write(path: Path, value: str) -> None:
+        if path.name == "cgroup.subtree_control" and not refused:
+            refused.append(path)
+            raise OSError(16, "Device or resource busy")  # EBUSY: the cgroup has a process
+        real_write(path, value)
+
+    monkeypatch.setattr(sandbox_module, "_write", write)
+    layout = sandbox_module._v2_layout()
+    assert layout is not None and layout.bases == {"unified": own}
+    leaf = own / f"botarena-runner-{os.getpid()}"
+    assert (leaf / "cgroup.procs").read_text() == "0"
+    assert (own / "cgroup.subtree_control").read_text() == "+cpu +memory +pids"
+
+
+def test_v2_cgroup_shared_with_other_processes_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    own = fake_v2(tmp_path, monkeypatch, "cpu memory pids")
+    (own / "cgroup.subtree_control").write_text("\n")
+    (own / "cgroup.procs").write_text(f"1\n{os.getpid()}\n")
+
+    def busy(path: Path, value: str) -> None:
+        raise OSError(16, "Device or resource busy")
+
+    monkeypatch.setattr(sandbox_module, "_write", busy)
+    assert sandbox_module._v2_layout() is None
+    assert not any(entry.name.startswith("botarena-") for entry in own.iterdir())

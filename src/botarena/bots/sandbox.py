@@ -288,13 +288,37 @@ def _v2_layout() -> CgroupLayout | None:
         if not wanted <= set(_read(base / "cgroup.controllers").split()):
             continue
         enabled = set(_read(base / "cgroup.subtree_control").split())
-        if not wanted <= enabled:
-            try:  # possible when `base` has no processes of its own (no-internal-process rule)
-                _write(base / "cgroup.subtree_control", " ".join(f"+{name}" for name in sorted(wanted)))
-            except OSError:
-                continue
+        if not wanted <= enabled and not _enable_v2(base, wanted):
+            continue
         return CgroupLayout(2, {"unified": base})
     return None
+
+
+def _enable_v2(base: Path, wanted: set[str]) -> bool:
+    """Enable `wanted` controllers for the children of `base`; whether they are enabled now.
+
+    v2 allows that only in a cgroup without processes of its own. When the only process in `base` is
+    this one (a runner started in a delegated cgroup, e.g. `systemd-run --scope -p Delegate=yes`),
+    it moves itself into a leaf (`botarena-runner-<pid>`) first; processes it starts later are born
+    there. Anything else in `base` is left alone, and v2 is not used.
+    """
+    control = " ".join(f"+{name}" for name in sorted(wanted))
+    try:
+        _write(base / "cgroup.subtree_control", control)
+        return True
+    except OSError as exc:
+        if exc.errno != errno.EBUSY:
+            return False
+    if _read(base / "cgroup.procs").split() != [str(os.getpid())]:
+        return False
+    leaf = base / f"{CGROUP_PREFIX}runner-{os.getpid()}"
+    try:
+        leaf.mkdir(exist_ok=True)
+        _write(leaf / "cgroup.procs", "0")
+        _write(base / "cgroup.subtree_control", control)
+    except OSError:
+        return False
+    return True
 
 
 def _v1_layout() -> CgroupLayout | None:
