@@ -46,6 +46,29 @@ class Bot(ABC):
     def receive(self) -> Reply:
         """The reply to the last request sent."""
 
+    # -- awaiting several bots at once (fair clocks, DESIGN principle 7) ---------------------------
+    # A wire transport lets the runner await every seat of a batch with one selector: `wait_fds`
+    # names what to watch for the request in flight, `due` says when its deadline passes, and
+    # `poll_reply` settles it without blocking. Each reply is stamped by the transport when it
+    # arrives (when the selector reported it, or on the transport's own thread), never when the
+    # runner happens to look, and a reply that arrived after its deadline is TIMEOUT. A transport
+    # without descriptors (this default) is awaited with `receive` once the others are settled, so
+    # it must stamp its replies itself (in-process bots are asked only when no wire request is open).
+
+    def wait_fds(self) -> tuple[tuple[int, int], ...]:
+        """(file descriptor, poll event mask) pairs that turn ready when the request in flight may
+        be settled; empty if the transport cannot be awaited with a selector."""
+        return ()
+
+    def due(self) -> float:
+        """When (time.perf_counter) the request in flight is past its deadline."""
+        return float("inf")
+
+    def poll_reply(self) -> Reply | None:
+        """The reply to the request in flight if it is settled now (arrived, bot dead, or deadline
+        passed), without blocking; else None. Only called for transports with `wait_fds`."""
+        return self.receive()
+
     # -- late replies (engines with `Engine.late_replies`, CQ-31 to CQ-35) ------------------------
     # The runner calls `keep_late_replies(True)` before `open` when the match's engine takes late
     # replies (and False otherwise). Then a request whose `receive` is TIMEOUT, or that the runner

@@ -17,11 +17,12 @@ another call's; a request that meets a kept-alive connection the service had jus
 received) is sent once more on a new connection, within its deadline.
 
 Statuses (spec 5.2): no complete reply in time is TIMEOUT `deadline` (or `turn_budget`); a refused,
-reset or failed connection is CRASHED `transport`; a status outside 200-299 (redirects are not
-followed) is CRASHED `http_status`; a body over 64 KiB or not JSON is INVALID `bad_json`. The engine
-judges the move itself. Native HTTP bots have no start or end exchange (spec 7.1): those requests
-are answered locally with `{}`.
-"""
+reset or failed connection is CRASHED `transport`; a status outside 200-299 is CRASHED `http_status`,
+a redirect (3xx) included: it is never followed (the host only ever calls the address it was given)
+and its warning HTTP_REDIRECT names the Location; a reply that arrives after its deadline is
+TIMEOUT however busy the loop was (its time is recorded as it was); a body over 64 KiB or not JSON
+is INVALID `bad_json`. The engine judges the move itself. Native HTTP bots have no start or end
+exchange (spec 7.1): those requests are answered locally with `{}`."""
 
 from __future__ import annotations
 
@@ -314,7 +315,10 @@ class DevopsHttpBot(Bot):
         status, data, reason, warnings = await self._post(
             session, self.logic_url + path, body, limit, reason_on_timeout
         )
-        return Reply(seat, status, data, reason, (loop.time() - sent) * 1000.0, warnings)
+        elapsed = loop.time() - sent
+        if elapsed > limit and status is not Status.TIMEOUT:  # late is late, whatever the load
+            status, data, reason, warnings = Status.TIMEOUT, None, reason_on_timeout, []
+        return Reply(seat, status, data, reason, elapsed * 1000.0, warnings)
 
     async def _post(
         self, session: aiohttp.ClientSession, url: str, body: bytes, limit: float, reason_on_timeout: str
@@ -323,6 +327,8 @@ class DevopsHttpBot(Bot):
         try:
             async with asyncio.timeout(limit):
                 async with session.post(url, data=body, allow_redirects=False) as response:
+                    if 300 <= response.status < 400:
+                        return _redirect(response.status, response.headers.get("Location", ""))
                     if not 200 <= response.status < 300:
                         detail = f"HTTP {response.status} {response.reason or ''}".strip()
                         return Status.CRASHED, None, HTTP_STATUS, [{"code": "HTTP_STATUS", "detail": detail}]
@@ -348,6 +354,13 @@ class DevopsHttpBot(Bot):
         if not isinstance(value, dict):
             return Status.INVALID, None, BAD_JSON, [{"code": "NOT_OBJECT", "detail": type(value).__name__}]
         return Status.OK, value, None, []
+
+
+def _redirect(code: int, location: str) -> tuple[Status, Any, str | None, list[Warning]]:
+    """A 3xx reply: CRASHED `http_status` (spec 5.2: redirects are not followed), the warning
+    (code HTTP_REDIRECT) naming where it pointed."""
+    detail = f"HTTP {code} to {location or '(no Location)'}"[:500]
+    return Status.CRASHED, None, HTTP_STATUS, [{"code": "HTTP_REDIRECT", "detail": detail}]
 
 
 def _call(request: Request) -> str:
@@ -419,6 +432,8 @@ class _Conn(asyncio.Protocol):
         lower = name.lower()
         if (lower == b"content-length" or lower == b"transfer-encoding") and self.call is not None:
             self.call.framed = True
+        elif lower == b"location" and self.call is not None:
+            self.call.location = value.decode("latin-1")
 
     def on_headers_complete(self) -> None:
         call = self.call
@@ -426,7 +441,10 @@ class _Conn(asyncio.Protocol):
             return
         call.headers_done = True
         code = self.parser.get_status_code()
-        if not 200 <= code < 300:
+        if 300 <= code < 400:
+            status, _, reason, warnings = _redirect(code, call.location)
+            self._fail(status, reason or HTTP_STATUS, "HTTP_REDIRECT", warnings[0]["detail"])
+        elif not 200 <= code < 300:
             detail = f"HTTP {code}"
             self._fail(Status.CRASHED, HTTP_STATUS, "HTTP_STATUS", detail)
 
@@ -511,6 +529,8 @@ class _Call:
         "got_bytes",
         "headers_done",
         "index",
+        "limit",
+        "location",
         "reason_on_timeout",
         "request",
         "retried",
@@ -533,6 +553,8 @@ class _Call:
         self.headers_done = False
         self.retried = False
         self.reason_on_timeout = DEADLINE
+        self.limit = 0.0
+        self.location = ""
         self.sent = 0.0
         self.timer: asyncio.TimerHandle | None = None
 
@@ -540,6 +562,7 @@ class _Call:
         run = self.run
         loop = run.loop
         self.sent = loop.time()
+        self.limit = limit
         self.reason_on_timeout = reason_on_timeout
         self.timer = loop.call_at(self.sent + limit, self.expire)
         conn = run.pool.take()
@@ -579,6 +602,7 @@ class _Call:
         self.retried = True
         self.conn = None
         self.headers_done = self.framed = self.got_bytes = False
+        self.location = ""
         self.body = b""
         self.connecting = self.run.loop.create_task(self._connect())
         return True
@@ -615,7 +639,11 @@ class _Call:
             conn.call = None
             conn.abort()
         run = self.run
-        elapsed = (run.loop.time() - self.sent) * 1000.0
+        elapsed = run.loop.time() - self.sent
+        if elapsed > self.limit and status is not Status.TIMEOUT:
+            # Arrived after its deadline (a busy loop ran the timer late): late is late, whatever the load.
+            status, data, reason, warnings = Status.TIMEOUT, None, self.reason_on_timeout, []
+        elapsed *= 1000.0
         run.done(self.index, Reply(run.requests[self.index].seat, status, data, reason, elapsed, warnings))
 
 

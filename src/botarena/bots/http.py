@@ -6,11 +6,13 @@ bot keeps its connection alive across requests. Every request runs inside a hard
 (connect, send and read included); a request cut off by its deadline drops its connection, so a
 late response can never be taken for the next request.
 
-Statuses: no complete response in time is TIMEOUT `deadline`; a refused or broken connection, or an
-HTTP error status (4xx, 5xx), is CRASHED `http_error` (the bot stays alive: the next request is
-tried again); a body that is not a JSON object is INVALID `bad_json`; an object without an integer
-`id` equal to the request's, or without `payload`, is INVALID `bad_envelope`; a body over the size
-cap is INVALID `line_too_long`.
+Statuses: no complete response in time is TIMEOUT `deadline` (a response is stamped on the loop when
+it is complete, and one stamped after its deadline is TIMEOUT however busy the machine was); a
+refused or broken connection, or an HTTP error status (4xx, 5xx), is CRASHED `http_error` (the bot
+stays alive: the next request is tried again); a redirect (3xx) is never followed: it is CRASHED
+`redirect`, its warning names the Location; a body that is not a JSON object is INVALID `bad_json`;
+an object without an integer `id` equal to the request's, or without `payload`, is INVALID
+`bad_envelope`; a body over the size cap is INVALID `line_too_long`.
 
 With late replies kept (games whose engine sets `late_replies`, Crafting Quest spec 7.3) a request
 past its deadline is not cut off: it goes on in the background and its response, when it comes, is
@@ -41,6 +43,8 @@ from botarena.core.status import Reason, Status, Warning
 
 HTTP_ERROR = "http_error"
 """Reason code: the HTTP exchange failed (connection refused or reset, or a 4xx/5xx status)."""
+REDIRECT = "redirect"
+"""Reason code: the bot answered with a redirect (3xx), which is never followed."""
 
 _Outcome = tuple[Status, Any, str | None, list[Warning], float]
 """status, payload, reason, warnings, and when it was settled (perf_counter, on the loop)."""
@@ -135,7 +139,12 @@ class HttpBot(Bot):
         cap = self.max_body_bytes
         try:
             async with asyncio.timeout(timeout_s):
-                async with session.post(self.url, data=body) as response:
+                # Never follow a redirect: a bot is only ever called at the address it was given.
+                async with session.post(self.url, data=body, allow_redirects=False) as response:
+                    if 300 <= response.status < 400:
+                        location = response.headers.get("Location", "")
+                        detail = f"HTTP {response.status} to {location or '(no Location)'}"[:500]
+                        return (Status.CRASHED, None, REDIRECT, [{"code": "HTTP_REDIRECT", "detail": detail}])
                     if response.status >= 400:
                         detail = f"HTTP {response.status} {response.reason or ''}".strip()
                         return (Status.CRASHED, None, HTTP_ERROR, [{"code": "HTTP_STATUS", "detail": detail}])
@@ -180,6 +189,12 @@ class HttpBot(Bot):
             status, payload, reason, warnings = Status.CRASHED, None, HTTP_ERROR, []
             settled_at = time.perf_counter()
         elapsed_ms = (settled_at - self._sent_at) * 1000.0
+        if status is not Status.TIMEOUT and elapsed_ms > self._timeout_s * 1000.0:
+            # Settled (on the loop, when it arrived) after the deadline: the loop was too busy to cut
+            # it off in time. Late is late, whatever the load; with late replies kept it is owed.
+            if self.late_replies_kept:
+                self._owed = (future, self._sent_at)
+            return Reply(request.seat, Status.TIMEOUT, None, Reason.DEADLINE, elapsed_ms, [])
         return Reply(request.seat, status, payload, reason, elapsed_ms, warnings)
 
     def owe(self) -> None:

@@ -161,6 +161,10 @@ class SubprocessBot(Bot):
     """
 
     kind = "subprocess"
+    # Per-request reading state (set in `send`; class defaults keep `open`/`_reset` untouched).
+    _read_at = 0.0  # when the newest data was read off stdout (time.perf_counter)
+    _late_lines = 0  # lines answering earlier requests, dropped while this request was awaited
+    _held: tuple[Status, Any, str | None, float] | None = None  # a past-deadline reply kept as owed
 
     def __init__(
         self,
@@ -384,6 +388,8 @@ class SubprocessBot(Bot):
         self._pending = request
         self._pending_id = request_id
         self._owed_id = 0  # only `end` is sent while owing: the owed answer is now dropped by id
+        self._held = None
+        self._late_lines = 0
         # The start request's clock started when the process was spawned (setup_timeout_ms).
         self._sent_at = self._spawned_at if start else now
         self._deadline = self._sent_at + timeout_s
@@ -410,35 +416,82 @@ class SubprocessBot(Bot):
                 return
             del outbox[:written]
 
-    def receive(self) -> Reply:
+    # -- fair clocks: awaited with the other seats (Bot.wait_fds), stamped on arrival ------------
+    def wait_fds(self) -> tuple[tuple[int, int], ...]:
+        if self._unsent or self._eof:
+            return ()  # settled at once by `receive`
+        if self._outbox and self._stdin_open:
+            return ((self._out_fd, _POLL_IN), (self._in_fd, _POLL_OUT))
+        return ((self._out_fd, _POLL_IN),)
+
+    def due(self) -> float:
+        return self._deadline
+
+    def poll_reply(self) -> Reply | None:
+        """Settle the request in flight if its reply is here (read first, then the deadline is
+        checked: a reply already waiting is never judged by the time it is looked at)."""
         request = self._pending
-        assert request is not None, "receive() without send()"
-        self._pending = None
-        seat = request.seat
+        assert request is not None, "poll_reply() without send()"
         if self._unsent:  # the process was already gone when the request was due
-            return Reply(seat, Status.CRASHED, None, Reason.PROCESS_EXITED, self._elapsed_ms())
-        late = 0
+            self._pending = None
+            return Reply(request.seat, Status.CRASHED, None, Reason.PROCESS_EXITED, self._elapsed_ms())
+        if self._outbox and self._stdin_open:
+            self._flush()
+        if not self._eof:
+            self._read_available()
+        reply = self._take_reply(request.seat)
+        if reply is not None:
+            self._pending = None
+            return reply
+        if self._eof:
+            self._pending = None
+            self._dead = True
+            return Reply(request.seat, Status.CRASHED, None, Reason.PROCESS_EXITED, self._elapsed_ms())
+        now = time.perf_counter()
+        if now >= self._deadline:
+            self._pending = None
+            if self.late_replies_kept:
+                self._owe(self._pending_id)
+            elapsed = (now - self._sent_at) * 1000.0
+            return Reply(request.seat, Status.TIMEOUT, None, Reason.DEADLINE, elapsed, self._late_warning())
+        return None
+
+    def receive(self) -> Reply:
+        assert self._pending is not None, "receive() without send()"
         while True:
-            verdict = self._next_line()
-            while verdict is not None:
-                line_status, reply_id, payload, reason = verdict
-                if reply_id is not None and reply_id != self._pending_id:
-                    late += 1  # a reply to an earlier request that came too late: discarded
-                    verdict = self._next_line()
-                    continue
-                warnings: list[Warning] = []
-                if late:
-                    warnings.append({"code": LATE_REPLY, "detail": f"{late} late reply line(s) discarded"})
-                return Reply(seat, line_status, payload, reason, self._elapsed_ms(), warnings)
-            if self._eof:
-                self._dead = True
-                return Reply(seat, Status.CRASHED, None, Reason.PROCESS_EXITED, self._elapsed_ms())
-            remaining_ms = (self._deadline - time.perf_counter()) * 1000.0
-            if remaining_ms <= 0.0:
+            self._wait_ready()
+            reply = self.poll_reply()
+            if reply is not None:
+                return reply
+
+    def _take_reply(self, seat: int) -> Reply | None:
+        """The pending request's reply if a complete line for it is buffered, stamped with the time
+        it was read off the pipe (`_read_at`); lines answering earlier requests are counted and
+        dropped. A reply that arrived after the deadline is TIMEOUT, its time recorded as it was;
+        with late replies kept it becomes the owed answer (`poll_late`)."""
+        verdict = self._next_line()
+        while verdict is not None:
+            line_status, reply_id, payload, reason = verdict
+            if reply_id is not None and reply_id != self._pending_id:
+                self._late_lines += 1  # a reply to an earlier request that came too late: discarded
+                verdict = self._next_line()
+                continue
+            arrived = self._read_at
+            elapsed = (arrived - self._sent_at) * 1000.0
+            warnings = self._late_warning()
+            if arrived > self._deadline:
                 if self.late_replies_kept:
                     self._owe(self._pending_id)
-                return Reply(seat, Status.TIMEOUT, None, Reason.DEADLINE, self._elapsed_ms())
-            self._wait_and_read(remaining_ms)
+                    self._held = (line_status, payload, reason, arrived)
+                return Reply(seat, Status.TIMEOUT, None, Reason.DEADLINE, elapsed, warnings)
+            return Reply(seat, line_status, payload, reason, elapsed, warnings)
+        return None
+
+    def _late_warning(self) -> list[Warning]:
+        late, self._late_lines = self._late_lines, 0
+        if not late:
+            return []
+        return [{"code": LATE_REPLY, "detail": f"{late} late reply line(s) discarded"}]
 
     # -- late replies (Bot.keep_late_replies) ----------------------------------------------------
     def _owe(self, request_id: int) -> None:
@@ -456,11 +509,17 @@ class SubprocessBot(Bot):
         """The owed answer if its line has been written: one `poll` system call when it has not.
 
         A line with another id (an answer older still) is skipped; an unreadable line is taken as
-        the owed answer (INVALID), as `receive` would take it.
+        the owed answer (INVALID), as `receive` would take it. Its time runs to when it was read
+        off the pipe (or, for a reply that came just past its deadline, when `poll_reply` read it).
         """
         owed_id = self._owed_id
         if not owed_id:
             return None
+        held, self._held = self._held, None
+        if held is not None:
+            line_status, payload, reason, arrived = held
+            self._owed_id = 0
+            return Reply(self.seat, line_status, payload, reason, (arrived - self._owed_sent_at) * 1000.0)
         if self._outbox and self._stdin_open:
             self._flush()
         if not self._eof and self._poll_in.poll(0):
@@ -470,7 +529,7 @@ class SubprocessBot(Bot):
             line_status, reply_id, payload, reason = verdict
             if reply_id is None or reply_id == owed_id:
                 self._owed_id = 0
-                return Reply(self.seat, line_status, payload, reason, self._owed_ms())
+                return Reply(self.seat, line_status, payload, reason, self._owed_ms(self._read_at))
             verdict = self._next_line()
         if self._eof:
             self._dead = True
@@ -478,27 +537,28 @@ class SubprocessBot(Bot):
             return Reply(self.seat, Status.CRASHED, None, Reason.PROCESS_EXITED, self._owed_ms())
         return None
 
-    def _owed_ms(self) -> float:
-        return (time.perf_counter() - self._owed_sent_at) * 1000.0
+    def _owed_ms(self, at: float | None = None) -> float:
+        return ((time.perf_counter() if at is None else at) - self._owed_sent_at) * 1000.0
 
     def _elapsed_ms(self) -> float:
         return (time.perf_counter() - self._sent_at) * 1000.0
 
-    def _wait_and_read(self, timeout_ms: float) -> None:
-        """Wait up to `timeout_ms` for output (flushing the outbox meanwhile), then read what's there."""
-        if self._outbox and self._stdin_open:
-            events = self._poll_out.poll(timeout_ms)
-            readable = False
-            for fd, _mask in events:
-                if fd == self._in_fd:
-                    self._flush()
-                else:
-                    readable = True
-            if not readable:
-                return
-        elif not self._poll_in.poll(timeout_ms):
+    def _wait_ready(self) -> None:
+        """Wait until stdout has something or the deadline passes (flushing the outbox meanwhile)."""
+        if self._unsent or self._eof or self._poll_in is None:
             return
-        self._read_available()
+        while True:
+            timeout_ms = max(0.0, (self._deadline - time.perf_counter()) * 1000.0)
+            if not (self._outbox and self._stdin_open):
+                self._poll_in.poll(timeout_ms)
+                return
+            events = self._poll_out.poll(timeout_ms)
+            if not events:
+                return
+            for fd, _mask in events:
+                if fd != self._in_fd:
+                    return
+            self._flush()
 
     def _read_available(self) -> None:
         """Read what stdout holds now into the line buffer, dropping the tail of an over-long line."""
@@ -516,6 +576,7 @@ class SubprocessBot(Bot):
             if not chunk:
                 self._eof = True
                 return
+            self._read_at = time.perf_counter()  # the arrival stamp of what this read brought
             if self._discarding:
                 newline = chunk.find(b"\n")
                 if newline < 0:

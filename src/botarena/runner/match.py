@@ -18,6 +18,7 @@ request past its deadline stays open and its seat owes the answer, which is hand
 from __future__ import annotations
 
 import gc
+import select
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -46,6 +47,58 @@ _PROCESS_EXITED = Reason.PROCESS_EXITED
 _DEADLINE = Reason.DEADLINE
 _reply_json = Reply.to_json
 _perf_counter = time.perf_counter
+_poll = select.poll
+_INF = float("inf")
+
+
+def _await_wire(bots: Sequence[Bot], seats: list[int], settled: Callable[[int, Reply], bool]) -> None:
+    """Await the requests in flight of `seats` together until each is settled (DESIGN principle 7).
+
+    One `poll` watches every seat's descriptors (`Bot.wait_fds`) until the nearest deadline; a seat
+    is asked for its reply (`poll_reply`, which reads before it checks the deadline) when its
+    descriptors are ready or its deadline has passed, so the order of seats and what the others do
+    change nothing. `settled(seat, reply)` records a reply and returns whether the seat has sent
+    another request (a chain), which is then awaited too. Transports without descriptors are
+    awaited with `receive` after all the others: they stamp their replies themselves.
+    """
+    waiting = list(seats)
+    later: list[int] = []
+    while waiting:
+        poller = _poll()
+        owner: dict[int, int] = {}
+        due = _INF
+        watched: list[int] = []
+        for seat in waiting:
+            bot = bots[seat]
+            fds = bot.wait_fds()
+            if not fds:
+                later.append(seat)
+                continue
+            watched.append(seat)
+            for fd, mask in fds:
+                poller.register(fd, mask)
+                owner[fd] = seat
+            seat_due = bot.due()
+            if seat_due < due:
+                due = seat_due
+        if not watched:
+            break
+        timeout_ms = (due - _perf_counter()) * 1000.0
+        ready = {owner[fd] for fd, _mask in poller.poll(timeout_ms if timeout_ms > 0.0 else 0.0)}
+        now = _perf_counter()
+        waiting = []
+        for seat in watched:
+            bot = bots[seat]
+            if seat in ready or bot.due() <= now:
+                reply = bot.poll_reply()
+                if reply is not None and not settled(seat, reply):
+                    continue
+            waiting.append(seat)
+    for seat in later:
+        while settled(seat, bots[seat].receive()):
+            if bots[seat].wait_fds():
+                _await_wire(bots, [seat], settled)
+                break
 
 
 @dataclass
@@ -95,55 +148,78 @@ class _Exchange:
         return self._run_one_by_one(requests)
 
     def _run_one_by_one(self, requests: list[Request]) -> list[Reply]:
-        """Send the first request of every seat with a wire bot, then collect in request order.
+        """Send the first request of every wire seat, await all wire seats together, then ask the
+        in-process bots (fair clocks, DESIGN principle 7).
 
-        A seat with several requests in one batch (a Devops faction's calls) is asked one request at a
-        time, in order: its later requests are sent (and in-process bots asked) only when collected,
-        with what is left of the chain budget then, since a wire bot has one request in flight.
+        Every wire seat is awaited with one selector (`_await_wire`) and each reply is stamped by its
+        transport when it arrives, so no seat's verdict depends on another seat's timing. In-process
+        bots only start computing when asked, so they are asked once no wire request is open: one
+        computing up to its limit can never hold up the reading of a wire seat's reply.
+        A seat with several requests in one batch (a Devops faction's calls) is asked one request at
+        a time, in order: its later requests are sent when the previous one is settled, with what is
+        left of the chain budget then, since a wire bot has one request in flight.
         """
         bots, ask = self.bots, self.ask
-        # 1. send the first request of each wire bot's seat (None: not sent; a float: its allowance)
-        allowances: list[float | None] = [None] * len(requests)
-        decided = [False] * len(requests)
-        asked: set[int] = set()
+        replies: list[Reply | None] = [None] * len(requests)
+        queues: dict[int, list[int]] = {}  # wire seat -> its request indexes, in order
+        direct: list[int] = []
         for index, request in enumerate(requests):
-            seat = request.seat
-            if ask[seat] is not None or seat in asked:
-                continue
-            asked.add(seat)
-            allowances[index] = self._send(request)
-            decided[index] = True
-        # 2. collect the replies in request order
-        replies: list[Reply] = []
-        banks, time_used = self.banks, self.time_used_ms
-        for index, request in enumerate(requests):
-            seat = request.seat
-            direct = ask[seat]
-            if decided[index]:
-                granted = allowances[index]
-            elif direct is not None:
-                granted = self._allowance(request)
+            if ask[request.seat] is not None:
+                direct.append(index)
             else:
-                granted = self._send(request)
+                queues.setdefault(request.seat, []).append(index)
+        if queues:
+            in_flight: dict[int, int] = {}  # wire seat -> index of its request in flight
+
+            def advance(seat: int) -> bool:
+                """Send the seat's next request (settling those that cannot be sent); whether one is
+                now in flight."""
+                queue = queues[seat]
+                while queue:
+                    index = queue.pop(0)
+                    request = requests[index]
+                    if self._send(request) is not None:
+                        in_flight[seat] = index
+                        return True
+                    self._settle(request, self._unsendable(request.seat), replies, index)
+                in_flight.pop(seat, None)
+                return False
+
+            def settled(seat: int, reply: Reply) -> bool:
+                index = in_flight[seat]
+                reply.seat = seat
+                self._settle(requests[index], reply, replies, index)
+                return advance(seat)
+
+            waiting = [seat for seat in queues if advance(seat)]
+            _await_wire(bots, waiting, settled)
+        for index in direct:
+            request = requests[index]
+            granted = self._allowance(request)
             if granted is not None:
-                if direct is not None:
-                    reply = direct(request, granted / 1000.0)
-                else:
-                    reply = bots[seat].receive()
-                    reply.seat = seat
-            elif not bots[seat].alive:
-                reply = Reply(seat, _CRASHED, None, _PROCESS_EXITED)  # GD-26 and kin
+                reply = ask[request.seat](request, granted / 1000.0)  # type: ignore[misc]
             else:
-                reply = Reply(seat, _TIMEOUT, None, _DEADLINE)  # chain budget spent
-            used = reply.time_ms
-            over = used - request.timeout_ms
-            if over > 0.0 and banks[seat] > 0.0:
-                banks[seat] = max(0.0, banks[seat] - over)
-            time_used[seat] += used
-            if request.chain is not None:
-                self.chain_spent_ms[request.chain] = self.chain_spent_ms.get(request.chain, 0.0) + used
-            replies.append(reply)
-        return replies
+                reply = self._unsendable(request.seat)
+            self._settle(request, reply, replies, index)
+        return replies  # type: ignore[return-value]
+
+    def _unsendable(self, seat: int) -> Reply:
+        """The reply of a request that could not be sent: its bot is dead, or its chain is spent."""
+        if not self.bots[seat].alive:
+            return Reply(seat, _CRASHED, None, _PROCESS_EXITED)  # GD-26 and kin
+        return Reply(seat, _TIMEOUT, None, _DEADLINE)  # chain budget spent
+
+    def _settle(self, request: Request, reply: Reply, replies: list[Reply | None], index: int) -> None:
+        """Record `reply` and count its time: the bank pays what went over the request's own limit."""
+        seat = request.seat
+        used = reply.time_ms
+        over = used - request.timeout_ms
+        if over > 0.0 and self.banks[seat] > 0.0:
+            self.banks[seat] = max(0.0, self.banks[seat] - over)
+        self.time_used_ms[seat] += used
+        if request.chain is not None:
+            self.chain_spent_ms[request.chain] = self.chain_spent_ms.get(request.chain, 0.0) + used
+        replies[index] = reply
 
     def _allowance(self, request: Request) -> float | None:
         """The request's hard limit in ms (its own, the bank, the chain budget left), or None."""
@@ -257,9 +333,18 @@ class _LateExchange(_Exchange):
                         f" {request.type.value!r} request (only 'end' may be sent while a seat owes)"
                     )
                 self._forgive(request.seat)  # the transport tells the owed answer from the end reply
-        # send everything first (the start exchange: all bots think at once), then collect
+        # send everything first (the start exchange: all bots think at once), await every seat whose
+        # reply is waited for together (fair clocks), then settle the batch in request order
         sent = [self._send_late(request) for request in requests]
-        return [self._collect(request, how) for request, how in zip(requests, sent, strict=True)]
+        awaited = [r.seat for r, how in zip(requests, sent, strict=True) if how is not None and how[1]]
+        received: dict[int, Reply] = {}
+
+        def settled(seat: int, reply: Reply) -> bool:
+            received[seat] = reply
+            return False
+
+        _await_wire(self.bots, awaited, settled)
+        return [self._collect(r, how, received) for r, how in zip(requests, sent, strict=True)]
 
     def _forgive(self, seat: int) -> None:
         self.owed[seat] = None
@@ -297,14 +382,16 @@ class _LateExchange(_Exchange):
         self._owe(seat, now, 0.0)
         return (now, False)
 
-    def _collect(self, request: Request, sent: tuple[float, bool] | None) -> Reply:
+    def _collect(
+        self, request: Request, sent: tuple[float, bool] | None, received: dict[int, Reply]
+    ) -> Reply:
         seat = request.seat
         if sent is None:
             return Reply(seat, _CRASHED, None, _PROCESS_EXITED)
         sent_at, awaited = sent
         if not awaited:  # left open by `_send_late`
             return Reply(seat, _TIMEOUT, None, _DEADLINE if request.await_reply else NOT_AWAITED)
-        reply = self.bots[seat].receive()
+        reply = received[seat]
         reply.seat = seat
         used = reply.time_ms
         over = used - request.timeout_ms
