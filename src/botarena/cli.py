@@ -120,6 +120,7 @@ def play_command(
     else:
         run = run_match(game, players, config=config, seed=seed, preset=preset)
     _print_result(game_id, seed, run.replay)
+    _print_crashes(run.replay)
     if replay is not None:
         write_replay(run.replay, replay)
         print(f"replay written to {replay}")
@@ -240,6 +241,33 @@ def _print_result(game_id: str, seed: int, replay: Any) -> None:
     outcome = result["details"].get("outcome")
     if outcome is not None:
         console.print(f"outcome: {outcome}")
+
+
+def first_crashes(replay: Any) -> dict[int, str]:
+    """For each seat that was CRASHED at least once, where and why the first time, in one line."""
+    exchanges = [("start", replay.start)]
+    exchanges += [(f"step {i}", step) for i, step in enumerate(replay.steps, start=1)]
+    exchanges.append(("end", replay.end))
+    found: dict[int, str] = {}
+    for where, exchange in exchanges:
+        replies = (exchange or {}).get("replies") or []
+        for seat, verdict in enumerate((exchange or {}).get("verdicts") or []):
+            if seat in found or not verdict or verdict[0] != "CRASHED":
+                continue
+            warnings = verdict[3] if len(verdict) > 3 and verdict[3] else []
+            if not warnings and seat < len(replies):
+                warnings = replies[seat].get("warnings") or []
+            detail = f": {warnings[0].get('detail', '')}" if warnings else ""
+            found[seat] = f"CRASHED ({verdict[1]}) at {where}{detail}"
+    return found
+
+
+def _print_crashes(replay: Any) -> None:
+    """A line on stderr for each seat whose bot crashed (an in-process bot's sys.exit() included):
+    the match went on without it, and the table above is its result."""
+    for seat, what in sorted(first_crashes(replay).items()):
+        name = replay.players[seat].get("name", "?")
+        print(f"botarena: seat {seat} ({name}) {what}"[:300], file=sys.stderr)
 
 
 @app.command("replay")
@@ -450,7 +478,7 @@ def tournament_command(
                 options=options,
                 players=players,
             )
-            tournament = create_tournament(store, plan)
+            tournament = create_tournament(store, plan, isolation=isolation)
             print(
                 f"tournament {tournament.id} {tournament.name!r}: {len(plan.entrants)} entrants, {store.url}"
             )

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import sys
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
 
+from botarena.bots.base import Bot
 from botarena.bots.inprocess import LOG_CAP_BYTES, PythonBot
+from botarena.bots.subprocess import SubprocessBot
 from botarena.core.game import GameInfo
 from botarena.core.protocol import MessageType, Request
-from botarena.core.status import Status
+from botarena.core.status import Reason, Status
 from botarena.runner import MatchRun, run_match
 
-from .zoo import build
+from .zoo import BAD_TURN, build
 
 
 def play(game: GameInfo, factory: Any, turns: int = 3) -> MatchRun:
@@ -122,3 +127,97 @@ def test_send_and_receive_equal_ask() -> None:
     reply = bot.receive()
     assert reply.status is Status.OK and reply.payload == {"echo": {"x": [1, 2]}} and reply.seat == 1
     assert reply.time_ms >= 0.0
+
+
+# -- a bot that exits or raises a BaseException (issue 12, item 3) ---------------------------------------
+
+ZOO_KIT_BOT = Path(__file__).parents[1] / "bots" / "zoo" / "kit_bot.py"
+
+
+class Fatal(BaseException):
+    """Not an Exception: `except Exception` in a runner would let it through."""
+
+
+def _attack(kind: str) -> None:
+    if kind == "sys.exit":
+        sys.exit()
+    if kind == "SystemExit(3)":
+        raise SystemExit(3)
+    if kind == "os._exit":
+        os._exit(0)
+    if kind == "KeyboardInterrupt":
+        raise KeyboardInterrupt
+    raise Fatal("boom")
+
+
+ATTACKS = ["sys.exit", "SystemExit(3)", "os._exit", "KeyboardInterrupt", "BaseException"]
+EXITS = {"sys.exit", "SystemExit(3)", "os._exit"}
+
+
+def attacker(kind: str) -> Any:
+    def act(obs: dict[str, Any]) -> Any:
+        if obs["turn"] == BAD_TURN:
+            _attack(kind)
+        return build(obs)
+
+    return lambda: act
+
+
+def opponent(kind: str, drones: GameInfo) -> Bot:
+    if kind == "subprocess":
+        return SubprocessBot([sys.executable, "-m", "botarena.kit", str(ZOO_KIT_BOT)], name="kit")
+    return PythonBot(drones.starter_bots["adaptive"], name="adaptive")
+
+
+@pytest.mark.parametrize("other", ["inprocess", "subprocess"])
+@pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.parametrize("kind", ATTACKS)
+def test_a_bot_that_exits_or_raises_a_base_exception_is_crashed_and_the_match_completes(
+    drones: GameInfo, kind: str, seat: int, other: str
+) -> None:
+    real_exit = os._exit
+    bots: list[Bot] = [opponent(other, drones)]
+    bots.insert(seat, PythonBot(attacker(kind), "attacker"))
+    config = drones.config(overrides={"rounds": 1, "turn_limit": 4})
+    run = run_match(drones, bots, config=config, seed=3)
+    assert os._exit is real_exit  # put back once no in-process bot is open
+    verdicts = [step["verdicts"][seat][:2] for step in run.replay.steps]
+    assert verdicts[0] == ["OK", None] and len(verdicts) == 4, "the match went on to its end"
+    if kind in EXITS:  # the bot is gone for the rest of the match, as an exited process would be
+        assert verdicts[1:] == [["CRASHED", Reason.PROCESS_EXITED]] * 3
+        assert run.replay.end["verdicts"][seat][0] == "CRASHED"
+        expected = "os._exit(0)" if kind == "os._exit" else "SystemExit"
+    else:  # an exception: crashed for that exchange, asked again after
+        assert verdicts[1:] == [["CRASHED", Reason.BOT_ERROR], ["OK", None], ["OK", None]]
+        expected = "KeyboardInterrupt" if kind == "KeyboardInterrupt" else "Fatal: boom"
+    assert expected in run.replay.steps[1]["replies"][seat]["warnings"][0]["detail"]
+    # the opponent's statuses are those of a match against a quiet bot: all OK
+    assert set(run.replay.statuses[1 - seat]) == {"OK"}
+
+
+def test_exiting_in_a_late_reply_worker_is_crashed_too() -> None:
+    bot = PythonBot(attacker("os._exit"), "attacker")
+    bot.late_replies_kept = True
+    bot.open("m", 0)
+    try:
+        bot.send(Request(0, {"turn": BAD_TURN}, 100, MessageType.TURN), 1, 5.0)
+        reply = bot.receive()
+        assert (reply.status, reply.reason) == (Status.CRASHED, Reason.PROCESS_EXITED)
+        bot.send(Request(0, {"turn": 3}, 101, MessageType.TURN), 2, 5.0)
+        again = bot.receive()
+        assert (again.status, again.reason) == (Status.CRASHED, Reason.PROCESS_EXITED)
+    finally:
+        bot.close()
+
+
+def test_os_exit_in_a_forked_child_still_exits() -> None:
+    bot = PythonBot(lambda: build, "quiet")
+    bot.open("m", 0)
+    try:
+        pid = os.fork()
+        if pid == 0:  # the child of a bot's fork must not unwind into the runner's code
+            os._exit(7)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 7
+    finally:
+        bot.close()

@@ -12,6 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
+from botarena.bots.resolve import untrusted
 from botarena.core.replay import Replay, read_replay
 from botarena.runner.verify import verify_replay
 from botarena.store import Store
@@ -176,7 +177,7 @@ KILLER_BOT = """
 import os, signal
 
 def act(observation):
-    os.kill(os.getpid(), signal.SIGKILL)  # takes its worker process down with it
+    os.kill(os.getppid(), signal.SIGKILL)  # unsandboxed, its parent is its pool worker
 """
 
 
@@ -189,11 +190,14 @@ def test_a_killed_worker_is_replaced_and_its_match_retried_then_failed(store: St
         format="round-robin",
         entrants=[Entrant("adaptive", "adaptive"), Entrant("zergy", "zergy"), Entrant("killer", str(bot))],
     )
-    tournament = create_tournament(store, plan)
+    unsandboxed = untrusted(sandbox=None)
+    tournament = create_tournament(store, plan, isolation=unsandboxed)
     factory = partial(make_executor, 2)
     executor: Executor = factory()
     try:
-        summary = run_tournament(store, tournament.id, executor, executor_factory=factory)
+        summary = run_tournament(
+            store, tournament.id, executor, executor_factory=factory, isolation=unsandboxed
+        )
     finally:
         close_executor(executor)
     assert summary.status == "finished"

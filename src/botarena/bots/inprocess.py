@@ -9,6 +9,17 @@ match gets a fresh instance. The instance may be:
 `setup` and `end` default to replying `{}`. An exception in the bot's code is `CRASHED` with reason
 `bot_error` for that exchange; the bot is still asked again next time.
 
+In-process means trusted: the bot shares the runner's process, memory and interpreter, so nothing
+here is a security boundary (tournaments and the server run entrants' files as sandboxed
+subprocesses instead, `botarena.bots.resolve.Isolation`). What is caught is what a participant's bot
+does by accident: a `BaseException` (`KeyboardInterrupt`, `GeneratorExit`, ...) is `CRASHED` with
+reason `bot_error` like any exception, and `sys.exit()` or `os._exit()` called in a bot's call is
+taken as the bot's process exiting: `CRASHED` with reason `process_exited`, then and in every later
+exchange, while the match goes on. (`os._exit` is replaced, process-wide and only while an in-process
+bot is open, by a function that raises `BotExit` in this process and exits as before in a forked
+child.) A real Ctrl-C or a tournament worker's SIGTERM (`mark_stopping`) is never taken for the
+bot's doing: it stops the match.
+
 What a bot returns is taken as a wire bot's reply would be: it is copied through JSON at once
 (orjson; numpy scalars and arrays become numbers and lists, NaN becomes null), so a bot that later
 changes the object it returned cannot change the replay. An integer beyond 64 bits reads as the float
@@ -27,12 +38,14 @@ when the match closes is dropped (interrupted if it is in Python code, abandoned
 from __future__ import annotations
 
 import json
+import os
 import queue
+import signal
 import threading
 import time
 import traceback
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NoReturn
 
 import orjson
 
@@ -58,6 +71,76 @@ _CRASHED = Status.CRASHED
 _INVALID = Status.INVALID
 _DEADLINE = Reason.DEADLINE
 _BOT_ERROR = Reason.BOT_ERROR
+
+
+class BotExit(SystemExit):
+    """What `os._exit(code)` raises instead of exiting while an in-process bot is open."""
+
+
+_real_exit = os._exit
+_guard_lock = threading.Lock()
+_guard_users = 0  # in-process bots open in this process: os._exit is replaced while there are any
+_guard_pid = 0
+_stopping = False
+
+
+def _guarded_exit(status: int) -> NoReturn:
+    if os.getpid() != _guard_pid:  # a forked child (multiprocessing, a bot's fork) exits for real
+        _real_exit(status)
+    raise BotExit(status)
+
+
+def _guard_exit() -> None:
+    global _guard_users, _guard_pid
+    with _guard_lock:
+        if _guard_users == 0:
+            _guard_pid = os.getpid()
+            os._exit = _guarded_exit
+        _guard_users += 1
+
+
+def _unguard_exit() -> None:
+    global _guard_users
+    with _guard_lock:
+        _guard_users -= 1
+        if _guard_users == 0:
+            os._exit = _real_exit
+
+
+def real_exit(code: int) -> NoReturn:
+    """`os._exit` as it was before any in-process bot replaced it (for code that must really exit)."""
+    _real_exit(code)
+
+
+def mark_stopping() -> None:
+    """This process is stopping (a signal handler's call): an exception that lands in a bot's call
+    from now on is the process's, never the bot's crash, and is passed on."""
+    global _stopping
+    _stopping = True
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    """Python's default SIGINT handler that also marks the process as stopping."""
+    mark_stopping()
+    raise KeyboardInterrupt
+
+
+def _watch_ctrl_c() -> None:
+    """Tell a real Ctrl-C from a bot's `raise KeyboardInterrupt` (main thread, default handler only)."""
+    main = threading.current_thread() is threading.main_thread()
+    if main and signal.getsignal(signal.SIGINT) is signal.default_int_handler:
+        signal.signal(signal.SIGINT, _on_sigint)
+
+
+def _fatal_reply(seat: int, exc: BaseException, elapsed: float) -> Reply:
+    """The reply for a BaseException out of a bot's call (the caller re-raises when stopping)."""
+    reason = Reason.PROCESS_EXITED if isinstance(exc, SystemExit) else _BOT_ERROR
+    code = "EXIT" if isinstance(exc, SystemExit) else "EXCEPTION"
+    what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+    if isinstance(exc, BotExit):
+        what = f"os._exit({exc.code})"
+    warning: Warning = {"code": code, "detail": what[:500]}
+    return Reply(seat, _CRASHED, None, reason, elapsed, [warning])
 
 
 def _as_wire_reply(payload: Any) -> Any:
@@ -87,7 +170,7 @@ def _judged(seat: int, payload: Any, elapsed: float) -> Reply:
 class _Call:
     """One call handed to a bot's worker thread; `done` is released when it has returned."""
 
-    __slots__ = ("done", "error", "finished_at", "handler", "payload", "result", "seat", "sent_at")
+    __slots__ = ("done", "error", "fatal", "finished_at", "handler", "payload", "result", "seat", "sent_at")
 
     def __init__(self, handler: Callable[[Any], Any], payload: Any, seat: int) -> None:
         self.handler = handler
@@ -98,11 +181,14 @@ class _Call:
         self.done.acquire()
         self.result: Any = None
         self.error: str | None = None  # "<exception type>: <message>", if the call raised
+        self.fatal: BaseException | None = None  # ... a BaseException (sys.exit, os._exit, ...)
         self.finished_at = 0.0
 
     def reply(self) -> Reply:
         """The finished call's reply, its time counted from hand-over to return."""
         elapsed = (self.finished_at - self.sent_at) * 1000.0
+        if self.fatal is not None:
+            return _fatal_reply(self.seat, self.fatal, elapsed)
         if self.error is not None:
             warning: Warning = {"code": "EXCEPTION", "detail": self.error}
             return Reply(self.seat, _CRASHED, None, _BOT_ERROR, elapsed, [warning])
@@ -136,9 +222,12 @@ class _Worker:
                     call.result = preempt.watchdog_call(call.handler, call.payload, _NO_LIMIT_S)
                 except BotTimeout:
                     return  # `stop` dropped the call
-                except BaseException as exc:  # the bot's own failure, `sys.exit()` included
+                except Exception as exc:  # the bot's own failure
                     self._note(traceback.format_exc())
                     call.error = f"{type(exc).__name__}: {exc}"[:500]
+                except BaseException as exc:  # `sys.exit()`, `os._exit()`, KeyboardInterrupt, ...
+                    self._note(traceback.format_exc())
+                    call.fatal = exc
                 call.finished_at = _perf_counter()
                 self.running = None
                 call.done.release()
@@ -173,11 +262,18 @@ class PythonBot(Bot):
         self._sent: _Call | None = None  # ... the call handed over by `send`, not yet received
         self._owed: _Call | None = None  # ... a call whose answer is owed
         self._busy_end: Request | None = None  # an `end` sent while the owed call still ran
+        self._exited = False  # the bot called sys.exit() or os._exit(): it is gone for this match
+        self._guarding = False  # this bot holds the os._exit replacement
 
     def open(self, match_id: str, seat: int) -> None:
         super().open(match_id, seat)
         self._handlers = {}
+        self._exited = False
         self._stop_worker()
+        if not self._guarding:
+            _guard_exit()
+            self._guarding = True
+        _watch_ctrl_c()
         if self.late_replies_kept:
             self._worker = _Worker(self.name, self._note)
         try:
@@ -216,7 +312,7 @@ class PythonBot(Bot):
             self._busy_end = request  # the bot is still in its owed call: it cannot take this one
             return
         handler = self._handlers.get(request.type)
-        if handler is not None:
+        if handler is not None and not self._exited:
             self._sent = _Call(handler, request.payload, request.seat)
             worker.submit(self._sent)
 
@@ -233,10 +329,13 @@ class PythonBot(Bot):
         if self._busy_end is request:
             self._busy_end = None
             return Reply(request.seat, _TIMEOUT, None, ANSWER_OWED)
+        if self._exited:
+            return Reply(request.seat, _CRASHED, None, Reason.PROCESS_EXITED)
         if call is None:  # no handler: the factory failed
             return Reply(request.seat, _CRASHED, None, _BOT_ERROR)
         left = call.sent_at + self._timeout_s - _perf_counter()
         if call.done.acquire(timeout=max(left, 0.0)):
+            self._exited = isinstance(call.fatal, SystemExit)
             return call.reply()
         self._owed = call
         return Reply(request.seat, _TIMEOUT, None, _DEADLINE, (_perf_counter() - call.sent_at) * 1000.0)
@@ -265,7 +364,7 @@ class PythonBot(Bot):
         seat = request.seat
         handler = self._handlers.get(request.type)
         if handler is None:
-            return Reply(seat, _CRASHED, None, _BOT_ERROR)
+            return Reply(seat, _CRASHED, None, Reason.PROCESS_EXITED if self._exited else _BOT_ERROR)
         if _get_ident() != self._thread:
             self._thread = _get_ident()
             self._call = preempt.mechanism_for_this_thread()
@@ -279,6 +378,15 @@ class PythonBot(Bot):
             self._note(traceback.format_exc())
             warning: Warning = {"code": "EXCEPTION", "detail": f"{type(exc).__name__}: {exc}"[:500]}
             return Reply(seat, _CRASHED, None, _BOT_ERROR, elapsed, [warning])
+        except BaseException as exc:  # sys.exit(), os._exit(), KeyboardInterrupt, ... from the bot
+            if _stopping:  # a real Ctrl-C or a worker's SIGTERM that landed in the bot's call
+                raise
+            elapsed = (_perf_counter() - started) * 1000.0
+            self._note(traceback.format_exc())
+            if isinstance(exc, SystemExit):  # the bot is gone, as a process that exited would be
+                self._exited = True
+                self._handlers = {}
+            return _fatal_reply(seat, exc, elapsed)
         elapsed = (_perf_counter() - started) * 1000.0
         if elapsed > timeout_s * 1000.0:  # a C call that ignored the alarm until it returned
             return Reply(seat, _TIMEOUT, None, _DEADLINE, elapsed)
@@ -287,4 +395,7 @@ class PythonBot(Bot):
     def close(self) -> BotLog:
         preempt.disarm()
         self._stop_worker()
+        if self._guarding:
+            self._guarding = False
+            _unguard_exit()
         return BotLog("".join(self._log), self._dropped)

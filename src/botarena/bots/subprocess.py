@@ -71,6 +71,38 @@ def _no_core_dumps() -> None:
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
 
 
+_death_signal: int | None = None
+
+
+def die_with_parent(sig: int = signal.SIGKILL) -> None:
+    """Bot processes started from now on in this process get `sig` when the thread that started them
+    ends (PR_SET_PDEATHSIG), e.g. when their tournament pool worker is killed. For processes whose
+    matches run on a thread that lives as long as its match (a pool worker's main thread)."""
+    global _death_signal
+    _death_signal = int(sig)
+
+
+def _with_death_signal(preexec: Callable[[], None] | None) -> Callable[[], None] | None:
+    """`preexec` preceded by PR_SET_PDEATHSIG when `die_with_parent` was called (else as it is)."""
+    sig = _death_signal
+    if sig is None:
+        return preexec
+    import ctypes
+
+    prctl = ctypes.CDLL(None).prctl  # looked up here: the child between fork and exec only calls it
+    parent = os.getpid()
+    getppid, kill, getpid = os.getppid, os.kill, os.getpid
+
+    def apply() -> None:
+        prctl(1, sig, 0, 0, 0)  # PR_SET_PDEATHSIG
+        if getppid() != parent:  # the parent died before the call above: nothing would signal us
+            kill(getpid(), sig)
+        if preexec is not None:
+            preexec()
+
+    return apply
+
+
 _THREAD_BLOCKED_SIGNALS = {signal.SIGALRM, signal.SIGVTALRM, signal.SIGPROF, signal.SIGINT, signal.SIGTERM}
 
 
@@ -230,6 +262,7 @@ class SubprocessBot(Bot):
         if plan is None:
             return  # the start request finds no process: CRASHED, with the reason in the log
         argv, env, cwd, preexec = plan
+        preexec = _with_death_signal(preexec)
         self._spawned_at = time.perf_counter()
         try:
             proc = subprocess.Popen(

@@ -9,35 +9,59 @@ Live viewing from worker processes: a process pool made by `make_executor(..., l
 `q` to every worker; `play_task` then sends the match's header, its steps (batched, at most every
 `LIVE_FLUSH_S`) and its end to `q` as the live events of `botarena.tournament.live`. Dask workers
 have no such queue: their matches are recorded but not streamed.
+
+How a pool worker dies (issue 12, item 4): a SIGTERM (the pool's own `terminate`, a stop, or a bot
+that signals its worker) unwinds the match under way, so that its bots are closed (their processes
+killed, their cgroups removed), and then ends the worker with `os._exit`: a `SystemExit` would travel
+through the standard library's worker loop, where it is either sent back as the match's "result" or,
+raised while the worker holds the call queue's lock, deadlocks every other worker and the pool's
+shutdown. Between matches a SIGTERM exits at once. A worker also dies with its coordinator: it gets
+SIGTERM when its parent (the forkserver, which exits with the coordinator) dies (PR_SET_PDEATHSIG),
+and a watchdog thread that waits on the coordinator's pid does the same and, should the match not
+unwind within `TERMINATE_GRACE_S`, exits the worker outright; its bot processes die with it
+(`botarena.bots.subprocess.die_with_parent`, and the sandbox's --die-with-parent).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import gzip
 import logging
 import multiprocessing
 import os
+import select
 import signal
 import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botarena.core.game import Engine
 from botarena.core.replay import Replay
+
+if TYPE_CHECKING:
+    from botarena.bots.resolve import Isolation
 
 log = logging.getLogger(__name__)
 
 LIVE_FLUSH_S = 0.1
 TERMINATE_GRACE_S = 1.0  # after SIGTERM, a pool worker gets this long to close its bots
+FINISH_GRACE_S = 30.0  # a finished tournament's pool gets this long to exit before it is killed
+_PR_SET_PDEATHSIG = 1
 DASK_HINT = "pip install 'botarena[dask]'"
 
 LiveSink = Callable[[dict[str, Any]], None]
 
 # Set in each pool worker by `_init_worker`; None in the coordinator and on Dask workers.
 _worker_live_queue: Any = None
+_in_task = False  # a pool worker is playing a match (its SIGTERM unwinds the match first)
+
+
+class WorkerTerminated(BaseException):
+    """Raised in a pool worker's match by SIGTERM: unwinds it (closing its bots), then the worker exits."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +78,7 @@ class MatchTask:
     specs: tuple[str, ...]  # how to reach each seat's bot (see bots/resolve.py)
     pace_ms: int = 0  # sleep after each step, for spectators of live matches
     match_id: int | None = None  # the store's id: where the replay will be once recorded
+    isolation: Isolation | None = None  # how far the entrants are trusted; None: untrusted, sandboxed
 
     @property
     def live_key(self) -> str:
@@ -78,18 +103,43 @@ class MatchTaskError(RuntimeError):
     """A match could not be played at all (a bot spec that no longer resolves, a bad config)."""
 
 
+def task_isolation(task: MatchTask) -> Isolation:
+    """The task's isolation, the default (untrusted, sandboxed with the default policy) when unset."""
+    from botarena.bots.resolve import untrusted
+
+    return task.isolation if task.isolation is not None else untrusted()
+
+
 def play_task(task: MatchTask, live: LiveSink | None = None) -> MatchOutcome:
-    """Play `task` and return its outcome; stream it to `live` (or the worker's live queue) if set."""
+    """Play `task` and return its outcome; stream it to `live` (or the worker's live queue) if set.
+
+    In a pool worker a SIGTERM during the match unwinds it (its bots are closed) and ends the worker
+    (the coordinator sees a broken pool and plays the match again): see the module docstring.
+    """
+    global _in_task
+    _in_task = True
+    try:
+        return _play_task(task, live)
+    except WorkerTerminated:
+        from botarena.bots.inprocess import real_exit
+
+        real_exit(128 + signal.SIGTERM)
+    finally:
+        _in_task = False
+
+
+def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
     from botarena.bots.resolve import BotSpecError, resolve_bot
     from botarena.core.config import ConfigError
     from botarena.core.registry import get_game
     from botarena.runner.match import run_match
 
     started = time.perf_counter()
+    isolation = task_isolation(task)
     try:
         game = get_game(task.game)
         config = game.config(task.preset, task.overrides)
-        bots = [resolve_bot(spec, game) for spec in task.specs]
+        bots = [resolve_bot(spec, game, isolation=isolation) for spec in task.specs]
     except (BotSpecError, ConfigError, LookupError, ValueError) as exc:
         raise MatchTaskError(f"{task.key}: {exc}") from None
     for bot, name in zip(bots, task.seats, strict=True):
@@ -209,18 +259,76 @@ class LiveStreamer:
         self.sink(self._event("end", match_id=self.match_id, fields=fields))
 
 
-def _init_worker(live_queue: Any) -> None:
+def _init_worker(live_queue: Any, coordinator_pid: int | None = None) -> None:
     global _worker_live_queue
     _worker_live_queue = live_queue
     # Ctrl-C in a terminal reaches the whole process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # SIGTERM (close_executor(cancel=True)) unwinds the match under way, so run_match closes its
-    # bots (subprocess bots live in process groups of their own and would be left behind).
-    signal.signal(signal.SIGTERM, _exit_on_sigterm)
+    # SIGTERM (close_executor(cancel=True), a broken pool's cleanup) unwinds the match under way, so
+    # run_match closes its bots (they live in process groups of their own and would be left behind).
+    signal.signal(signal.SIGTERM, _on_sigterm)
+    from botarena.bots.subprocess import die_with_parent
+
+    die_with_parent()  # the bot processes this worker starts die with it
+    parent = os.getppid()
+    _set_parent_death_signal(signal.SIGTERM)
+    if os.getppid() != parent:  # the parent died before the line above: nothing will signal us
+        os.kill(os.getpid(), signal.SIGTERM)
+    if coordinator_pid is not None:
+        threading.Thread(
+            target=_watch_coordinator, args=(coordinator_pid,), name="botarena-coordinator-watch", daemon=True
+        ).start()
 
 
-def _exit_on_sigterm(signum: int, frame: Any) -> None:
-    raise SystemExit(128 + signum)
+def _on_sigterm(signum: int, frame: Any) -> None:
+    from botarena.bots.inprocess import mark_stopping, real_exit
+
+    mark_stopping()  # an in-process bot's call that this lands in passes it on
+    if _in_task:
+        raise WorkerTerminated()
+    real_exit(128 + signum)  # between matches: nothing to close, and no lock may be left held
+
+
+def _set_parent_death_signal(sig: int) -> None:
+    """prctl(PR_SET_PDEATHSIG, sig): the kernel sends `sig` to this process when its parent dies."""
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+
+
+def _watch_coordinator(pid: int) -> None:
+    """Wait for the coordinator `pid` to end, then stop this worker: SIGTERM (the match unwinds and
+    closes its bots), and after `TERMINATE_GRACE_S` an outright exit."""
+    from botarena.bots.inprocess import real_exit
+    from botarena.bots.subprocess import block_thread_signals
+
+    block_thread_signals()
+    _wait_for_exit(pid)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(TERMINATE_GRACE_S)  # the grace the main thread has to close its bots
+    real_exit(128 + signal.SIGTERM)
+
+
+def _wait_for_exit(pid: int) -> None:
+    """Block until process `pid` has exited (a pidfd where the kernel has them, else polling)."""
+    try:
+        fd = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = -1
+    if fd >= 0:
+        try:
+            select.select([fd], [], [])  # readable once the process has exited
+            return
+        finally:
+            os.close(fd)
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        except PermissionError:
+            pass
+        time.sleep(0.5)
 
 
 class LiveQueuePump:
@@ -261,7 +369,7 @@ def make_executor(workers: int, dask_address: str | None = None, *, live_queue: 
         max_workers=workers,
         mp_context=multiprocessing.get_context("forkserver"),
         initializer=_init_worker,
-        initargs=(live_queue,),
+        initargs=(live_queue, os.getpid()),
     )
 
 
@@ -293,25 +401,37 @@ def close_executor(executor: Executor, *, cancel: bool = False) -> None:
 
     With `cancel`, matches under way are abandoned (a resumed tournament plays them again): queued
     ones are cancelled and a process pool's workers are terminated, so that stopping never waits for
-    a long match to end.
+    a long match to end. A process pool never makes this hang: its workers get `FINISH_GRACE_S` to
+    exit (`TERMINATE_GRACE_S` when cancelled) and are killed after that.
     """
-    if cancel and isinstance(executor, ProcessPoolExecutor):
-        processes = list((getattr(executor, "_processes", None) or {}).values())
-        executor.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
-            process.terminate()
-        deadline = time.monotonic() + TERMINATE_GRACE_S
-        for process in processes:
-            process.join(timeout=max(0.0, deadline - time.monotonic()))
-            if process.is_alive():  # e.g. the SystemExit landed in a bot's call and became its crash
-                process.kill()
-                process.join(timeout=5)
+    if isinstance(executor, ProcessPoolExecutor):
+        _stop_pool(executor, cancel=cancel)
+        return
     client = getattr(executor, "_botarena_client", None)
     if client is not None:  # Dask's executor: its shutdown takes no cancel_futures
         executor.shutdown(wait=not cancel)
         client.close()
         return
     executor.shutdown(wait=not cancel, cancel_futures=cancel)
+
+
+def _stop_pool(executor: ProcessPoolExecutor, *, cancel: bool) -> None:
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    executor.shutdown(wait=False, cancel_futures=cancel)
+    if cancel:
+        for process in processes:
+            with contextlib.suppress(OSError, ValueError):
+                process.terminate()
+    deadline = time.monotonic() + (TERMINATE_GRACE_S if cancel else FINISH_GRACE_S)
+    for process in processes:
+        with contextlib.suppress(ValueError):  # a process object already closed
+            process.join(timeout=max(0.0, deadline - time.monotonic()))
+            if process.is_alive():  # stuck in native code, or a lock a dead worker left held
+                process.kill()
+                process.join(timeout=5)
+    manager = getattr(executor, "_executor_manager_thread", None)
+    if manager is not None:  # its workers are gone: it ends promptly (bounded all the same)
+        manager.join(timeout=5)
 
 
 def default_workers() -> int:

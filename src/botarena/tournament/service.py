@@ -26,7 +26,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from botarena.core.registry import get_game
 from botarena.store import MatchRow, Store, TournamentRow
-from botarena.tournament.executor import LiveSink, MatchOutcome, MatchTask, MatchTaskError, play_task
+from botarena.tournament.executor import (
+    LiveSink,
+    MatchOutcome,
+    MatchTask,
+    MatchTaskError,
+    close_executor,
+    play_task,
+)
 from botarena.tournament.formats import (
     FinishedMatch,
     Format,
@@ -127,13 +134,34 @@ def _apply_tournament_preset(plan: TournamentPlan) -> tuple[str, str, dict[str, 
     return chosen["format"], plan.preset or chosen["preset"], {**chosen["config"], **plan.overrides}
 
 
-def create_tournament(store: Store, plan: TournamentPlan) -> TournamentRow:
+def resolved_isolation(isolation: Isolation | None) -> Isolation:
+    """`isolation`, or the default for tournaments: untrusted, sandboxed with the default policy."""
+    from botarena.bots.resolve import untrusted
+
+    return isolation if isolation is not None else untrusted()
+
+
+def check_isolation(isolation: Isolation) -> None:
+    """Refuse (SandboxUnavailable, one line naming the missing piece) a sandbox that cannot be set up."""
+    if isolation.sandbox is not None:
+        from botarena.bots.sandbox import check_sandbox
+
+        check_sandbox(isolation.sandbox)
+
+
+def create_tournament(
+    store: Store, plan: TournamentPlan, *, isolation: Isolation | None = None
+) -> TournamentRow:
     """Register the entrants' bots and the tournament (checking the game, preset, config and format).
 
     Raises ValueError subclasses (ConfigError, FormatError, BotSpecError, UnknownGameError) with a
-    one-line message for anything wrong, before anything is written.
+    one-line message for anything wrong, before anything is written; SandboxUnavailable when
+    `isolation` (default: untrusted, sandboxed) asks for a sandbox this machine cannot set up.
+    Entrants' specs are checked without importing or running their code (`check_spec`).
     """
-    from botarena.bots.resolve import resolve_bot
+    from botarena.bots.resolve import check_spec
+
+    isolation = resolved_isolation(isolation)
 
     game = get_game(plan.game)
     players = plan_players(plan)
@@ -147,7 +175,8 @@ def create_tournament(store: Store, plan: TournamentPlan) -> TournamentRow:
     format_options = {k: v for k, v in options.items() if k not in RUNNER_OPTIONS}
     make_format(format_name, names, seed=plan.seed, players=players, options=format_options)
     for entrant in plan.entrants:
-        resolve_bot(entrant.spec, game)  # fails here, not in a worker
+        check_spec(entrant.spec, game, isolation=isolation)  # fails here, not in a worker
+    check_isolation(isolation)
     if store.find_tournament(plan.name) is not None:
         raise FormatError(
             f"a tournament named {plan.name!r} exists already (resume it, or pick another name)"
@@ -294,8 +323,10 @@ class _Coordinator:
         stop: threading.Event | None,
         max_in_flight: int,
         executor_factory: Callable[[], Executor] | None,
+        isolation: Isolation,
     ) -> None:
         self.store = store
+        self.isolation = isolation
         self.tournament = tournament
         self.executor = executor
         self.executor_factory = executor_factory
@@ -359,6 +390,7 @@ class _Coordinator:
             specs=tuple(self.specs[name] for name in spec.seats),
             pace_ms=self.pace_ms,
             match_id=self.match_ids.get(spec.key),
+            isolation=self.isolation,
         )
 
     def submit(self) -> None:
@@ -387,9 +419,26 @@ class _Coordinator:
             except Exception as exc:  # recorded as the match's failure, never raised
                 future.set_exception(exc)
         else:
-            future = self.executor.submit(play_task, task)
+            future = self._pool_submit(task)
         self.in_flight[future] = spec.key
         self.pool_of[future] = self.executor
+
+    def _pool_submit(self, task: MatchTask) -> Future[MatchOutcome]:
+        """Submit `task` to the pool; a pool found broken (a worker died since the last collect) is
+        replaced first. A pool that cannot take it at all yields a failed future: the match is retried
+        or recorded failed like any other failure, never raised out of the tournament."""
+        assert self.executor is not None
+        for _ in range(2):
+            try:
+                return self.executor.submit(play_task, task)
+            except BrokenProcessPool:
+                log.warning("the process pool was broken at submit; replacing it")
+                if self.executor_factory is None:
+                    break
+                self.replace_executor()
+            except RuntimeError as exc:  # shut down under us: the run is stopping
+                return _failed_future(exc)
+        return _failed_future(RuntimeError("the process pool broke and could not be replaced"))
 
     def collect(self, timeout: float | None) -> None:
         if not self.in_flight:
@@ -446,20 +495,21 @@ class _Coordinator:
 
     def replace_executor(self) -> None:
         if self.executor_factory is None:
-            raise RuntimeError("the process pool broke (a worker died) and there is no factory to replace it")
+            return  # the caller's pool: its matches fail (after retries) with the reason
         log.warning("the process pool broke; starting a new one")
         if self.executor in self.own_executors:
-            self.executor.shutdown(wait=False, cancel_futures=True)  # type: ignore[union-attr]
+            close_executor(self.executor, cancel=True)  # type: ignore[arg-type]
+            self.own_executors.remove(self.executor)  # type: ignore[arg-type]
         self.executor = self.executor_factory()
         self.own_executors.append(self.executor)
 
     def close(self) -> None:
         """Forget what is in flight (a stopped run: those matches are played again on resume) and
-        shut down the pools this run started."""
+        shut down the pools this run started (bounded: their workers are killed if need be)."""
         for future in self.in_flight:
             future.cancel()
         for executor in self.own_executors:
-            executor.shutdown(wait=False, cancel_futures=True)
+            close_executor(executor, cancel=bool(self.in_flight))
 
     def task_failed(self, key: str, exc: BaseException) -> None:
         message = f"{type(exc).__name__}: {exc}"
@@ -509,7 +559,9 @@ def run_tournament(
 ) -> TournamentSummary:
     """Run (or resume) tournament `tournament_id` to its end, or until `stop` is set.
 
-    `isolation` says how far entrants are trusted (botarena.bots.resolve; None: the default).
+    `isolation` says how far entrants are trusted (botarena.bots.resolve); None is the default for
+    tournaments, untrusted and sandboxed: an entrant's code never shares a process with the engine or
+    another entrant. A sandbox that cannot be set up raises SandboxUnavailable before anything runs.
 
     `executor` None plays matches inline in this thread. With `executor_factory`, a process pool that
     breaks (a worker killed) is replaced and its matches retried. Returns how the run ended; the
@@ -522,8 +574,10 @@ def run_tournament(
     store.reset_running(tournament_id)
     if max_in_flight is None:
         max_in_flight = 1 if executor is None else 2 * int(getattr(executor, "_max_workers", 2) or 2)
+    isolation = resolved_isolation(isolation)
+    check_isolation(isolation)
     coordinator = _Coordinator(
-        store, tournament, executor, progress, live, stop, max_in_flight, executor_factory
+        store, tournament, executor, progress, live, stop, max_in_flight, executor_factory, isolation
     )
     coordinator.load()
     store.set_tournament_status(tournament_id, "running")
@@ -553,6 +607,12 @@ def run_tournament(
     else:
         summary.status = "stopped"
     return summary
+
+
+def _failed_future(exc: BaseException) -> Future[MatchOutcome]:
+    future: Future[MatchOutcome] = Future()
+    future.set_exception(exc)
+    return future
 
 
 # -- the demo ------------------------------------------------------------------------------------------
@@ -610,7 +670,9 @@ def run_demo(
     tournaments = []
     for plan in demo_plans(seed, pace_ms=pace_ms):
         found = store.find_tournament(plan.name)
-        tournaments.append(found if found is not None else create_tournament(store, plan))
+        tournaments.append(
+            found if found is not None else create_tournament(store, plan, isolation=isolation)
+        )
     queue = live_queue_for_pool() if workers and live is not None else None
     pump = LiveQueuePump(queue, live) if queue is not None and live is not None else None
     factory = (lambda: make_executor(workers, live_queue=queue)) if workers else None
@@ -624,7 +686,7 @@ def run_demo(
             summaries.append(
                 run_tournament(
                     store, tournament.id, executor, progress=progress, live=live, stop=stop,
-                    executor_factory=factory,
+                    executor_factory=factory, isolation=isolation,
                 )
             )  # fmt: skip
         except BaseException as exc:  # reported by the caller's thread below
