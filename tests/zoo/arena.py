@@ -17,6 +17,7 @@ import os
 import shutil
 import socket
 import sys
+import tempfile
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -52,7 +53,6 @@ PROCESS_GONE_S = 5.0
 
 Verdict = tuple[str, str | None]
 OK: Verdict = ("OK", None)
-ANY_REASON = "<any reason>"
 
 
 def rss_kib() -> int:
@@ -283,13 +283,25 @@ def summarize(sequence: list[Verdict]) -> str:
     return ", ".join(f"{label} {word}" for label, word in zip(labels, words, strict=True))
 
 
+CHECKOUT = Path(__file__).resolve().parents[2]
+"""Where the arena goes: the checkout, where the organizer's ./var/botarena.db would be. Not /tmp,
+which the sandbox replaces with a private one anyway: secrets there would prove nothing."""
+
+
 @contextlib.contextmanager
-def arena_for(root: Path, game: GameInfo, policy: SandboxPolicy | None) -> Iterator[Arena]:
+def arena_for(fallback: Path, game: GameInfo, policy: SandboxPolicy | None) -> Iterator[Arena]:
+    """An arena in a fresh folder of the checkout (or under `fallback` if the checkout is read-only),
+    removed afterwards."""
+    try:
+        root = Path(tempfile.mkdtemp(prefix=".zoo-arena-", dir=CHECKOUT))
+    except OSError:
+        root = Path(tempfile.mkdtemp(prefix="zoo-arena-", dir=fallback))
     arena = Arena(root, game, policy=policy)
     try:
         yield arena
     finally:
         arena.close()
+        shutil.rmtree(root, ignore_errors=True)
 
 
 Check = Callable[[Arena, MatchRun], str]

@@ -9,11 +9,12 @@ from typing import Literal
 
 import orjson
 
+from botarena.bots.http import REDIRECT
 from botarena.core.status import Reason
 from botarena.games.drones import rules
 from botarena.runner import MatchRun
 
-from .arena import ANY_REASON, OK, STDERR_CAP, Arena, Check, Expect, every, turns_only
+from .arena import OK, STDERR_CAP, Arena, Check, Expect, every, turns_only
 
 Transport = Literal["subprocess", "http", "entrant"]
 
@@ -35,6 +36,8 @@ class Attack:
     sandbox: bool = False
     """Only the sandbox stops it: without one (bwrap missing, locally) the case is skipped."""
     check: Check | None = None
+    policy: tuple[tuple[str, int], ...] = ()
+    """SandboxPolicy fields this attack runs under instead of the defaults."""
 
 
 def hostile_log(arena: Arena, run: MatchRun) -> tuple[str, int]:
@@ -49,7 +52,7 @@ def check_stderr(arena: Arena, run: MatchRun) -> str:
     assert len(flood.encode()) <= STDERR_CAP
     # 8 MiB were written before the first answer: all but a pipe's worth went through the runner.
     assert dropped >= (8 << 20) - STDERR_CAP - (1 << 20)
-    return f"log capped at {len(flood.encode()) // 1024} KiB, {dropped >> 20} MiB counted and dropped"
+    return f"log capped at {STDERR_CAP >> 10} KiB, the rest (8 MiB or more) counted and dropped"
 
 
 def check_memory(arena: Arena, run: MatchRun) -> str:
@@ -59,14 +62,24 @@ def check_memory(arena: Arena, run: MatchRun) -> str:
     return f"stopped by the {limit}"
 
 
+def check_memory_tree(arena: Arena, run: MatchRun) -> str:
+    text, _ = hostile_log(arena, run)
+    found = re.search(r"(\d+) of 5 workers hold 100 MiB each", text)
+    assert found, f"the workers' report is missing: {text[-300:]!r}"
+    held = int(found.group(1))
+    assert arena.policy is not None
+    assert held * 100 < arena.policy.memory_mb, f"{held} workers held {held * 100} MiB at once"
+    return f"{held} of 5 workers held 100 MiB at once, tree limit {arena.policy.memory_mb} MiB"
+
+
 def check_fork_bomb(arena: Arena, run: MatchRun) -> str:
     text, _ = hostile_log(arena, run)
     found = re.search(r"forked (\d+)", text)
     assert found, f"the bomb did not report: {text[-300:]!r}"
     made = int(found.group(1))
     assert arena.policy is not None
-    assert made < arena.policy.pids, f"{made} processes made under a pids limit of {arena.policy.pids}"
-    return f"{made} processes made (cap 500), pids limit {arena.policy.pids}"
+    assert made < arena.policy.pids, f"{made} children made under a pids limit of {arena.policy.pids}"
+    return f"fork refused after fewer than {arena.policy.pids} children (500 tried): the pids limit"
 
 
 def check_daemon(arena: Arena, run: MatchRun) -> str:
@@ -90,9 +103,13 @@ def check_secrets(arena: Arena, run: MatchRun) -> str:
 
 
 def check_writes(arena: Arena, run: MatchRun) -> str:
+    """The files themselves are checked for every attack (Arena.changed_files); a write the bot saw
+    succeed went to its private /tmp or a throwaway folder inside its sandbox, never to the real file."""
     text, _ = hostile_log(arena, run)
-    assert "wrote " not in text, f"the bot wrote a file: {text[-300:]!r}"
-    return f"{text.count('cannot write')} of 4 writes refused"
+    assert text.count("cannot write") + text.count("wrote ") == 4, f"the attack did not run: {text[-300:]!r}"
+    refused = text.count("cannot write")
+    landed = "" if refused == 4 else f", {4 - refused} landed in the sandbox's own throwaway folders"
+    return f"{refused} of 4 writes refused{landed}"
 
 
 def check_patch(arena: Arena, run: MatchRun) -> str:
@@ -120,6 +137,16 @@ ATTACKS = [
         Expect(OK, (EXITED,), EXITED),
         sandbox=True,
         check=check_memory,
+    ),
+    Attack(
+        "mem_tree",
+        "memory across 5 processes (5 x 100 MiB, 128 MiB limit)",
+        "subprocess",
+        "mem_tree",
+        every(OK),
+        sandbox=True,
+        check=check_memory_tree,
+        policy=(("memory_mb", 128),),
     ),
     Attack(
         "fork_bomb", "fork bomb", "subprocess", "fork_bomb", every(OK), sandbox=True, check=check_fork_bomb
@@ -161,7 +188,7 @@ ATTACKS = [
         "http_huge", "HTTP huge body (100 MB)", "http", "huge_body", every(("INVALID", Reason.LINE_TOO_LONG))
     ),
     Attack(
-        "http_redirect", "HTTP 307 to another local port", "http", "redirect", every(("CRASHED", ANY_REASON))
+        "http_redirect", "HTTP 307 to another local port", "http", "redirect", every(("CRASHED", REDIRECT))
     ),
     Attack("http_close", "HTTP close mid-response", "http", "close_mid", every(HTTP_ERROR)),
 ]

@@ -10,6 +10,7 @@ the bot left after the match, and the runner's memory did not grow with the bot'
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -20,7 +21,6 @@ from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.game import GameInfo
 
 from .arena import (
-    ANY_REASON,
     OK,
     OPPONENTS,
     RSS_BOUND_KIB,
@@ -36,23 +36,14 @@ from .arena import (
 from .attacks import ATTACKS, Attack
 from .conftest import Baseline, require_sandbox
 
-NEEDS: dict[str, str] = {}
-"""Attack id -> the branch whose work it still needs (an xfail mark), until that work is merged."""
-
 
 def _cases() -> list[Any]:
-    cases = []
-    for attack in ATTACKS:
-        marks = (
-            [pytest.mark.xfail(strict=False, reason=f"needs {NEEDS[attack.id]}")]
-            if attack.id in NEEDS
-            else []
-        )
-        for opponent in OPPONENTS:
-            for seat in (0, 1):
-                case_id = f"{attack.id}-seat{seat}-vs-{opponent}"
-                cases.append(pytest.param(attack, seat, opponent, id=case_id, marks=marks))
-    return cases
+    return [
+        pytest.param(attack, seat, opponent, id=f"{attack.id}-seat{seat}-vs-{opponent}")
+        for attack in ATTACKS
+        for opponent in OPPONENTS
+        for seat in (0, 1)
+    ]
 
 
 def hostile_bot(arena: Arena, attack: Attack) -> Bot:
@@ -61,13 +52,6 @@ def hostile_bot(arena: Arena, attack: Attack) -> Bot:
     if attack.transport == "entrant":
         return arena.hostile_entrant(attack.bot)
     return arena.hostile_http(attack.bot)
-
-
-def matches(actual: list[Verdict], expected: list[Verdict]) -> bool:
-    return len(actual) == len(expected) and all(
-        a[0] == e[0] and (a[1] == e[1] or (e[1] == ANY_REASON and a[1] is not None))
-        for a, e in zip(actual, expected, strict=True)
-    )
 
 
 def assert_sealed(
@@ -80,7 +64,7 @@ def assert_sealed(
     # the hostile seat got its status on every exchange
     got = verdicts(run, seat)
     expected = attack.expect.sequence(TURNS)
-    assert matches(got, expected), f"hostile seat: {summarize(got)}, expected {summarize(expected)}"
+    assert got == expected, f"hostile seat: {summarize(got)}, expected {summarize(expected)}"
     # the opponent is untouched: as against a quiet bot, all OK
     opponent = verdicts(run, 1 - seat)
     assert opponent == baseline, (
@@ -115,7 +99,7 @@ def test_hostile_bot(
 ) -> None:
     zoo_row.update(attack=attack.title, seat=seat, opponent=opponent, context=f"seat {seat} vs {opponent}")
     if attack.sandbox:
-        policy: SandboxPolicy | None = require_sandbox(sandbox_policy)
+        policy: SandboxPolicy | None = replace(require_sandbox(sandbox_policy), **dict(attack.policy))
     else:
         policy = sandbox_policy if isinstance(sandbox_policy, SandboxPolicy) else None
     baseline = quiet_baseline(opponent, seat)

@@ -1,6 +1,6 @@
 """Hostile: on turn 1 forks children until fork fails (capped at 500 so that an unsandboxed run
-cannot hurt the machine); each child forks again once and then waits forever. It reports how many
-processes it made and answers: the pids limit of the sandbox stops it far below the cap."""
+cannot hurt the machine); each child tries to fork a grandchild and then waits forever. It reports
+how many children it made and answers: the pids limit of the sandbox stops it far below the cap."""
 
 import os
 import signal
@@ -26,7 +26,7 @@ def bomb():
                 pass
             signal.pause()
             os._exit(0)
-        made += 2
+        made += 1
     return made
 
 
