@@ -152,9 +152,17 @@ def load_bot(path: str) -> Callable[[], Any]:
         factory = getattr(module, attribute, None)
         if callable(factory):
             return factory  # type: ignore[no-any-return]
-    act = getattr(module, "act", None)
-    if callable(act):
-        return lambda: act
+    if callable(getattr(module, "act", None)):
+        # Module-level hooks, as an in-process bot file has them: an entrant's file behaves the same
+        # whether `play` runs it in-process or a tournament runs it here, sandboxed.
+        from types import SimpleNamespace
+
+        hooks = {
+            hook: getattr(module, hook)
+            for hook in ("setup", "act", "end")
+            if callable(getattr(module, hook, None))
+        }
+        return lambda: SimpleNamespace(**hooks)
     raise AttributeError(f"{path} defines none of create_bot(), class Bot, act(payload)")
 
 

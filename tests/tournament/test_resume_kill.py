@@ -1,9 +1,14 @@
 """Issue 3, item 4: a tournament whose process is SIGKILLed resumes from the store without losing or
-duplicating any finished result, and ends exactly as an uninterrupted run of the same plan."""
+duplicating any finished result, and ends exactly as an uninterrupted run of the same plan.
+
+The kill is certain to land mid-tournament whatever the machine's speed (issue 12): one entrant,
+`entrants/gate.py`, holds one of its matches in its start exchange until the test has killed the
+tournament, and the test kills once that match is held and the store has recorded 3 results."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -11,21 +16,38 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from botarena.store import Store, StoreError
 
-ENTRANTS = "adaptive,randomonium,tactician,zergy,pacifist"
+STARTERS = "randomonium,tactician,zergy,pacifist"
 CYCLES = 4
 MATCHES = 40  # 5 entrants, every pair 4 times
+GATE = Path(__file__).parent / "entrants" / "gate.py"
 
 
 def botarena(*args: str) -> list[str]:
     return [sys.executable, "-m", "botarena", *args]
 
 
-def tournament_args(db: str, name: str) -> list[str]:
+def gate_bot(folder: Path, *, armed: bool) -> Path:
+    """A copy of the gate entrant in `folder`; `armed`, it holds its 4th match (see entrants/gate.py)."""
+    folder.mkdir()
+    bot = folder / "gate.py"
+    shutil.copy(GATE, bot)
+    if armed:
+        (folder / "starts").mkdir()
+        os.mkfifo(folder / "gate")
+    return bot
+
+
+def tournament_args(db: str, name: str, gate: Path) -> list[str]:
+    # unsandboxed: the gate entrant counts its matches in its own folder; the start exchange gets two
+    # minutes, so that the held match is still held when the test kills the tournament
     return [
-        "tournament", "drones", "--bots", ENTRANTS, "--cycles", str(CYCLES), "--seed", "42",
-        "--workers", "2", "--db", db, "--name", name, "--no-progress",
+        "tournament", "drones", "--bots", f"{STARTERS},gate={gate}", "--cycles", str(CYCLES),
+        "--seed", "42", "--workers", "2", "--db", db, "--name", name, "--no-progress", "--unsandboxed",
+        "--set", "setup_timeout_ms=120000",
     ]  # fmt: skip
 
 
@@ -38,9 +60,13 @@ def outcomes(store: Store, name: str) -> dict[str, tuple[Any, ...]]:
     }
 
 
-def wait_for_finished(db: str, name: str, count: int, process: subprocess.Popen[bytes]) -> None:
-    for _ in range(1200):  # up to a minute, in twentieths of a second
+def wait_for_finished(db: str, name: str, count: int, process: subprocess.Popen[bytes], held: Path) -> None:
+    """Wait (a bounded poll of the store) until `count` results are recorded and the gate holds a match."""
+    for _ in range(6000):  # up to five minutes, in twentieths of a second
         assert process.poll() is None, "the tournament ended before it could be killed"
+        if not held.exists():
+            time.sleep(0.05)
+            continue
         try:
             store = Store.open(db, migrate=False)
         except StoreError:  # the tournament process has not created its tables yet
@@ -53,18 +79,18 @@ def wait_for_finished(db: str, name: str, count: int, process: subprocess.Popen[
         finally:
             store.close()
         time.sleep(0.05)
-    raise AssertionError(f"no {count} finished matches within a minute")
+    raise AssertionError(f"no {count} finished matches and a held one within five minutes")
 
 
+@pytest.mark.timeout(900)
 def test_a_sigkilled_tournament_resumes_exactly(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'arena.db'}"
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    # pace the matches (5 ms a step, about a quarter of a second a match, 5 s in all on 2 workers)
-    # so that the kill lands mid-tournament, with matches running
-    args = [*tournament_args(db, "killed"), "--pace-ms", "5"]
+    gate = gate_bot(tmp_path / "armed", armed=True)
+    args = tournament_args(db, "killed", gate)
     process = subprocess.Popen(botarena(*args), cwd=tmp_path, env=env, start_new_session=True)
     try:
-        wait_for_finished(db, "killed", 3, process)
+        wait_for_finished(db, "killed", 3, process, gate.parent / "blocked")
     finally:
         os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its pool workers, at once
         process.wait(timeout=30)
@@ -79,8 +105,9 @@ def test_a_sigkilled_tournament_resumes_exactly(tmp_path: Path) -> None:
     finally:
         store.close()
 
+    resume = ["--resume", "killed", "--workers", "2", "--db", db, "--no-progress", "--unsandboxed"]
     resumed = subprocess.run(
-        botarena("tournament", "--resume", "killed", "--workers", "2", "--db", db, "--no-progress"),
+        botarena("tournament", *resume),
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
@@ -90,8 +117,8 @@ def test_a_sigkilled_tournament_resumes_exactly(tmp_path: Path) -> None:
     )
 
     reference = subprocess.run(
-        botarena(*tournament_args(db, "reference")), cwd=tmp_path, env=env, capture_output=True, text=True,
-        timeout=300,
+        botarena(*tournament_args(db, "reference", gate_bot(tmp_path / "plain", armed=False))), cwd=tmp_path,
+        env=env, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert reference.returncode == 0, reference.stderr
 

@@ -206,6 +206,11 @@ def command_files(argv: list[str]) -> list[Path]:
     return found
 
 
+RESERVING_RUNTIMES = frozenset({"java", "node", "nodejs", "dotnet"})
+"""Runtimes that reserve far more address space than they use: no RLIMIT_AS for them (unsandboxed;
+sandboxed, memory is the cgroup's business for every bot)."""
+
+
 def _command_bot(command: str, isolation: Isolation = TRUSTED) -> Bot:
     from botarena.bots.subprocess import SubprocessBot
 
@@ -213,4 +218,5 @@ def _command_bot(command: str, isolation: Isolation = TRUSTED) -> Bot:
     sandbox = isolation.sandbox
     files = command_files(argv) if sandbox is not None else []
     name = Path(argv[-1] if len(argv) > 1 else argv[0]).name
-    return SubprocessBot(argv, name=name, sandbox=sandbox, bot_files=files)
+    memory = None if Path(argv[0]).name in RESERVING_RUNTIMES else 1024
+    return SubprocessBot(argv, name=name, sandbox=sandbox, bot_files=files, memory_limit_mb=memory)

@@ -127,6 +127,10 @@ def _system_mounts() -> list[str]:
     return args
 
 
+def _under_tmp(path: Path) -> bool:
+    return len(path.parts) > 2 and path.parts[1] == "tmp"
+
+
 def _covered(path: Path, roots: Iterable[Path]) -> bool:
     return any(path == root or root in path.parents for root in roots)
 
@@ -181,20 +185,31 @@ def bwrap_argv(
         if root.is_dir() and not _covered(root, [Path("/usr")]) and not _covered(root, bound):
             args += ["--ro-bind", str(root), str(root)]
             bound.append(root)
-    own: list[Path] = []
+    files: list[Path] = []
     for item in bot_files:
-        path = (base / Path(item)).resolve() if not Path(item).is_absolute() else Path(item)
-        path = Path(os.path.abspath(path))
-        if not os.path.exists(path) or _covered(path, [Path("/usr")]) or path in (Path("/"), Path("/tmp")):
-            continue
-        args += ["--ro-bind", str(path), str(path)]
-        own.append(path if path.is_dir() else path.parent)
+        path = Path(os.path.abspath(base / Path(item)))
+        if (
+            os.path.exists(path)
+            and not _covered(path, [Path("/usr")])
+            and path not in (Path("/"), Path("/tmp"))
+        ):
+            files.append(path)
+    own = [path if path.is_dir() else path.parent for path in files]
     workdir = os.path.abspath(cwd or os.getcwd())
-    if not _covered(Path(workdir), own):
-        if own:  # an empty read-only folder, from which the command's relative paths still resolve
-            args += ["--dir", workdir]
-        else:
-            workdir = "/tmp"
+    if not _covered(Path(workdir), own) and not files:
+        workdir = "/tmp"
+    # Paths under /tmp would sit on the writable tmpfs: each gets a read-only tmpfs of its own
+    # (at /tmp/<first part>), so the folders around the bot's files are read-only as everywhere else.
+    sealed = sorted({Path("/tmp", path.parts[2]) for path in [*files, Path(workdir)] if _under_tmp(path)})
+    for top in sealed:
+        args += ["--tmpfs", str(top)]
+    for path in files:
+        args += ["--ro-bind", str(path), str(path)]
+    if workdir != "/tmp" and not _covered(Path(workdir), own):
+        # an empty read-only folder, from which the command's relative paths still resolve
+        args += ["--dir", workdir]
+    for top in sealed:
+        args += ["--remount-ro", str(top)]
     args += ["--remount-ro", "/", "--chdir", workdir, "--"]
     return args + list(argv)
 
@@ -439,6 +454,10 @@ class Cgroup:
         folder = self.dirs.get("memory")
         if folder is None:
             return ""
+        for line in _read(folder / "memory.oom_control").splitlines():
+            name, _, count = line.partition(" ")
+            if name == "oom_kill" and count.strip() not in ("", "0"):
+                return f"memory limit hit: {count.strip()} process(es) killed"
         failures = _read(folder / "memory.failcnt").strip()
         return f"memory limit hit {failures} time(s)" if failures not in ("", "0") else ""
 
