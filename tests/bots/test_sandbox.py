@@ -489,3 +489,12 @@ def test_compiled_cpp_kit_player_plays_in_the_sandbox(tmp_path: Path, seat: int)
     config = domains.config(overrides={"number_of_rounds": 10, "board_height": 10, "board_width": 10})
     run = run_match(domains, bots, config=config, seed=3)
     assert run.replay.statuses == [{Status.OK.value: 11}, {Status.OK.value: 11}], run.replay.logs
+
+
+def test_isolation_is_picklable_for_tournament_workers() -> None:
+    import pickle
+
+    from botarena.bots.resolve import TRUSTED, Isolation
+
+    for isolation in (TRUSTED, untrusted(), untrusted(None), Isolation(sandbox=SandboxPolicy(pids=32))):
+        assert pickle.loads(pickle.dumps(isolation)) == isolation
