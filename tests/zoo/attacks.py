@@ -137,6 +137,7 @@ ATTACKS = [
         Expect(OK, (EXITED,), EXITED),
         sandbox=True,
         check=check_memory,
+        policy=(("memory_mb", 256),),  # dies after touching 256 MiB: well within the turn on any machine
     ),
     Attack(
         "mem_tree",
