@@ -167,6 +167,7 @@ class Arena:
         self.redirect_target = Listener()
         self.servers: list[HonestHttp | HostileHttp] = []
         self.watched: dict[Path, str] = {}
+        self.hostile_seat = 0
 
     # -- the bots ---------------------------------------------------------------------------------
     def _sandbox(self, folder: Path) -> dict[str, Any]:
@@ -225,6 +226,7 @@ class Arena:
     def play(self, hostile: Bot, opponent: Bot, seat: int) -> tuple[MatchRun, int]:
         """The match with `hostile` in `seat`; returns it and the runner's peak RSS growth (KiB)."""
         self.watched = {path: digest(path) for path in self.files_to_watch()}
+        self.hostile_seat = seat
         bots = [hostile, opponent] if seat == 0 else [opponent, hostile]
         config = self.game.config("default", FAST)
         before = rss_kib()

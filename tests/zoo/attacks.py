@@ -41,8 +41,7 @@ class Attack:
 
 
 def hostile_log(arena: Arena, run: MatchRun) -> tuple[str, int]:
-    seat = next(p["seat"] for p in run.replay.players if p["name"] not in ("honest", "honest-http"))
-    log = run.replay.logs[seat]
+    log = run.replay.logs[arena.hostile_seat]
     return str(log["text"]), int(log["dropped_bytes"])
 
 

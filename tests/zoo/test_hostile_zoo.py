@@ -1,7 +1,9 @@
 """The hostile zoo (issue 12, item 7; DESIGN principles 3 and 7): every hostile bot plays a whole
 GameOfDrones match in both seats, against an honest subprocess opponent and an honest HTTP one.
 
-For every case: the match completes; the hostile seat gets its status on every exchange; the
+For every case: the match completes, every round played (drones GD-24, GD-26: a failing bot never
+stops the match; a dead process gets CRASHED process_exited for the rest, the start exchange
+included, spec 5.4); the hostile seat gets its status on every exchange; the
 opponent's verdicts are exactly those it gets against a quiet bot (same config, same seed), all OK;
 and the attack failed: no secret in the replay (logs included), no connection to a local listener
 (nor to the target of a redirect), no file outside the bot's folder changed or created, no process of
