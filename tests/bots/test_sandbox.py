@@ -97,15 +97,28 @@ def arena(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Arena:
     return made
 
 
-def play(drones: GameInfo, hostile: Path, rival: Path, seat: int) -> MatchRun:
-    """One match, the hostile entrant in `seat`, both sandboxed; the rival must stay all OK."""
+def play(drones: GameInfo, hostile: Path, rival: Path, seat: int, watch: str = "") -> MatchRun:
+    """One match, the hostile entrant in `seat`, both sandboxed; the rival must stay all OK.
+
+    With `watch`, the host pids whose command line holds it are counted at each step into `seen`.
+    """
     isolation = untrusted()
     bots: list[Bot] = [resolve_bot(str(rival), drones, isolation=isolation)]
     bots.insert(seat, resolve_bot(str(hostile), drones, isolation=isolation))
-    run = run_match(drones, bots, config=drones.config("default", CONFIG), seed=5)
+    seen.clear()
+
+    def count(index: int, record: object, engine: object) -> None:
+        seen.append(len(processes_with(watch)))
+
+    config = drones.config("default", CONFIG)
+    run = run_match(drones, bots, config=config, seed=5, on_step=count if watch else None)
     assert run.result is not None and run.replay.steps, "the match completes"
     assert set(run.replay.statuses[1 - seat]) == {Status.OK.value}, "the rival is unaffected"
     return run
+
+
+seen: list[int] = []
+"""Processes counted by `play(..., watch=...)` at each step of the last match."""
 
 
 def log_of(run: MatchRun, seat: int) -> str:
@@ -255,18 +268,29 @@ def test_setsid_double_fork_daemon_does_not_outlive_the_match(
             return {{}}
         """,
     )
-    run = play(drones, hostile, arena.rival, seat)
+    run = play(drones, hostile, arena.rival, seat, watch=token)
     assert "DAEMON STARTED" in log_of(run, seat)
+    assert seen and min(seen) == 1  # the daemon ran all match long
     assert processes_with(token) == []
 
 
 @pytest.mark.parametrize("seat", SEATS)
 def test_fork_bomb_is_stopped_by_the_pids_limit(drones: GameInfo, arena: Arena, seat: int) -> None:
-    token = f"bomb-token-{os.getpid()}-{seat}"
     hostile = arena.entrant(
         "bomb",
-        f"""
+        """
         import os, sys, time
+
+        def breed():
+            # Every child forks children of its own, then stays forever; it never returns to the kit.
+            for _ in range(2):
+                try:
+                    if os.fork() == 0:
+                        breed()
+                except OSError:
+                    break
+            while True:
+                time.sleep(60)
 
         def setup(payload):
             made = 0
@@ -275,21 +299,23 @@ def test_fork_bomb_is_stopped_by_the_pids_limit(drones: GameInfo, arena: Arena, 
                     pid = os.fork()
                 except OSError as exc:
                     print("FORK FAILED after", made, type(exc).__name__, file=sys.stderr)
-                    return {{}}
+                    return {}
                 if pid == 0:
-                    os.execv(sys.executable, [sys.executable, "-c", {SLEEPER!r}, "{token}"])
+                    breed()
                 made += 1
 
         def act(payload):
-            return {{}}
+            return {}
         """,
     )
-    run = play(drones, hostile, arena.rival, seat)
+    run = play(drones, hostile, arena.rival, seat, watch=str(hostile))
     log = log_of(run, seat)
     assert "FORK FAILED after" in log
+    assert seen and SandboxPolicy().pids // 2 < min(seen) <= SandboxPolicy().pids  # the bomb went off
     made = int(log.split("FORK FAILED after", 1)[1].split()[0])
     assert made < SandboxPolicy().pids
-    assert processes_with(token) == []
+    assert set(run.replay.statuses[seat]) == {Status.OK.value}  # the bot itself plays on
+    assert processes_with(str(hostile)) == []  # forks keep the kit's command line, bot path included
 
 
 def rss_kib() -> int:
@@ -498,3 +524,127 @@ def test_isolation_is_picklable_for_tournament_workers() -> None:
 
     for isolation in (TRUSTED, untrusted(), untrusted(None), Isolation(sandbox=SandboxPolicy(pids=32))):
         assert pickle.loads(pickle.dumps(isolation)) == isolation
+
+
+# -- cgroup v2 and the reported fallback ------------------------------------------------------------
+def fake_v2(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, controllers: str) -> Path:
+    """A folder that looks like a cgroup2 mount with `controllers` available below this process."""
+    mount = tmp_path / "cgroup2"
+    own = mount / "job"
+    own.mkdir(parents=True)
+    (own / "cgroup.controllers").write_text(controllers + "\n")
+    (own / "cgroup.subtree_control").write_text(controllers + "\n")
+    monkeypatch.setattr(sandbox_module, "_mounts", lambda: [(str(mount), "cgroup2", ["rw"])])
+    monkeypatch.setattr(sandbox_module, "_own_cgroups", lambda: {"": "/job"})
+    return own
+
+
+def test_v2_cgroup_gets_the_policy_limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    own = fake_v2(tmp_path, monkeypatch, "cpuset cpu io memory pids")
+    layout = sandbox_module._v2_layout()
+    assert layout is not None and layout.version == 2 and layout.bases == {"unified": own}
+    group = sandbox_module.Cgroup.create(SandboxPolicy(memory_mb=256, pids=32, cpu_cores=0.5), layout)
+    folder = group.dirs["unified"]
+    assert folder.parent == own and folder.name.startswith("botarena-")
+    assert (folder / "memory.max").read_text() == str(256 << 20)
+    assert (folder / "memory.swap.max").read_text() == "0"
+    assert (folder / "pids.max").read_text() == "32"
+    assert (folder / "cpu.max").read_text() == "50000 100000"
+    assert group.procs_files == [str(folder / "cgroup.procs")]
+    group.kill()
+    assert (folder / "cgroup.kill").read_text() == "1"  # v2 kills the whole tree in one write
+
+
+def test_v2_without_the_controllers_is_not_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    fake_v2(tmp_path, monkeypatch, "")  # like this machine's empty unified hierarchy
+    assert sandbox_module._v2_layout() is None
+
+
+def test_cgroup_failure_falls_back_to_rlimit_as_and_says_so(
+    drones: GameInfo, arena: Arena, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refuse(*args: object, **kwargs: object) -> sandbox_module.Cgroup:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(sandbox_module.Cgroup, "create", refuse)
+    bot = resolve_bot(str(arena.rival), drones, isolation=untrusted())
+    run = run_match(drones, [bot, resolve_bot("zergy", drones)], config=drones.config("default", CONFIG))
+    assert set(run.replay.statuses[0]) == {Status.OK.value}
+    assert "sandbox warning" in log_of(run, 0) and "RLIMIT_AS" in log_of(run, 0)
+    assert "RLIMIT_AS" in bot.describe()["sandbox"]
+
+
+def test_play_sandbox_flag_seals_a_python_file(arena: Arena, capsys: pytest.CaptureFixture[str]) -> None:
+    spy = arena.entrant(
+        "spy",
+        f"""
+        def act(payload):
+            try:
+                return {{"leak": open({str(arena.db)!r}).read()}}
+            except OSError:
+                return {{}}
+        """,
+    )
+    replay = arena.root / "play.json.gz"
+    code = main(["play", "drones", str(spy), "zergy", "--sandbox", "--seed", "3", "--replay", str(replay)])
+    assert code == 0, capsys.readouterr().err
+    from botarena.core.replay import read_replay
+
+    recorded = read_replay(replay)
+    assert SECRET not in recorded.dumps().decode()
+    assert set(recorded.statuses[0]) == {Status.OK.value}
+
+
+def test_cgroups_of_a_killed_runner_are_swept() -> None:
+    """A runner killed before closing its bots leaves empty cgroups; the next runner removes them."""
+    layout = sandbox_module.cgroup_layout()
+    assert layout is not None
+    dead = subprocess.Popen(["true"])
+    dead.wait()  # a pid that no longer runs
+    stale = [base / f"botarena-{dead.pid}-1-abcdef" for base in layout.bases.values()]
+    for folder in stale:
+        folder.mkdir()
+    sandbox_module.reset_cache()
+    group = sandbox_module.Cgroup.create(SandboxPolicy(), layout)
+    group.kill()
+    group.remove()
+    assert not any(folder.exists() for folder in stale)
+
+
+def test_v2_runner_alone_in_its_cgroup_moves_to_a_leaf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """v2's no-internal-process rule: a runner alone in a delegated cgroup steps into a leaf first."""
+    own = fake_v2(tmp_path, monkeypatch, "cpu memory pids")
+    (own / "cgroup.subtree_control").write_text("\n")
+    (own / "cgroup.procs").write_text(f"{os.getpid()}\n")
+    real_write = sandbox_module._write
+    refused: list[Path] = []
+
+    def write(path: Path, value: str) -> None:
+        if path.name == "cgroup.subtree_control" and not refused:
+            refused.append(path)
+            raise OSError(16, "Device or resource busy")  # EBUSY: the cgroup has a process
+        real_write(path, value)
+
+    monkeypatch.setattr(sandbox_module, "_write", write)
+    layout = sandbox_module._v2_layout()
+    assert layout is not None and layout.bases == {"unified": own}
+    leaf = own / f"botarena-runner-{os.getpid()}"
+    assert (leaf / "cgroup.procs").read_text() == "0"
+    assert (own / "cgroup.subtree_control").read_text() == "+cpu +memory +pids"
+
+
+def test_v2_cgroup_shared_with_other_processes_is_left_alone(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    own = fake_v2(tmp_path, monkeypatch, "cpu memory pids")
+    (own / "cgroup.subtree_control").write_text("\n")
+    (own / "cgroup.procs").write_text(f"1\n{os.getpid()}\n")
+
+    def busy(path: Path, value: str) -> None:
+        raise OSError(16, "Device or resource busy")
+
+    monkeypatch.setattr(sandbox_module, "_write", busy)
+    assert sandbox_module._v2_layout() is None
+    assert not any(entry.name.startswith("botarena-") for entry in own.iterdir())

@@ -90,7 +90,8 @@ def find_bwrap() -> str | None:
     return shutil.which("bwrap")
 
 
-def _python_roots() -> list[Path]:
+@lru_cache(maxsize=1)
+def _python_roots() -> tuple[Path, ...]:
     """What the Python kit needs to run inside the sandbox: the interpreter's prefixes and botarena.
 
     An editable install points into a checkout: only its botarena package folder is bound, never
@@ -101,7 +102,7 @@ def _python_roots() -> list[Path]:
     roots = {Path(sys.prefix), Path(sys.base_prefix), Path(sys.exec_prefix), Path(sys.base_exec_prefix)}
     roots.add(Path(sys.executable).resolve().parent.parent)
     roots.add(Path(botarena.__file__).resolve().parent)
-    return sorted(roots)
+    return tuple(sorted(roots))
 
 
 def package_parent() -> str:
@@ -111,7 +112,8 @@ def package_parent() -> str:
     return str(Path(botarena.__file__).resolve().parent.parent)
 
 
-def _system_mounts() -> list[str]:
+@lru_cache(maxsize=1)
+def _system_mounts() -> tuple[str, ...]:
     """bwrap arguments for the read-only system: /usr, the merged-/usr symlinks, a minimal /etc."""
     args = ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
@@ -124,7 +126,7 @@ def _system_mounts() -> list[str]:
     for entry in etc:
         if os.path.lexists(entry):
             args += ["--ro-bind", entry, entry]
-    return args
+    return tuple(args)
 
 
 def _under_tmp(path: Path) -> bool:
@@ -176,7 +178,7 @@ def bwrap_argv(
         raise SandboxUnavailable(_MISSING_BWRAP)
     base = Path(cwd or os.getcwd())
     args = [exe, "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    args += _system_mounts()
+    args += _system_mounts()  # the machine's layout: computed once
     # /tmp first: bot files that live under /tmp are bound over it afterwards, not hidden by it.
     args += ["--size", str(policy.tmp_mb << 20), "--tmpfs", "/tmp"]
     args += ["--proc", "/proc", "--dev", "/dev"]
@@ -286,13 +288,37 @@ def _v2_layout() -> CgroupLayout | None:
         if not wanted <= set(_read(base / "cgroup.controllers").split()):
             continue
         enabled = set(_read(base / "cgroup.subtree_control").split())
-        if not wanted <= enabled:
-            try:  # possible when `base` has no processes of its own (no-internal-process rule)
-                _write(base / "cgroup.subtree_control", " ".join(f"+{name}" for name in sorted(wanted)))
-            except OSError:
-                continue
+        if not wanted <= enabled and not _enable_v2(base, wanted):
+            continue
         return CgroupLayout(2, {"unified": base})
     return None
+
+
+def _enable_v2(base: Path, wanted: set[str]) -> bool:
+    """Enable `wanted` controllers for the children of `base`; whether they are enabled now.
+
+    v2 allows that only in a cgroup without processes of its own. When the only process in `base` is
+    this one (a runner started in a delegated cgroup, e.g. `systemd-run --scope -p Delegate=yes`),
+    it moves itself into a leaf (`botarena-runner-<pid>`) first; processes it starts later are born
+    there. Anything else in `base` is left alone, and v2 is not used.
+    """
+    control = " ".join(f"+{name}" for name in sorted(wanted))
+    try:
+        _write(base / "cgroup.subtree_control", control)
+        return True
+    except OSError as exc:
+        if exc.errno != errno.EBUSY:
+            return False
+    if _read(base / "cgroup.procs").split() != [str(os.getpid())]:
+        return False
+    leaf = base / f"{CGROUP_PREFIX}runner-{os.getpid()}"
+    try:
+        leaf.mkdir(exist_ok=True)
+        _write(leaf / "cgroup.procs", "0")
+        _write(base / "cgroup.subtree_control", control)
+    except OSError:
+        return False
+    return True
 
 
 def _v1_layout() -> CgroupLayout | None:
@@ -333,6 +359,7 @@ class Cgroup:
         layout = layout or cgroup_layout()
         if layout is None:
             raise OSError(errno.ENOTSUP, "no writable cgroup hierarchy (v2 or v1 memory, pids, cpu)")
+        _sweep_once(layout)
         name = f"{CGROUP_PREFIX}{os.getpid()}-{next(_counter)}-{os.urandom(3).hex()}"
         group = cls(layout, {})
         try:
@@ -462,6 +489,46 @@ class Cgroup:
         return f"memory limit hit {failures} time(s)" if failures not in ("", "0") else ""
 
 
+def _creator_alive(name: str) -> bool:
+    """Whether the runner process that made cgroup `name` (botarena-<pid>-...) still runs."""
+    try:
+        pid = int(name[len(CGROUP_PREFIX) :].split("-", 1)[0])
+    except ValueError:
+        return True  # not ours to judge
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+_swept: set[tuple[tuple[str, Path], ...]] = set()
+
+
+def _sweep_once(layout: CgroupLayout) -> None:
+    """Remove bot cgroups left behind by runners that were killed before they could close their bots.
+
+    Their bots died with them (die-with-parent); what remains is the empty folders (or, at worst,
+    stragglers, which are killed first). Done once per process and layout.
+    """
+    key = tuple(sorted(layout.bases.items()))
+    if key in _swept:
+        return
+    _swept.add(key)
+    for controller, base in layout.bases.items():
+        try:
+            entries = [entry for entry in base.iterdir() if entry.name.startswith(CGROUP_PREFIX)]
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.is_dir() and not _creator_alive(entry.name):
+                stale = Cgroup(layout, {controller: entry})
+                stale.kill()
+                stale.remove()
+
+
 # -- the up-front check ---------------------------------------------------------------------------------
 def check_sandbox(policy: SandboxPolicy | None = None) -> None:
     """Raise SandboxUnavailable (one line naming the missing piece) unless bots can be sandboxed here.
@@ -515,3 +582,4 @@ def reset_cache() -> None:
     """Forget cached answers (for tests that change what the machine offers)."""
     _sandbox_problem.cache_clear()
     cgroup_layout.cache_clear()
+    _swept.clear()
