@@ -1,0 +1,136 @@
+"""The hostile zoo (issue 12, item 7; DESIGN principles 3 and 7): every hostile bot plays a whole
+GameOfDrones match in both seats, against an honest subprocess opponent and an honest HTTP one.
+
+For every case: the match completes, every round played (drones GD-24, GD-26: a failing bot never
+stops the match; a dead process gets CRASHED process_exited for the rest, the start exchange
+included, spec 5.4); the hostile seat gets its status on every exchange; the
+opponent's verdicts are exactly those it gets against a quiet bot (same config, same seed), all OK;
+and the attack failed: no secret in the replay (logs included), no connection to a local listener
+(nor to the target of a redirect), no file outside the bot's folder changed or created, no process of
+the bot left after the match, and the runner's memory did not grow with the bot's.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+import orjson
+import pytest
+
+from botarena.bots.base import Bot
+from botarena.bots.sandbox import SandboxPolicy
+from botarena.core.game import GameInfo
+
+from .arena import (
+    OK,
+    OPPONENTS,
+    RSS_BOUND_KIB,
+    TURNS,
+    Arena,
+    MatchRun,
+    Verdict,
+    arena_for,
+    summarize,
+    verdicts,
+    wait_no_processes,
+)
+from .attacks import ATTACKS, Attack
+from .conftest import Baseline, require_sandbox
+
+
+def _cases() -> list[Any]:
+    return [
+        pytest.param(attack, seat, opponent, id=f"{attack.id}-seat{seat}-vs-{opponent}")
+        for attack in ATTACKS
+        for opponent in OPPONENTS
+        for seat in (0, 1)
+    ]
+
+
+def hostile_bot(arena: Arena, attack: Attack) -> Bot:
+    if attack.transport == "subprocess":
+        return arena.hostile_process(attack.bot)
+    if attack.transport == "entrant":
+        return arena.hostile_entrant(attack.bot)
+    return arena.hostile_http(attack.bot)
+
+
+def assert_sealed(
+    arena: Arena, run: MatchRun, growth_kib: int, attack: Attack, seat: int, baseline: list[Verdict]
+) -> None:
+    replay = run.replay
+    # the match completed, with every turn played
+    assert run.result is not None and replay.result is not None
+    assert len(replay.steps) == TURNS
+    # the hostile seat got its status on every exchange
+    got = verdicts(run, seat)
+    expected = attack.expect.sequence(TURNS)
+    assert got == expected, f"hostile seat: {summarize(got)}, expected {summarize(expected)}"
+    # the opponent is untouched: as against a quiet bot, all OK
+    opponent = verdicts(run, 1 - seat)
+    assert opponent == baseline, (
+        f"opponent: {summarize(opponent)}, against a quiet bot: {summarize(baseline)}"
+    )
+    assert set(opponent) == {OK}
+    # no secret anywhere in the replay (replies, records, both seats' logs)
+    dump = orjson.dumps(replay.to_json())
+    assert arena.secret_rival.encode() not in dump, "a rival's source leaked into the replay"
+    assert arena.secret_db.encode() not in dump, "the database leaked into the replay"
+    # nothing reached the network
+    assert arena.listener.count() == 0, "the bot connected to a local listener"
+    assert arena.redirect_target.count() == 0, "the runner followed the bot's redirect"
+    # nothing outside the bot's folder (nor in it) changed
+    assert arena.changed_files() == []
+    # no process of the bot outlives its match
+    assert wait_no_processes(arena.marker) == [], "a process of the bot outlived the match"
+    # the runner's memory did not grow with the bot's
+    assert growth_kib < RSS_BOUND_KIB, f"the runner grew by {growth_kib} KiB"
+
+
+@pytest.mark.parametrize(("attack", "seat", "opponent"), _cases())
+def test_hostile_bot(
+    attack: Attack,
+    seat: int,
+    opponent: str,
+    drones: GameInfo,
+    tmp_path: Any,
+    sandbox_policy: SandboxPolicy | str,
+    quiet_baseline: Baseline,
+    zoo_row: dict[str, Any],
+) -> None:
+    zoo_row.update(attack=attack.title, seat=seat, opponent=opponent, context=f"seat {seat} vs {opponent}")
+    if attack.sandbox:
+        policy: SandboxPolicy | None = replace(require_sandbox(sandbox_policy), **dict(attack.policy))
+    else:
+        policy = sandbox_policy if isinstance(sandbox_policy, SandboxPolicy) else None
+    baseline = quiet_baseline(opponent, seat)
+    with arena_for(tmp_path, drones, policy) as arena:
+        run, growth = arena.play(hostile_bot(arena, attack), arena.opponent(opponent), seat)
+        zoo_row["outcome"] = summarize(verdicts(run, seat))
+        assert_sealed(arena, run, growth, attack, seat, baseline)
+        if attack.check is not None:
+            zoo_row["evidence"] = attack.check(arena, run)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_entrant_cannot_touch_an_in_process_opponent(
+    seat: int,
+    drones: GameInfo,
+    tmp_path: Any,
+    sandbox_policy: SandboxPolicy | str,
+    quiet_baseline: Baseline,
+    zoo_row: dict[str, Any],
+) -> None:
+    """The gc attack needs a victim in its process: a built-in starter bot stays in-process, the
+    entrant does not, so its patches and its `act` replacement reach nobody."""
+    attack = next(a for a in ATTACKS if a.id == "patch_engine")
+    zoo_row.update(attack=attack.title, seat=seat, opponent="inprocess", context=f"seat {seat} vs inprocess")
+    policy = require_sandbox(sandbox_policy)
+    baseline = quiet_baseline("inprocess", seat)
+    with arena_for(tmp_path, drones, policy) as arena:
+        run, growth = arena.play(hostile_bot(arena, attack), arena.opponent("inprocess"), seat)
+        zoo_row["outcome"] = summarize(verdicts(run, seat))
+        assert_sealed(arena, run, growth, attack, seat, baseline)
+        assert attack.check is not None
+        zoo_row["evidence"] = attack.check(arena, run)
