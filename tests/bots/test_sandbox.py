@@ -43,6 +43,8 @@ CONFIG = {"setup_timeout_ms": 30_000, "turn_timeout_ms": 5_000, "rounds": 2, "tu
 SEATS = [0, 1]
 SLEEPER = "import time\nwhile True: time.sleep(60)"
 """A process that would live forever: what daemons and fork-bomb children run."""
+READY_SLEEPER = "import os, sys, time\nos.write(int(sys.argv[2]), b'x')\nwhile True: time.sleep(60)"
+"""SLEEPER that first writes to the pipe fd in argv[2]: it says so only once it runs under its token."""
 
 QUIET = f"""
 # the rival's source: {SECRET}
@@ -257,10 +259,11 @@ def test_setsid_double_fork_daemon_does_not_outlive_the_match(
             if os.fork() == 0:
                 os.setsid()
                 if os.fork() == 0:
-                    os.write(ready_w, b"x")
-                    os.execv(sys.executable, [sys.executable, "-c", {SLEEPER!r}, "{token}"])
+                    os.set_inheritable(ready_w, True)
+                    argv = [sys.executable, "-c", {READY_SLEEPER!r}, "{token}", str(ready_w)]
+                    os.execv(sys.executable, argv)
                 os._exit(0)
-            os.read(ready_r, 1)  # the daemon is running before the bot answers
+            os.read(ready_r, 1)  # the daemon runs (exec'd, under its token) before the bot answers
             print("DAEMON STARTED", file=sys.stderr)
             return {{}}
 
