@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
@@ -28,6 +28,13 @@ UNIT_MOVE_TYPES = (
     "IDLE",
 )
 DEFAULT_MOVE_COST = {"FORTIFY": 250, "DEPLOY_BOMB": 25}
+# Spec 5.2, deviation 6: the reasons of a readable reply that asks for a move the rules refuse;
+# `penalty_invalid` prices them (an unreadable reply, `bad_json`, costs `penalty_error`)
+INVALID_MOVE_REASONS = ("bad_type", "type_not_allowed", "bad_parameter", "unaffordable")
+# Spec 4, deviations 2, 3, 19: `botarena` sends the section 4 fields (the 2024-25 model plus `mined`,
+# `bombCost`, `activeBonuses`); `course-2024` sends exactly the fields of the course's 2024-25 model
+# classes, so a strict Jackson mapper (FAIL_ON_UNKNOWN_PROPERTIES) parses every body
+WIRE_MODELS = ("botarena", "course-2024")
 
 
 def _per_type(*values: int) -> dict[str, int]:
@@ -95,6 +102,8 @@ class DevopsConfig:
     penalty_upkeep: Annotated[StrictInt, Field(ge=0)] = 75
     penalty_timeout: Annotated[StrictInt, Field(ge=0)] = 100
     penalty_error: Annotated[StrictInt, Field(ge=0)] = 100
+    penalty_invalid: Annotated[StrictInt, Field(ge=0)] = 100
+    wire_model: Literal["botarena", "course-2024"] = "botarena"
     turn_timeout_ms: Annotated[StrictInt, Field(ge=50, le=60_000)] = 1000
     turn_budget_ms: Annotated[StrictInt, Field(ge=0, le=3_600_000)] = 20_000
     setup_timeout_ms: Annotated[StrictInt, Field(ge=1, le=120_000)] = 10_000
@@ -151,6 +160,8 @@ PRESETS: dict[str, dict[str, Any]] = {
         "map_height_max": 160,
         "turn_limit": 2400,
         "turn_interval_ms": 1000,
+        "penalty_invalid": 0,
+        "wire_model": "course-2024",
     },
     "smoke": {
         "map_width_min": 12,

@@ -63,6 +63,9 @@ MOVES_BY_UNIT_TYPE: dict[str, frozenset[str]] = {
 """DV-5: the moves each unit type may make."""
 
 NEIGHBOUR_ORDER = NEIGHBOUR_OFFSETS
+# The seed's MANUFACTURE_BOMB price, for bots whose input has no `context.bombCost` (the course's
+# 2024-25 GameContext, spec 4 and deviation 19, has none)
+SEED_BOMB_COST = 500
 """DV-2: (dx, dy) of the 8 neighbours, in the order `neighbouringLocations` lists them."""
 
 

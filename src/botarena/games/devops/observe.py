@@ -42,6 +42,7 @@ def unit_json(unit: Unit, damage: int) -> dict[str, Any]:
 def location_json(
     state: GameState, config: DevopsConfig, x: int, y: int, show_bombs: bool = False
 ) -> dict[str, Any]:
+    """Spec 4 Location; `mined` only outside `wire_model` `course-2024` (the model says `rigged`)."""
     board = state.board
     tile = y * board.width + x
     owner = board.owner[tile]
@@ -51,17 +52,19 @@ def location_json(
     if unit_id is not None:
         unit = state.units[unit_id]
         occupying = unit_json(unit, config.unit_damage[unit.type])
-    return {
+    location: dict[str, Any] = {
         "x": x,
         "y": y,
         "base": bool(board.base[tile]),
         "resource": bool(board.resource[tile]),
         "fortified": bool(board.fortified[tile]),
-        "mined": mined,
         "rigged": mined,
         "owner": owner or None,
         "occupyingUnit": occupying,
     }
+    if config.wire_model == "botarena":  # deviation 2: the seed's name, beside the model's `rigged`
+        location["mined"] = mined
+    return location
 
 
 _TABLES: dict[int, tuple[DevopsConfig, dict[str, int], dict[str, int]]] = {}
@@ -80,8 +83,9 @@ def _tables(config: DevopsConfig) -> tuple[dict[str, int], dict[str, int]]:
 
 
 def context_json(state: GameState, config: DevopsConfig, faction: Faction, game_id: str) -> dict[str, Any]:
+    """Spec 4 GameContext; `wire_model` `course-2024` keeps exactly the 2024-25 model's fields."""
     health, costs = _tables(config)
-    return {
+    context: dict[str, Any] = {
         "turnNumber": state.turn,
         "gameId": game_id,
         "mapWidth": state.board.width,
@@ -89,9 +93,11 @@ def context_json(state: GameState, config: DevopsConfig, faction: Faction, game_
         "unitBaseHealth": dict(health),
         "unitCost": {t: effective_unit_cost(config, faction, t) for t in UNIT_TYPES},
         "unitMoveCost": dict(costs),
-        "bombCost": config.bomb_cost,
-        "activeBonuses": [b for b in BONUS_TYPES if b in faction.bonuses],
     }
+    if config.wire_model == "botarena":  # deviations 3 and 19: beyond the 2024-25 GameContext
+        context["bombCost"] = config.bomb_cost
+        context["activeBonuses"] = [b for b in BONUS_TYPES if b in faction.bonuses]
+    return context
 
 
 def faction_json(state: GameState, config: DevopsConfig, faction: Faction) -> dict[str, Any]:
@@ -158,16 +164,15 @@ def hidden_info_check(game: Any) -> None:
             payload = request.payload["input"]
             seat_faction = request.seat + 1
             assert payload["faction"]["id"] == seat_faction
-            assert (
-                payload["faction"]["base"]["mined"] is False and payload["faction"]["base"]["rigged"] is False
-            )
+            assert payload["faction"]["base"]["rigged"] is False
+            assert payload["faction"]["base"].get("mined", False) is False
             assert str(payload).count("'gold'") == 1
             if request.payload["call"] == "unit":
                 sapper = payload["unit"]["type"] == "SAPPER"
                 for loc in [payload["unitLocation"], *payload["neighbouringLocations"]]:
-                    assert loc["mined"] == loc["rigged"]
+                    assert loc.get("mined", loc["rigged"]) == loc["rigged"]
                     if not sapper:
-                        assert loc["mined"] is False
+                        assert loc["rigged"] is False
                 if sapper:
-                    assert payload["unitLocation"]["mined"] is True
+                    assert payload["unitLocation"]["rigged"] is True
         engine.apply([Reply(r.seat, Status.OK, {"type": "IDLE"}) for r in requests])

@@ -20,10 +20,10 @@ from botarena.core.config import ConfigError
 from botarena.core.game import Engine, MatchResult, Step
 from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed, stream
-from botarena.core.status import Reason, Status
+from botarena.core.status import Reason, Status, Warning
 from botarena.games.devops import actions
 from botarena.games.devops.actions import Move
-from botarena.games.devops.config import GAME_ID, UNIT_MOVE_TYPES, DevopsConfig
+from botarena.games.devops.config import GAME_ID, INVALID_MOVE_REASONS, UNIT_MOVE_TYPES, DevopsConfig
 from botarena.games.devops.observe import (
     base_input,
     effective_unit_cost,
@@ -355,7 +355,16 @@ class DevopsEngine(Engine):
             move, status, reason = self._judge(reply, faction_id, unit_id)
             f = state.faction(faction_id)
             call: dict[str, Any] = {"faction": faction_id, "unit": unit_id or None, "status": status.value}
-            if status is not Status.OK:  # DV-18
+            invalid_move = status is Status.INVALID and reason in INVALID_MOVE_REASONS
+            if invalid_move and c.penalty_invalid == 0:
+                # deviation 6 (the seed's rule; `course`): an invalid move that costs nothing is only
+                # ignored, a lost turn; that is a game outcome plus a warning, so the status is OK
+                call.update(status=Status.OK.value, move=None, outcome="ignored", outcomeReason=reason)
+                f.ignored += 1
+                warning: Warning = {"code": str(reason), "detail": f"invalid move ignored: {reason}"}
+                verdicts.append(Verdict(reply.seat, Status.OK, None, [*reply.warnings, warning]))
+                move = ("IDLE",)
+            elif status is not Status.OK:  # DV-18
                 failed = True
                 call["reason"] = reason
                 if status is Status.TIMEOUT:
@@ -363,7 +372,7 @@ class DevopsEngine(Engine):
                     f.score -= c.penalty_timeout
                 else:
                     f.errors += 1
-                    f.score -= c.penalty_error
+                    f.score -= c.penalty_invalid if invalid_move else c.penalty_error
                 move = ("IDLE",)
                 verdicts.append(Verdict(reply.seat, status, reason, list(reply.warnings)))
             else:
@@ -391,7 +400,7 @@ class DevopsEngine(Engine):
             for unit_id, move, index in moves:  # (d)
                 outcomes[index] = self._apply_unit(f, unit_id, move, events)
         for index, call in enumerate(calls):
-            if call["status"] == "OK":
+            if call["status"] == "OK" and "outcome" not in call:  # an ignored invalid move has its own
                 outcome, why = outcomes[index]
                 call["outcome"] = outcome
                 if why is not None:

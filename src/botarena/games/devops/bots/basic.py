@@ -44,7 +44,8 @@ class RandomLogic(SeededLogic):
         gold = faction["gold"]
         options = [m.base_receive_income(), m.base_idle(), m.base_continue_building()]
         options += [m.base_build_unit(t) for t, cost in context["unitCost"].items() if cost <= gold]
-        if context["bombCost"] <= gold:
+        # `bombCost` is not in the course's 2024-25 GameContext (wire_model `course-2024`): assume the seed's
+        if context.get("bombCost", m.SEED_BOMB_COST) <= gold:
             options.append(m.base_manufacture_bomb())
         options.append(m.base_relocate(faction["base"]))
         return self.rng.choice(options)

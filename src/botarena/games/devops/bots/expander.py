@@ -111,7 +111,12 @@ class Expander(SeededLogic):
             cost = ctx["unitCost"][choice]
             if gold - cost >= faction["currentUpkeep"]:
                 return m.base_build_unit(choice)
-        if self._count("SAPPER", turn) and faction["bombs"] == 0 and gold > 2000 and gold >= ctx["bombCost"]:
+        if (
+            self._count("SAPPER", turn)
+            and faction["bombs"] == 0
+            and gold > 2000
+            and gold >= ctx.get("bombCost", m.SEED_BOMB_COST)
+        ):
             return m.base_manufacture_bomb()
         return m.base_receive_income()
 
@@ -247,11 +252,11 @@ class Expander(SeededLogic):
         if enemy is not None:
             return m.unit_attack(enemy)
         here = input["unitLocation"]
-        if here["mined"] and pos not in self.rigged:
+        if here["rigged"] and pos not in self.rigged:
             return m.unit_clear_bomb()
         me = input["unit"]["owner"]
         at_ring = self._dist(input["context"], pos, base) == 1 and here["owner"] == me
-        if at_ring and not here["mined"] and input["faction"]["bombs"] > 0:
+        if at_ring and not here["rigged"] and input["faction"]["bombs"] > 0:
             self.rigged.add(pos)
             return m.unit_deploy_bomb()
         if input["faction"]["bombs"] > 0:
@@ -259,7 +264,7 @@ class Expander(SeededLogic):
                 tile = (n["x"], n["y"])
                 if (
                     n["owner"] == me
-                    and not n["mined"]
+                    and not n["rigged"]
                     and n["occupyingUnit"] is None
                     and self._dist(input["context"], tile, base) == 1
                 ):
