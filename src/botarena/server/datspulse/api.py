@@ -301,7 +301,7 @@ def allowed_methods(request: Request, own_routes: Sequence[APIRoute]) -> list[st
         relative = path[len(API_PREFIX) :]
         for own in own_routes:
             if own.path_regex.match(relative):
-                methods.update(own.methods)
+                methods.update(own.methods or ())
     for route in request.app.router.routes:
         if isinstance(route, APIRoute | Route) and route.methods:
             match, _ = route.matches(request.scope)
