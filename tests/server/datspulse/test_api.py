@@ -200,6 +200,47 @@ def test_dp5_per_command_errors_exact_strings(server: DpServer) -> None:
     assert reply["errors"] == expected
 
 
+def test_dp5_overflowing_number_skips_only_its_entry(server: DpServer) -> None:
+    """§5 "one entry skipped": `1e400` is a JSON number that is not finite as a double, so the entry
+    holding it gets `invalid move command at index <i>` and the other commands still apply."""
+    view = arena(server)
+    worker = ant_of(view, 0)
+    scout = ant_of(view, 2)
+    radius = on_map(server)
+    step = next(h for h in neighbours(worker["q"], worker["r"]) if distance(h, (0, 0)) <= radius)
+    data = (
+        b'{"moves": ['
+        b'{"ant": "%s", "path": [{"q": 1e400, "r": 0}]},'
+        b'{"ant": "%s", "path": [{"q": %d, "r": %d}]},'
+        b'{"ant": "%s", "path": [{"q": 0, "r": -1e400}]},'
+        b'{"ant": 1e400, "path": []}'
+        b'], "extra": 1e999}'
+    ) % (scout["id"].encode(), worker["id"].encode(), step[0], step[1], scout["id"].encode())
+    status, _, reply = call(server, "tok-alpha", "POST", "/move", data=data)
+    assert status == 200, reply
+    assert reply["errors"] == [
+        "invalid move command at index 0",
+        "invalid move command at index 2",
+        "invalid move command at index 3",
+    ]
+    moved = next(a for a in reply["ants"] if a["id"] == worker["id"])
+    assert moved["move"] == [{"q": step[0], "r": step[1]}]
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"moves": 1e400}',  # moves neither an array nor null: the whole body (§5)
+        b'{"moves": [{"ant": "x", "path": [{"q": NaN, "r": 0}]}], "n": 1e400}',  # NaN is not JSON
+        b'{"moves": [{"ant": "\\ud800", "path": []}], "n": 1e400}',  # a lone surrogate is not JSON
+        b'{"moves": [{"ant": "x", "path": [{"q": 1e400, "r": 0}]}',  # truncated
+    ],
+)
+def test_dp5_overflowing_number_does_not_open_other_malformed_bodies(server: DpServer, data: bytes) -> None:
+    status, _, body = call(server, "tok-alpha", "POST", "/move", data=data)
+    assert status == 400 and body["code"] == 4 and body["message"].startswith("invalid request body: ")
+
+
 # ------------------------------------------------------------------------------------ auth and routing
 
 
@@ -211,20 +252,34 @@ def test_dp71_unknown_or_missing_token_is_401_code_5(server: DpServer, token: st
 
 
 @pytest.mark.parametrize(
-    ("method", "path", "status", "message"),
+    ("method", "path", "status", "message", "allow"),
     [
-        ("GET", "/move", 405, "method not allowed"),
-        ("DELETE", "/arena", 405, "method not allowed"),
-        ("GET", "/register", 405, "method not allowed"),
-        ("GET", "/nope", 404, "not found"),
-        ("POST", "/arena/extra", 404, "not found"),
+        ("GET", "/move", 405, "method not allowed", "POST"),
+        ("DELETE", "/arena", 405, "method not allowed", "GET"),
+        ("POST", "/logs", 405, "method not allowed", "GET"),
+        ("PUT", "/rounds", 405, "method not allowed", "GET"),
+        ("GET", "/register", 405, "method not allowed", "POST, PUT"),
+        ("POST", "/datspulse/series", 405, "method not allowed", "GET"),
+        ("POST", "/datspulse/live/antprotocol-test-1/events", 405, "method not allowed", "GET"),
+        ("GET", "/nope", 404, "not found", None),
+        ("POST", "/arena/extra", 404, "not found", None),
     ],
 )
 def test_dp71_wrong_method_and_unknown_path_are_code_7(
-    server: DpServer, method: str, path: str, status: int, message: str
+    server: DpServer, method: str, path: str, status: int, message: str, allow: str | None
 ) -> None:
-    got, _, body = call(server, "tok-alpha", method, path)
+    """§7.1 code 7; a 405 carries `Allow` with every method the path serves (RFC 9110 §15.5.6)."""
+    got, headers, body = call(server, "tok-alpha", method, path)
     assert got == status and body == {"code": 7, "message": message}
+    assert headers.get("Allow") == allow
+
+
+def test_dp71_405_on_an_organiser_route_lists_its_methods(server: DpServer) -> None:
+    """The app's own routes under /api (here /api/health) answer a wrong method with their methods."""
+    got, headers, body = call(server, None, "DELETE", "/health")
+    assert got == 405 and body == {"code": 7, "message": "method not allowed"}
+    allow = headers["Allow"].split(", ")
+    assert "GET" in allow and "DELETE" not in allow
 
 
 def test_dp71_organiser_routes_still_served(server: DpServer) -> None:

@@ -5,12 +5,14 @@ rounding, a test series looping, a final series going IDLE, a crashing transitio
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from botarena.core.config import ConfigError
 from botarena.games.datspulse.config import datspulse_config
+from botarena.server.datspulse.recorder import SeriesRecorder, round_duration
 from botarena.server.datspulse.series import PlainDriver, Series
 from botarena.server.datspulse.wire import PublicError, rfc3339
 
@@ -190,3 +192,62 @@ def test_dp73_a_server_late_by_more_than_a_lobby_opens_the_next_lobby_now() -> N
     series.advance(clock.now)
     assert [r.status.value for r in series.rounds] == ["cancelled", "lobby"]
     assert series.current is not None and series.current.lobby_at == 1000.0
+
+
+class RecordingStore:
+    """The one store call a finished round makes, captured (the recorder's store side)."""
+
+    def __init__(self) -> None:
+        self.results: list[dict[str, Any]] = []
+
+    def record_result(self, tournament_id: int, key: str, **fields: Any) -> None:
+        self.results.append({"tournament_id": tournament_id, "key": key, **fields})
+
+
+def test_a_real_time_round_is_stored_with_the_time_it_took_as_played() -> None:
+    """A 160 s round (80 turns of 2 s) is stored with duration_s 160, from turn 0 to its last
+    transition, however little compute its transitions took (they take none on this fake clock)."""
+    clock = Clock()
+    series = make_series(clock, turns=80, turn_seconds=2.0)
+    series.start(clock.now)
+    series.advance(clock.now)
+    series.register("alpha", clock.now)
+    clock.now = 110.0  # the lobby's end: turn 0 (the lobby is not part of the round as played)
+    series.advance(clock.now)
+    live = series.current
+    assert live is not None and live.played_s is None  # not finished yet
+    for k in range(1, 81):
+        clock.now = 110.0 + 2.0 * k
+        series.advance(clock.now)
+    assert live.status.value == "finished" and live.round.turn_no == 80
+    assert live.played_s == pytest.approx(160.0) and sum(live.durations_s) == 0.0
+    assert round_duration(live) == pytest.approx(160.0)
+
+    # what the recorder hands the store for it
+    store = RecordingStore()
+    recorder = SeriesRecorder(store)
+    try:
+        recorder.tournament_id = 7
+        replay = SimpleNamespace(statuses=[], time_used_ms=[], steps=[None] * 80, dumps=lambda: b"{}")
+        live.driver = SimpleNamespace(replay=replay)
+        live.results = [{"index": 0, "name": "alpha", "score": 0, "place": 1, "points": 0, "unitsLost": 0}]
+        recorder._on_finish(live)
+    finally:
+        recorder.close()
+    assert [r["duration_s"] for r in store.results] == [pytest.approx(160.0)]
+
+
+def test_a_late_round_counts_its_real_end() -> None:
+    """A round whose last transition ran late (the server was busy) lasted until that transition."""
+    clock = Clock()
+    series = make_series(clock, turns=5, turn_seconds=2.0)
+    series.start(clock.now)
+    series.advance(clock.now)
+    series.register("alpha", clock.now)
+    clock.now = 110.0
+    series.advance(clock.now)
+    live = series.current
+    assert live is not None
+    clock.now = 123.5  # every transition due, run at once 3.5 s after the last one's instant
+    series.advance(clock.now)
+    assert live.status.value == "finished" and live.played_s == pytest.approx(13.5)

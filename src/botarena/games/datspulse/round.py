@@ -14,6 +14,7 @@ draw from a named stream of the match seed. Both drivers sit on it: the real-tim
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -301,25 +302,75 @@ def standings(rounds_results: Sequence[Sequence[Mapping[str, Any]]]) -> list[dic
     ]
 
 
+#: The columns of the per-round table of a test series (§6.3: test rounds are never summed).
+TEST_ROUND_COLUMNS = (
+    ("round", "round"),
+    ("place", "place"),
+    ("name", "team"),
+    ("score", "calories"),
+    ("points", "points"),
+    ("unitsLost", "units lost"),
+)
+#: A real-time round's match key is its name, `<realm_prefix>-<series>-<number>` (§7.3)
+_TEST_ROUND_KEY = re.compile(r"-test-[0-9]+$")
+
+
+def is_test_round(key: str) -> bool:
+    """True for a match that is a real-time test round (its key is `<realm_prefix>-test-<n>`)."""
+    return _TEST_ROUND_KEY.search(key) is not None
+
+
+def _round_results(match: Mapping[str, Any]) -> list[dict[str, Any]] | None:
+    """A finished match's round results with each row's `name` = the entrant in its seat (DP-5), or
+    None for a failed match or one without readable details."""
+    details = match.get("details")
+    results = details.get("results") if isinstance(details, Mapping) else None
+    seats = list(match.get("seats") or [])
+    if match.get("ranks") is None or not isinstance(results, list) or len(results) != len(seats):
+        return None
+    return [{**row, "name": seats[int(row["index"])]} for row in results]
+
+
+def per_round_table(matches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """§6.3 "Test-round results are shown per round and are never summed": one row per team and
+    round, rounds in the order given (round number), teams by round place."""
+    rows: list[dict[str, Any]] = []
+    for match in matches:
+        results = _round_results(match)
+        for row in sorted(results or [], key=lambda r: (int(r["place"]), int(r["index"]))):
+            rows.append({"round": match.get("key"), **{k: row[k] for k, _ in TEST_ROUND_COLUMNS[1:]}})
+    return {
+        "title": "DatsPulse test rounds (spec 6.3: per round, never summed)",
+        "columns": [{"key": k, "label": label} for k, label in TEST_ROUND_COLUMNS],
+        "rows": rows,
+    }
+
+
 def tournament_standings(entrants: Sequence[str], matches: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """§6.3 final standings of a lockstep tournament, over its rounds (one match = one round), for the
     platform's tournament leaderboard (`GameInfo.extras["tournament_standings"]`).
+
+    A real-time test series (`botarena datspulse serve`, series `test`: its rounds are the matches
+    keyed `<realm_prefix>-test-<n>`) has no final standings: §6.3 counts final rounds only, and shows
+    test rounds per round, never summed, so its table is `per_round_table`. Test rounds never enter
+    the sums of a table that has other rounds.
 
     A match's `details["results"]` are its round's `results()` (§6.1/§6.2, by team index = seat, DP-5);
     each row is credited to the entrant in that seat, whatever name the team had in the round. Failed
     matches and matches without details are no round. Every entrant has a row (zeros when it played
     no round). Order and shared places as `standings`; `active` (scored >= 1 in at least
     ceil(F/2) of F rounds) takes F as the rounds the team played, which is every round in a series."""
+    tests = [match for match in matches if is_test_round(str(match.get("key", "")))]
+    if tests and len(tests) == len(matches):
+        return per_round_table(tests)
     rounds: list[list[dict[str, Any]]] = []
     played = dict.fromkeys(entrants, 0)
     for match in matches:
-        details = match.get("details")
-        results = details.get("results") if isinstance(details, Mapping) else None
-        seats = list(match.get("seats") or [])
-        if match.get("ranks") is None or not isinstance(results, list) or len(results) != len(seats):
+        results = None if is_test_round(str(match.get("key", ""))) else _round_results(match)
+        if results is None:
             continue
-        rounds.append([{**row, "name": seats[int(row["index"])]} for row in results])
-        for name in seats:
+        rounds.append(results)
+        for name in match.get("seats") or []:
             played[name] = played.get(name, 0) + 1
     totals = _totals(rounds)
     for name in entrants:

@@ -24,14 +24,16 @@ Every non-200 reply is a PublicError body `{"code", "message"}`; an unexpected e
 is logged and answered 500 code 0 `internal error`, and the round goes on. A client that goes away
 while its body is being read is not an error: it is counted as `disconnected`, and nothing is logged
 above debug. Request headers are bounded by the HTTP layer (`botarena.server.httpconfig`). Unknown
-paths under `/api` answer 404 code 7, and a known path with the wrong method 405 code 7.
+paths under `/api` answer 404 code 7, and a known path with the wrong method 405 code 7 with an
+`Allow` header naming the methods it serves.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -63,9 +65,12 @@ RATE_WINDOW_S = 2.0  # §7.1: the sliding window; its limit is 2 x rate_limit_pe
 ALL_METHODS = ["GET", "POST", "PUT", "DELETE", "PATCH", "HEAD", "OPTIONS"]
 
 
-def error_response(error: PublicError) -> Response:
+def error_response(error: PublicError, headers: Mapping[str, str] | None = None) -> Response:
     return Response(
-        content=error.body(), status_code=error.status, media_type=wire.JSON_TYPE, headers=dict(error.headers)
+        content=error.body(),
+        status_code=error.status,
+        media_type=wire.JSON_TYPE,
+        headers={**dict(error.headers), **(headers or {})},
     )
 
 
@@ -268,36 +273,41 @@ class DatsPulseApi:
                 headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
             )
 
+        own_routes = [route for route in router.routes if isinstance(route, APIRoute)]
+
         @router.api_route("/{path:path}", methods=ALL_METHODS, include_in_schema=False)
         async def unknown(request: Request, path: str) -> Response:
             """§7.1: anything else under /api is 404 code 7, or 405 code 7 for a known path."""
-            return error_response(wire.METHOD_NOT_ALLOWED if _known_path(request) else wire.NOT_FOUND)
+            allowed = allowed_methods(request, own_routes)
+            if not allowed:
+                return error_response(wire.NOT_FOUND)
+            # RFC 9110 §15.5.6: a 405 names the methods the path does serve
+            return error_response(wire.METHOD_NOT_ALLOWED, {"Allow": ", ".join(allowed)})
 
         return router
 
 
-# The DatsPulse paths and their methods (for 405 rather than 404 on a known path).
-DATSPULSE_PATHS = {
-    "/api/register": ("POST", "PUT"),
-    "/api/arena": ("GET",),
-    "/api/move": ("POST",),
-    "/api/logs": ("GET",),
-    "/api/rounds": ("GET",),
-    "/api/datspulse/series": ("GET",),
-}
+API_PREFIX = "/api"  # where `create_app(routers=...)` mounts this router
 
 
-def _known_path(request: Request) -> bool:
-    """True when the path is served with another method: a DatsPulse path, or one of the
-    organiser's routes of the app itself (which come before this router)."""
-    if request.url.path in DATSPULSE_PATHS:
-        return True
+def allowed_methods(request: Request, own_routes: Sequence[APIRoute]) -> list[str]:
+    """The methods the request's path is served with, sorted (empty for an unknown path): those of
+    this router's own routes (`own_routes`, paths relative to /api) whose path matches, and those of
+    the app's top-level routes that match it with another method (the organiser's routes, which come
+    before this router)."""
+    path = request.url.path
+    methods: set[str] = set()
+    if path.startswith(API_PREFIX):
+        relative = path[len(API_PREFIX) :]
+        for own in own_routes:
+            if own.path_regex.match(relative):
+                methods.update(own.methods or ())
     for route in request.app.router.routes:
-        if isinstance(route, APIRoute | Route):
+        if isinstance(route, APIRoute | Route) and route.methods:
             match, _ = route.matches(request.scope)
             if match is Match.PARTIAL:
-                return True
-    return False
+                methods.update(route.methods)
+    return sorted(methods)
 
 
 def too_large(limit: int) -> PublicError:
@@ -321,10 +331,36 @@ async def read_body(request: Request, limit: int = wire.MAX_BODY_BYTES) -> bytes
 
 
 def parse_body(raw: bytes) -> Any:
-    """A JSON body (§5), or 400 code 4 naming what is wrong."""
+    """A JSON body (§5), or 400 code 4 naming what is wrong.
+
+    A number too large for a double (`1e400`) is valid JSON; orjson refuses it, so such a body is
+    parsed again with the standard library, where it becomes an infinite float. The game then
+    judges it like any other non-integral number: the entry holding it is skipped (§5 "one entry
+    skipped"), the other commands still apply."""
     if not raw.strip():
         raise wire.invalid_body("the body is empty, not JSON")
     try:
         return orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        if OVERFLOW_MARK in str(exc):
+            return _parse_overflowing(raw, exc)
         raise wire.invalid_body(f"not valid JSON ({exc})") from None
+
+
+OVERFLOW_MARK = "infinity"  # orjson's message for a number that overflows a double
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _parse_overflowing(raw: bytes, first: orjson.JSONDecodeError) -> Any:
+    """`raw` parsed by the standard library (overflowing numbers become +-inf), held to what orjson
+    accepts otherwise: no `NaN`/`Infinity` literals, and no lone surrogates in strings (checked by
+    serialising the result back with orjson, which refuses them)."""
+    try:
+        parsed = json.loads(raw, parse_constant=_refuse_constant)
+        orjson.dumps(parsed)
+    except (ValueError, TypeError, RecursionError):  # orjson.JSONEncodeError is a TypeError
+        raise wire.invalid_body(f"not valid JSON ({first})") from None
+    return parsed

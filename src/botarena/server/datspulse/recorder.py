@@ -65,6 +65,14 @@ class Resumed:
     history: list[PastRound]
 
 
+def round_duration(live: LiveRound) -> float:
+    """A finished round's stored `duration_s`: the wall-clock time it took as played, from turn 0's
+    publication to the end of its last transition (about `turns` x `turn_seconds`), not the sum of
+    the transitions' compute times. The latter is the fallback for a round without an end time."""
+    played = live.played_s
+    return played if played is not None else math.fsum(live.durations_s)
+
+
 def live_key(round_name: str) -> str:
     """The live-event key of a round (`/api/live/datspulse/<name>/events`)."""
     return f"datspulse/{round_name}"
@@ -319,7 +327,7 @@ class SeriesRecorder:
                 statuses=replay.statuses,
                 time_used_ms=replay.time_used_ms,
                 steps=len(replay.steps),
-                duration_s=math.fsum(live.durations_s),
+                duration_s=round_duration(live),
                 replay_gz=gzip.compress(replay.dumps(), compresslevel=6, mtime=0),
             )
             self.recorded.append(live.name)

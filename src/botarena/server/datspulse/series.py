@@ -85,6 +85,16 @@ class LiveRound:
     lags_s: list[float] = field(default_factory=list)  # per transition: start - scheduled instant
     durations_s: list[float] = field(default_factory=list)  # per transition: how long it took
     turn_seconds: float = 0.0
+    finished_at: float | None = None  # when its last transition ended (the series' clock)
+
+    @property
+    def played_s(self) -> float | None:
+        """How long the round took as played, by the series' clock: from turn 0's publication to the
+        end of its last transition (None until it has finished). The stored `duration_s`: the
+        transitions' own compute times are a small part of it (`durations_s`, for the timing view)."""
+        if self.finished_at is None:
+            return None
+        return max(0.0, self.finished_at - self.start_at)
 
     def release(self) -> None:
         """Drop the game, its replay and its logs (long recorded; the results and timing stay)."""
@@ -440,6 +450,7 @@ class Series:
                 live.logs[team].extend({"message": line, "time": stamp} for line in lines)
 
     def _finish(self, live: LiveRound) -> None:
+        live.finished_at = self.clock()
         try:
             live.driver.finish()
             live.results = live.round.results()
