@@ -34,7 +34,6 @@ from drones_js_helpers import kit_bot, node_skip_reason
 from botarena.bots.node import find_adapter, find_node, node_bot
 from botarena.core.registry import get_game
 from botarena.core.rng import bot_seed
-from botarena.games.drones import rules as drones_rules
 from botarena.games.drones.protocol import original_result_json
 from botarena.runner.match import MatchRun, run_match
 
@@ -101,7 +100,8 @@ def parity_bot(name: str) -> Path:
 
 # -- player seeds --------------------------------------------------------------------------------------
 FORCED_SEEDS: dict[int, tuple[int, int]] = {}
-"""Test hook overriding GD-4: match seed -> the two playerSeeds (spec 11.5, Platform run)."""
+"""Match seed -> the two playerSeeds where they are not the seats' bot_seed (spec 11.5, Platform
+run); the platform run is given them by config key `player_seeds` (GD-4)."""
 
 
 def player_seeds(match_seed: int) -> tuple[int, int]:
@@ -109,11 +109,6 @@ def player_seeds(match_seed: int) -> tuple[int, int]:
     if forced is not None:
         return forced
     return bot_seed(match_seed, GAME.id, 0), bot_seed(match_seed, GAME.id, 1)
-
-
-@pytest.fixture(autouse=True)
-def _forced_player_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(drones_rules, "bot_seed", lambda seed, game, seat: player_seeds(seed)[seat])
 
 
 # -- the two runs ------------------------------------------------------------------------------------
@@ -169,6 +164,7 @@ def run_platform(case: Case, rules: str = "bravolt2018") -> MatchRun:
         # running several matches at once never turns a slow reply into a TIMEOUT.
         "turn_timeout_ms": 60000,
         "setup_timeout_ms": 120000,
+        "player_seeds": list(player_seeds(case.seed)),
     }
     bots = [node_bot(case.bot1), node_bot(case.bot2)]
     return run_match(GAME, bots, config=GAME.config("default", overrides), seed=case.seed)

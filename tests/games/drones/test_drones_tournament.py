@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -125,9 +127,11 @@ def test_standings_reject_unknown_entrants() -> None:
 
 def test_summary_line_as_the_event_printed_it() -> None:
     score = MatchScore("A", "B", 600, 300, 100)
-    assert summary_line(score, "A") == "WIN W:600/ L:300/ D:100"
-    assert summary_line(score, "B") == "LOSS W:300/ L:600/ D:100"
-    assert summary_line(MatchScore("A", "B", 0, 0, 1000), "A") == "DRAW W:0/ L:0/ D:1000"
+    # Spec 6.3, the event's own text: `WIN (W:792/ L:208/ D:0)`.
+    assert summary_line(MatchScore("A", "B", 792, 208, 0), "A") == "WIN (W:792/ L:208/ D:0)"
+    assert summary_line(score, "A") == "WIN (W:600/ L:300/ D:100)"
+    assert summary_line(score, "B") == "LOSS (W:300/ L:600/ D:100)"
+    assert summary_line(MatchScore("A", "B", 0, 0, 1000), "A") == "DRAW (W:0/ L:0/ D:1000)"
 
 
 @given(st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10)), min_size=6, max_size=6))
@@ -143,3 +147,44 @@ def test_standings_points_sum_and_ranks_are_consistent(scores: list[tuple[int, i
         assert above.points >= below.points
         if above.rank == below.rank:
             assert entrants.index(above.entrant) < entrants.index(below.entrant)
+
+
+# -- one name, one behaviour (spec 2.3) -------------------------------------------------------------------
+def _created(tmp_path: Path, format_name: str) -> tuple[str, str, dict[str, object]]:
+    from botarena.store import Store
+    from botarena.tournament.service import Entrant, TournamentPlan, create_tournament
+
+    store = Store.open(f"sqlite:///{tmp_path / format_name}.db", replay_dir=tmp_path / "replays")
+    try:
+        plan = TournamentPlan(
+            name="t",
+            game="drones",
+            format=format_name,
+            entrants=[Entrant(s, s) for s in ("adaptive", "zergy", "pacifist")],
+        )
+        row = create_tournament(store, plan)
+        return row.format, row.preset, dict(row.config)
+    finally:
+        store.close()
+
+
+def test_2_3_drones_2018_event_and_its_alias_are_one_behaviour(tmp_path: Path) -> None:
+    event = _created(tmp_path, "drones_2018_event")
+    assert event == ("drones-2018", "bravolt2018", {"rounds": 1000, "turn_limit": 10, "defender_bonus": 1})
+    assert _created(tmp_path, "drones-2018") == event  # not the `default` preset's 10 seed-rules rounds
+
+
+def test_2_3_help_lists_the_formats_the_readme_shows() -> None:
+    from typer.testing import CliRunner
+
+    from botarena.cli import app
+
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    bullet = readme[readme.index("- **Formats**") :].split("\n- ", 1)[0]
+    shown = re.findall(r"`([a-z0-9_-]+)`", bullet)
+    assert "drones_2018_event" in shown and "drones-2018" not in shown
+    result = CliRunner().invoke(app, ["tournament", "--help"], env={"COLUMNS": "300", "NO_COLOR": "1"})
+    assert result.exit_code == 0
+    help_text = " ".join(result.output.replace("│", " ").split())
+    for name in shown:
+        assert name in help_text, name

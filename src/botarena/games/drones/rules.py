@@ -102,12 +102,18 @@ class DronesEngine(Engine):
         return generator  # type: ignore[no-any-return]
 
     # -- start (GD-4, GD-5) ----------------------------------------------------------------------
+    def player_seed(self, seat: int) -> int:
+        """GD-4: the seat's playerSeed, the platform's `bot_seed` unless config `player_seeds` names it."""
+        if self.config.player_seeds is not None:
+            return self.config.player_seeds[seat]
+        return bot_seed(self.seed, GAME_ID, seat)
+
     def start_requests(self) -> list[Request]:
         timeout = self.config.setup_timeout_ms
         return [
             Request(
                 seat,
-                start_payload(self.config, bot_seed(self.seed, GAME_ID, seat)),
+                start_payload(self.config, self.player_seed(seat)),
                 timeout,
                 MessageType.START,
             )
