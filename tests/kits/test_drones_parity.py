@@ -369,6 +369,41 @@ def test_harness_reports_a_changed_meta_and_a_numeric_string_as_ineligible(tmp_p
         assert any(needle in line for line in reference.ineligible), reference.stderr
 
 
+META_EDGE_BOTS = {
+    # Spec 7.3: meta is read before onMatchStart, as the original did; a change in place still shows.
+    "reassigned": "export default () => ({ meta: { name: 'Before' }, onMatchStart() {"
+    " this.meta = { name: 'After' }; }, playTurn: (s) => ({ newProducers: s.producers }) });\n",
+    "mutated": "export default () => ({ meta: { name: 'Before' }, onMatchStart() {"
+    " this.meta.name = 'In place'; }, playTurn: (s) => ({ newProducers: s.producers }) });\n",
+    # A lone surrogate: printed as JSON.stringify writes it.
+    "surrogate": "export default () => ({ meta: { name: 'Lone \\ud800 half' },"
+    " playTurn: (s) => ({ newSoldiers: s.producers, launchAttack: true }) });\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(META_EDGE_BOTS))
+@pytest.mark.parametrize("seat", [0, 1])
+def test_meta_edge_cases_match_the_original(tmp_path: Path, kind: str, seat: int) -> None:
+    bot = tmp_path / f"{kind}.js"
+    bot.write_text(META_EDGE_BOTS[kind], encoding="utf-8")
+    pair = (bot, matrix_bot("zergy")) if seat == 0 else (matrix_bot("zergy"), bot)
+    outcome = check(Case(*pair, 5, rounds=5, turns=4))
+    assert outcome.status == "passed", f"{kind}: {outcome.status} {outcome.detail}"
+    assert outcome.platform is not None and outcome.platform.replay.start["verdicts"][seat][0] == "OK"
+
+
+def test_explicit_player_seeds_give_the_original_s_plus_1000_scheme() -> None:
+    # GD-4's config key `player_seeds`: the original's own seeding (s, s + 1000) for both sides.
+    FORCED_SEEDS[4242] = (42, 1042)
+    try:
+        outcome = check(Case(matrix_bot("randomonium"), kit_bot("splitter.js"), 4242, rounds=20, turns=10))
+    finally:
+        del FORCED_SEEDS[4242]
+    assert outcome.status == "passed", outcome.detail
+    assert outcome.platform is not None
+    assert outcome.platform.replay.config["player_seeds"] == [42, 1042]
+
+
 def test_self_pair_modules_do_not_share_state(tmp_path: Path) -> None:
     # Module-level state: two adapter processes never share it, so the harness must not either.
     counter = tmp_path / "counter.js"

@@ -178,13 +178,45 @@ def test_2_3_help_lists_the_formats_the_readme_shows() -> None:
     from typer.testing import CliRunner
 
     from botarena.cli import app
+    from botarena.tournament.formats import FORMATS
 
+    names = {*FORMATS, "drones_2018_event"}
     readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
     bullet = readme[readme.index("- **Formats**") :].split("\n- ", 1)[0]
-    shown = re.findall(r"`([a-z0-9_-]+)`", bullet)
-    assert "drones_2018_event" in shown and "drones-2018" not in shown
+    in_readme = {name for name in names if f"`{name}`" in bullet}
     result = CliRunner().invoke(app, ["tournament", "--help"], env={"COLUMNS": "300", "NO_COLOR": "1"})
     assert result.exit_code == 0
     help_text = " ".join(result.output.replace("│", " ").split())
-    for name in shown:
-        assert name in help_text, name
+    option = help_text[help_text.index("--format") :].split("--workers", 1)[0]
+    in_help = set(re.findall(r"[a-z0-9]+(?:[_-][a-z0-9]+)+|swiss|ladder", option)) & names
+    assert in_readme == in_help == names  # every format, the 2018 event under its spec name and alias
+    assert option.index("drones_2018_event") < option.index("drones-2018")  # the name, then the alias
+
+
+# -- the event's table from a played tournament (spec 6.3) -------------------------------------------------
+def test_6_3_event_prints_the_per_opponent_summary_with_round_draws(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import orjson
+
+    from botarena.cli import main
+
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    # Two copies of Hard Hitting Pacifist draw every bravolt2018 round (equal soldiers, GD-21), and
+    # share one meta.name: the 2018 event would have dropped the second; botarena plays it.
+    bots = "one=pacifist,two=pacifist,zergy"
+    args = ["tournament", "drones", "--bots", bots, "--format", "drones_2018_event", "--set", "rounds=3"]
+    assert main([*args, "--workers", "0", "--db", db, "--name", "cup", "--no-progress"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "vs two: DRAW (W:0/ L:0/ D:3)" in out and "vs one: DRAW (W:0/ L:0/ D:3)" in out
+    assert "note: every entrant is played: the 2018 event dropped a bot without meta.name" in out
+    assert "note: two: meta.name 'Hard Hitting Pacifist (Example Bot)' as one" in out
+    assert main(["leaderboard", "cup", "--db", db, "--json"]) == 0
+    board = orjson.loads(capsys.readouterr().out)["leaderboard"]
+    rows = {row["entrant"]: row for row in board["standings"]}
+    summary = board["standings_summary"]
+    for name in ("one", "two", "zergy"):
+        draws = [int(text.rsplit("D:", 1)[1].rstrip(")")) for text in summary[name].values()]
+        assert rows[name]["round_draws"] == sum(draws)  # stored standings count the round draws
+    assert rows["one"]["round_draws"] >= 3 and rows["two"]["round_draws"] >= 3
+    assert summary["one"]["two"] == "DRAW (W:0/ L:0/ D:3)"
