@@ -148,16 +148,22 @@ const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(d[89a-f][0-9a-f]{2})/gi;
 function startReply(id, meta, errors) {
   let text;
   try {
-    text = JSON.stringify(meta) ?? "null"; // a toJSON returning undefined: nothing to print
+    text = JSON.stringify(meta); // undefined when a toJSON returns undefined: the key is left out
   } catch (error) {
     logError("meta", error);
     errors.push(`meta: ${describe(error)}`);
     text = JSON.stringify(ANONYMOUS);
   }
-  const wellFormed = text.replace(LONE_SURROGATE_ESCAPE, "$1\\ufffd");
-  const error = errors.length ? `,"error":${JSON.stringify(errors.join("; "))}` : "";
-  const exact = wellFormed === text ? "" : `,"metaJson":${JSON.stringify(text)}`;
-  return `{"id":${JSON.stringify(id)},"payload":{"meta":${wellFormed}${exact}${error}}}`;
+  const fields = [];
+  if (text !== undefined) {
+    const wellFormed = text.replace(LONE_SURROGATE_ESCAPE, "$1\\ufffd");
+    fields.push(`"meta":${wellFormed}`);
+    if (wellFormed !== text) fields.push(`"metaJson":${JSON.stringify(text)}`);
+  }
+  if (errors.length) fields.push(`"error":${JSON.stringify(errors.join("; "))}`);
+  // The envelope as JSON.stringify writes it (an undefined id left out), with the payload spliced in.
+  const envelope = JSON.stringify({ id, payload: 0 });
+  return `${envelope.slice(0, -2)}{${fields.join(",")}}}`;
 }
 
 function onStart(id, payload) {
