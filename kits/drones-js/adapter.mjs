@@ -122,9 +122,10 @@ function startMatch(id, payload) {
   }
   player = made;
   const errors = [];
-  callHook("onMatchStart", { rounds: payload.rounds, drawAllowed: payload.drawAllowed }, errors);
-  // meta is read after onMatchStart: the original printed it as it stood at the match's end, and a
-  // bot that sets it in onMatchStart keeps that value (the parity harness's baseline, spec 11.5).
+  // meta is read BEFORE onMatchStart, as the original's PlayerDriver did (spec 7.3 step 5): a bot
+  // that assigns a new object to `this.meta` in onMatchStart keeps the one it had. The original
+  // printed that object as it stood at the match's end, so a change made to it in place in
+  // onMatchStart shows: it is serialised after the hook.
   let meta;
   try {
     meta = player.meta;
@@ -132,16 +133,37 @@ function startMatch(id, payload) {
     logError("meta", error);
     errors.push(`meta: ${describe(error)}`);
   }
-  const reply = { meta: typeof meta === "object" ? meta : ANONYMOUS };
-  if (errors.length) reply.error = errors.join("; ");
-  let line;
+  callHook("onMatchStart", { rounds: payload.rounds, drawAllowed: payload.drawAllowed }, errors);
+  writeProtocol(startReply(id, typeof meta === "object" ? meta : ANONYMOUS, errors) + "\n");
+}
+
+// JSON.stringify writes a lone surrogate (a half of a UTF-16 pair, e.g. "\ud800") as the escape
+// `\ud800`, which is not UTF-8 and which the platform's JSON reader rejects. Such an escape follows
+// an even number of backslashes (an odd one would make it the text "\\ud800").
+const LONE_SURROGATE_ESCAPE = /(?<!\\)((?:\\\\)*)\\u(d[89a-f][0-9a-f]{2})/gi;
+
+// The start reply line. `meta` goes as JSON.stringify writes it; when that text holds a lone
+// surrogate, `meta` gets U+FFFD in its place (so the line is valid UTF-8) and `metaJson` carries
+// JSON.stringify's own text, which the host prints in the original's MatchResult (spec 7.5).
+function startReply(id, meta, errors) {
+  let text;
   try {
-    line = JSON.stringify({ id, payload: reply });
+    text = JSON.stringify(meta); // undefined when a toJSON returns undefined: the key is left out
   } catch (error) {
     logError("meta", error);
-    line = JSON.stringify({ id, payload: { meta: ANONYMOUS, error: `meta: ${describe(error)}` } });
+    errors.push(`meta: ${describe(error)}`);
+    text = JSON.stringify(ANONYMOUS);
   }
-  writeProtocol(line + "\n");
+  const fields = [];
+  if (text !== undefined) {
+    const wellFormed = text.replace(LONE_SURROGATE_ESCAPE, "$1\\ufffd");
+    fields.push(`"meta":${wellFormed}`);
+    if (wellFormed !== text) fields.push(`"metaJson":${JSON.stringify(text)}`);
+  }
+  if (errors.length) fields.push(`"error":${JSON.stringify(errors.join("; "))}`);
+  // The envelope as JSON.stringify writes it (an undefined id left out), with the payload spliced in.
+  const envelope = JSON.stringify({ id, payload: 0 });
+  return `${envelope.slice(0, -2)}{${fields.join(",")}}}`;
 }
 
 function onStart(id, payload) {

@@ -143,16 +143,17 @@ async function makePlayer(side, path, seed) {
 }
 
 // Step 3: the same meta, only the hooks the bot has, each run with the bot's generator current and
-// `this` = the original player. The platform's adapter reads meta after onMatchStart: that is the
-// baseline the printed meta is compared with at the end.
+// `this` = the original player. The platform's adapter, like the original, takes the meta object
+// before onMatchStart and writes it after: that text is the baseline the printed meta is compared
+// with at the end (a bot that assigns a new object to this.meta in onMatchStart stays comparable).
 function wrap(side, player, generator) {
   const wrapper = { meta: player.meta };
-  const state = { side, baseline: metaJson(player.meta) };
+  const state = { side, baseline: metaJson(wrapper.meta) };
   for (const name of HOOKS) {
     if (typeof player[name] !== "function") continue;
     wrapper[name] = function (...args) {
       const result = withGenerator(generator, () => player[name].apply(player, args));
-      if (name === "onMatchStart") state.baseline = metaJson(player.meta);
+      if (name === "onMatchStart") state.baseline = metaJson(wrapper.meta);
       if (name === "playTurn") checkAction(side, result);
       return result;
     };

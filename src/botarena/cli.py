@@ -411,7 +411,11 @@ def tournament_command(
     ] = None,
     format_: Annotated[
         str,
-        typer.Option("--format", help="round-robin, drones-2018, swiss, single-elimination or ladder."),
+        typer.Option(
+            "--format",
+            help="round-robin, drones_2018_event (drones: the 2018 event, spec 2.3; alias drones-2018), "
+            "swiss, single-elimination or ladder.",
+        ),
     ] = "round-robin",
     workers: Annotated[int, typer.Option(help="Local worker processes (0: play in this process).")] = 2,
     dask: Annotated[
@@ -423,7 +427,9 @@ def tournament_command(
         str | None, typer.Option(help="Resume the tournament of this name or id (e.g. after a kill).")
     ] = None,
     seed: Annotated[int, typer.Option(help="Tournament seed: every match seed derives from it.")] = 0,
-    preset: Annotated[str | None, typer.Option(help="Config preset (drones-2018: bravolt2018).")] = None,
+    preset: Annotated[
+        str | None, typer.Option(help="Config preset (drones_2018_event: bravolt2018).")
+    ] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option("--set", metavar="KEY=VALUE", help="Override a config key (repeatable)."),
@@ -546,7 +552,7 @@ def _print_leaderboard(store: Any, tournament_id: int) -> None:
     standings = board.get("standings")
     if standings:
         table = Table(title="2018 event standings (spec 6.3)")
-        for column in ("rank", "bot", "points", "W", "D", "L", "round +/-"):
+        for column in ("rank", "bot", "points", "W", "D", "L", "rounds W/L/D", "round +/-"):
             table.add_column(column)
         for row in standings:
             table.add_row(
@@ -556,12 +562,29 @@ def _print_leaderboard(store: Any, tournament_id: int) -> None:
                 str(row["wins"]),
                 str(row["draws"]),
                 str(row["losses"]),
+                f"{row['round_wins']}/{row['round_losses']}/{row['round_draws']}",
                 f"{row['round_wins'] - row['round_losses']:+d}",
             )
         console.print(table)
+        summary, notes = board.get("standings_summary") or {}, board.get("standings_notes") or []
+        _print_event_summary(console, summary, notes)
     game_table = board.get("game_standings")
     if game_table:
         console.print(_standings_table(game_table))
+
+
+def _print_event_summary(console: Any, summary: dict[str, dict[str, str]], notes: list[str]) -> None:
+    """The 2018 event's per-opponent lines (spec 6.3), e.g. `vs Zergy: WIN (W:792/ L:208/ D:0)`,
+    then the standings notes (every entrant is played, unlike at the event)."""
+    from rich.markup import escape
+
+    for entrant, results in summary.items():
+        if results:
+            console.print(escape(f"{entrant}:"))
+            for opponent, text in results.items():
+                console.print(escape(f"  vs {opponent}: {text}"))
+    for note in notes:
+        console.print(escape(f"note: {note}"))
 
 
 def _standings_cell(value: Any) -> str:

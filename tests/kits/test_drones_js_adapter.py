@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from drones_js_helpers import (
     E16_ACTIONS,
@@ -97,14 +98,51 @@ def test_meta_per_spec_7_1(tmp_path: Path, expression: str, expected: Any) -> No
     assert pipe(bot, [start(1)]).payloads == [{"meta": expected}]
 
 
-def test_meta_is_read_after_on_match_start(tmp_path: Path) -> None:
+def test_7_3_meta_is_read_before_on_match_start(tmp_path: Path) -> None:
+    # Spec 7.3 step 5 before step 6, as the original's PlayerDriver: a new object assigned to
+    # this.meta in onMatchStart is not the meta the match prints.
     source = """export default () => ({
   meta: { name: "before" },
   onMatchStart() { this.meta = { name: "set in onMatchStart" }; },
 });
 """
     bot = write_bot(tmp_path, "late-meta.js", source)
-    assert pipe(bot, [start(1)]).payloads == [{"meta": {"name": "set in onMatchStart"}}]
+    assert pipe(bot, [start(1)]).payloads == [{"meta": {"name": "before"}}]
+    assert pipe(bot, [start(1, rules="bravolt2018")]).payloads == [{"meta": {"name": "before"}}]
+
+
+def test_7_3_meta_changed_in_place_in_on_match_start_shows(tmp_path: Path) -> None:
+    # The original held the object itself and printed it at the match's end: a change made to it
+    # in place shows (it is written after onMatchStart); a meta set only there is still Anonymous.
+    source = """export default () => ({
+  meta: { name: "before" },
+  onMatchStart() { this.meta.name = "renamed in place"; this.meta.seen = true; },
+});
+"""
+    bot = write_bot(tmp_path, "mutate-meta.js", source)
+    assert pipe(bot, [start(1)]).payloads == [{"meta": {"name": "renamed in place", "seen": True}}]
+    source = "export default () => ({ onMatchStart() { this.meta = { name: 'x' }; } });\n"
+    late = write_bot(tmp_path, "only-late.js", source)
+    assert pipe(late, [start(1)]).payloads == [{"meta": {"name": "Anonymous Player"}}]
+
+
+def test_7_3_lone_surrogate_meta_is_valid_utf8_with_json_stringify_text(tmp_path: Path) -> None:
+    # JSON.stringify writes a lone surrogate as the escape \ud800, which orjson (the platform's
+    # reader) rejects: the adapter puts U+FFFD in `meta` and JSON.stringify's own text in `metaJson`.
+    source = r"""export default () => ({
+  meta: { name: "a\ud800b", note: "\\ud800 is text", smile: "\ud83d\ude00" },
+});
+"""
+    bot = write_bot(tmp_path, "surrogate.js", source)
+    out = pipe(bot, [start(1)])
+    line = out.lines[0]
+    line.encode("utf-8")  # no lone surrogate on the wire
+    payload = orjson.loads(line)["payload"]
+    assert payload["meta"] == {"name": "a\ufffdb", "note": "\\ud800 is text", "smile": "\U0001f600"}
+    assert payload["metaJson"] == '{"name":"a\\ud800b","note":"\\\\ud800 is text","smile":"\U0001f600"}'
+    # A meta without lone surrogates has no metaJson.
+    plain = write_bot(tmp_path, "plain.js", r'export default () => ({ meta: { name: "\\ud800 as text" } });')
+    assert pipe(plain, [start(1)]).payloads == [{"meta": {"name": "\\ud800 as text"}}]
 
 
 def test_unserialisable_meta_is_anonymous_with_an_error(tmp_path: Path) -> None:

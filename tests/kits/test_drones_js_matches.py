@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from drones_js_helpers import E16_ACTIONS, E16_END_STATES, kit_bot, needs_node, write_bot
 
@@ -287,3 +288,32 @@ def test_python_and_javascript_versions_are_equivalent(bot: str, opponent: str, 
             assert got == expected, f"seed {seed}: first difference at step {index}"
         assert len(js_records) == len(python_records)
         assert js_run.result.to_json() == python_run.result.to_json()
+
+
+# -- meta edge cases (spec 7.3, 7.5) ---------------------------------------------------------------------
+LONE_SURROGATE_BOT = r"""export default () => ({
+  meta: { name: "Lone \ud800 half", author: "x" },
+  playTurn() { return { newProducers: 0, newSoldiers: 1, launchAttack: false }; },
+});
+"""
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_7_5_lone_surrogate_name_prints_as_json_stringify(tmp_path: Path, seat: int) -> None:
+    from botarena.core.replay import Replay
+    from botarena.games.drones.protocol import original_result_json
+
+    bot = node_bot(write_bot(tmp_path, "lone.js", LONE_SURROGATE_BOT))
+    bots = [bot, PythonBot(Zergy)] if seat == 0 else [PythonBot(Zergy), bot]
+    run = run_match(GAME, bots, config=GAME.config("bravolt2018", {"rounds": 2}), seed=3)
+    assert run.replay.start["verdicts"][seat][0] == "OK"  # not INVALID bad_json
+    assert run.result.details["meta"][seat] == {"name": "Lone \ufffd half", "author": "x"}
+    # The original printed JSON.stringify(result, null, 2): the lone half as the 6-character escape.
+    expected = f'"player{seat + 1}": {{\n    "name": "Lone \\ud800 half",\n    "author": "x"\n  }}'
+    text = original_result_json(run)
+    assert expected in text
+    text.encode("utf-8")
+    # The replay is stored and read back as UTF-8 JSON, and prints the same.
+    stored = orjson.loads(run.replay.dumps())
+    assert stored["result"]["details"]["metaJson"][seat] == '{"name":"Lone \\ud800 half","author":"x"}'
+    assert original_result_json(Replay.from_json(stored)) == text

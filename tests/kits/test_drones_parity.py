@@ -34,7 +34,6 @@ from drones_js_helpers import kit_bot, node_skip_reason
 from botarena.bots.node import find_adapter, find_node, node_bot
 from botarena.core.registry import get_game
 from botarena.core.rng import bot_seed
-from botarena.games.drones import rules as drones_rules
 from botarena.games.drones.protocol import original_result_json
 from botarena.runner.match import MatchRun, run_match
 
@@ -101,7 +100,8 @@ def parity_bot(name: str) -> Path:
 
 # -- player seeds --------------------------------------------------------------------------------------
 FORCED_SEEDS: dict[int, tuple[int, int]] = {}
-"""Test hook overriding GD-4: match seed -> the two playerSeeds (spec 11.5, Platform run)."""
+"""Match seed -> the two playerSeeds where they are not the seats' bot_seed (spec 11.5, Platform
+run); the platform run is given them by config key `player_seeds` (GD-4)."""
 
 
 def player_seeds(match_seed: int) -> tuple[int, int]:
@@ -109,11 +109,6 @@ def player_seeds(match_seed: int) -> tuple[int, int]:
     if forced is not None:
         return forced
     return bot_seed(match_seed, GAME.id, 0), bot_seed(match_seed, GAME.id, 1)
-
-
-@pytest.fixture(autouse=True)
-def _forced_player_seeds(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(drones_rules, "bot_seed", lambda seed, game, seat: player_seeds(seed)[seat])
 
 
 # -- the two runs ------------------------------------------------------------------------------------
@@ -169,6 +164,7 @@ def run_platform(case: Case, rules: str = "bravolt2018") -> MatchRun:
         # running several matches at once never turns a slow reply into a TIMEOUT.
         "turn_timeout_ms": 60000,
         "setup_timeout_ms": 120000,
+        "player_seeds": list(player_seeds(case.seed)),
     }
     bots = [node_bot(case.bot1), node_bot(case.bot2)]
     return run_match(GAME, bots, config=GAME.config("default", overrides), seed=case.seed)
@@ -371,6 +367,41 @@ def test_harness_reports_a_changed_meta_and_a_numeric_string_as_ineligible(tmp_p
         reference = run_reference(Case(bot, parity_bot("idle"), 1, rounds=2, turns=3))
         assert reference.returncode == EXIT_INELIGIBLE
         assert any(needle in line for line in reference.ineligible), reference.stderr
+
+
+META_EDGE_BOTS = {
+    # Spec 7.3: meta is read before onMatchStart, as the original did; a change in place still shows.
+    "reassigned": "export default () => ({ meta: { name: 'Before' }, onMatchStart() {"
+    " this.meta = { name: 'After' }; }, playTurn: (s) => ({ newProducers: s.producers }) });\n",
+    "mutated": "export default () => ({ meta: { name: 'Before' }, onMatchStart() {"
+    " this.meta.name = 'In place'; }, playTurn: (s) => ({ newProducers: s.producers }) });\n",
+    # A lone surrogate: printed as JSON.stringify writes it.
+    "surrogate": "export default () => ({ meta: { name: 'Lone \\ud800 half' },"
+    " playTurn: (s) => ({ newSoldiers: s.producers, launchAttack: true }) });\n",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(META_EDGE_BOTS))
+@pytest.mark.parametrize("seat", [0, 1])
+def test_meta_edge_cases_match_the_original(tmp_path: Path, kind: str, seat: int) -> None:
+    bot = tmp_path / f"{kind}.js"
+    bot.write_text(META_EDGE_BOTS[kind], encoding="utf-8")
+    pair = (bot, matrix_bot("zergy")) if seat == 0 else (matrix_bot("zergy"), bot)
+    outcome = check(Case(*pair, 5, rounds=5, turns=4))
+    assert outcome.status == "passed", f"{kind}: {outcome.status} {outcome.detail}"
+    assert outcome.platform is not None and outcome.platform.replay.start["verdicts"][seat][0] == "OK"
+
+
+def test_explicit_player_seeds_give_the_original_s_plus_1000_scheme() -> None:
+    # GD-4's config key `player_seeds`: the original's own seeding (s, s + 1000) for both sides.
+    FORCED_SEEDS[4242] = (42, 1042)
+    try:
+        outcome = check(Case(matrix_bot("randomonium"), kit_bot("splitter.js"), 4242, rounds=20, turns=10))
+    finally:
+        del FORCED_SEEDS[4242]
+    assert outcome.status == "passed", outcome.detail
+    assert outcome.platform is not None
+    assert outcome.platform.replay.config["player_seeds"] == [42, 1042]
 
 
 def test_self_pair_modules_do_not_share_state(tmp_path: Path) -> None:

@@ -314,6 +314,62 @@ def test_6_3_drones_2018_odd_count_and_failed_match() -> None:
     assert all(s.round_draws == 0 for s in table.values())
 
 
+def _drones_details(draws: int, metas: Sequence[object] | None = None) -> dict[str, object]:
+    details: dict[str, object] = {"roundTotals": {"player1Wins": 0, "player2Wins": 0, "draws": draws}}
+    if metas is not None:
+        details["meta"] = list(metas)
+    return details
+
+
+def test_6_3_drones_2018_standings_count_round_draws_and_print_the_summary() -> None:
+    from botarena.tournament.formats import drones_2018_standings, drones_2018_summary
+
+    fmt = make_format("drones-2018", ["A", "B", "C"], seed=1, players=2, options={})
+    matches = fmt.schedule([], {})
+    assert [m.seats for m in matches] == [("B", "C"), ("A", "C"), ("A", "B")]
+    scores = {("B", "C"): (792.0, 208.0), ("A", "C"): (5.0, 5.0), ("A", "B"): (0.0, 1.0)}
+    draws = {("B", "C"): 0, ("A", "C"): 990, ("A", "B"): 1336}
+    finished = {}
+    details = {}
+    for m in matches:
+        one, two = scores[(m.seats[0], m.seats[1])]
+        ranks = [1, 2] if one > two else [2, 1] if two > one else [1, 1]
+        finished[m.key] = finish(m, ranks, [one, two])
+        details[m.key] = _drones_details(draws[(m.seats[0], m.seats[1])])
+    table = {s.entrant: s for s in drones_2018_standings(fmt.entrants, finished.values(), details)}
+    assert (table["A"].round_draws, table["B"].round_draws, table["C"].round_draws) == (2326, 1336, 990)
+    # Without the details (replays unreadable) the draws are unknown: 0, the points unchanged.
+    bare = {s.entrant: s for s in drones_2018_standings(fmt.entrants, finished.values())}
+    assert all(s.round_draws == 0 for s in bare.values())
+    assert [bare[n].points for n in "ABC"] == [table[n].points for n in "ABC"]
+    summary = drones_2018_summary(fmt.entrants, finished.values(), details)
+    assert summary == {
+        "A": {"C": "DRAW (W:5/ L:5/ D:990)", "B": "LOSS (W:0/ L:1/ D:1336)"},
+        "B": {"C": "WIN (W:792/ L:208/ D:0)", "A": "WIN (W:1/ L:0/ D:1336)"},
+        "C": {"B": "LOSS (W:208/ L:792/ D:0)", "A": "DRAW (W:5/ L:5/ D:990)"},
+    }  # spec 6.3: the event's text; a failed match has no line
+
+
+def test_6_3_drones_2018_notes_name_entrants_the_event_would_have_dropped() -> None:
+    from botarena.tournament.formats import drones_2018_notes
+
+    fmt = make_format("drones-2018", ["A", "B", "C", "D"], seed=1, players=2, options={})
+    matches = fmt.schedule([], {})
+    metas = {"A": {"name": "Twin"}, "B": {"name": "Anonymous Player"}, "C": {"name": "Twin"}, "D": None}
+    finished = {m.key: finish(m, [1, 1], [1.0, 1.0]) for m in matches}
+    details = {m.key: _drones_details(0, [metas[name] for name in m.seats]) for m in matches}
+    notes = drones_2018_notes(fmt.entrants, finished.values(), details)
+    assert notes[0].startswith("every entrant is played: the 2018 event dropped a bot without meta.name")
+    assert notes[1:] == [
+        "B: no meta.name, the 2018 event would have dropped it",
+        "C: meta.name 'Twin' as A, the 2018 event would have dropped it",
+        "D: no meta.name, the 2018 event would have dropped it",
+    ]
+    # Unique names: only the general note.
+    unique = {m.key: _drones_details(0, [{"name": n} for n in m.seats]) for m in matches}
+    assert len(drones_2018_notes(fmt.entrants, finished.values(), unique)) == 1
+
+
 # --- determinism -------------------------------------------------------------------------------------
 
 

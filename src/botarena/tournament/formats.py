@@ -19,7 +19,9 @@ Formats (`FORMATS`):
 - `round-robin`: every pair meets `cycles` times (2 players), or every group of `players` entrants
   plays `players` matches per cycle with each member in each seat once (3..N players).
 - `drones-2018`: the GameOfDrones 2018 event (drones spec 2.3 and 6.3): the circle schedule with the
-  event's sides, and the spec's standings.
+  event's sides, and the spec's standings with the event's per-opponent summary. Users name it
+  `drones_2018_event` (the spec's name; `drones-2018` is an alias): for the drones game both also
+  select game preset `bravolt2018` and the event's config (`games.drones.EVENT_2018_TOURNAMENT`).
 - `swiss`: rounds paired by score with a maximum-weight matching, no rematch where one is avoidable.
 - `single-elimination`: a seeded bracket; drawn or failed matches are replayed with seats swapped.
 - `ladder`: continuous matchmaking in waves by rating uncertainty; nobody is ever starved of games.
@@ -40,7 +42,7 @@ import networkx as nx  # type: ignore[import-untyped]
 from openskill.models import PlackettLuceRating
 
 from botarena.tournament.ratings import MODEL, openskill_ratings
-from botarena.tournament.roundrobin import MatchScore, Standing, circle_schedule, standings
+from botarena.tournament.roundrobin import MatchScore, Standing, circle_schedule, standings, summary_line
 
 DRONES_2018_PRESET = "bravolt2018"
 """The drones game preset the `drones-2018` format plays (spec 2.2: `{"rules": "bravolt2018"}`)."""
@@ -319,13 +321,24 @@ class Drones2018(RoundRobin):
         return a, b
 
 
-def drones_2018_standings(entrants: Sequence[str], finished: Iterable[FinishedMatch]) -> list[Standing]:
-    """The spec 6.3 standings table from drones results (`roundrobin.standings`).
+Details = Mapping[str, Mapping[str, Any]]
+"""Match key -> the match's result details (`MatchResult.details`, read from its replay)."""
 
-    A drones match's scores are [PLAYER 1's round wins, PLAYER 2's round wins]; drawn rounds are not
-    in them (only in the replay's details), so the table's `round_draws` is 0. A failed match is no
-    result: it is left out (nobody gets points, nobody has played it). A match with ranks but no
-    scores counts as 1 round won to 0 (or 0-0 when ranks tie), so its points are still right.
+
+def _round_draws(details: Details | None, key: str) -> int:
+    """The drawn rounds of match `key` (`roundTotals.draws` of its drones result details), 0 if unknown."""
+    found = (details or {}).get(key) or {}
+    totals = found.get("roundTotals")
+    draws = totals.get("draws") if isinstance(totals, Mapping) else None
+    return draws if type(draws) is int and draws >= 0 else 0
+
+
+def drones_2018_scores(finished: Iterable[FinishedMatch], details: Details | None = None) -> list[MatchScore]:
+    """The played drones matches as `MatchScore`s, in canonical order (failed ones left out).
+
+    A drones match's scores are [PLAYER 1's round wins, PLAYER 2's round wins]; its drawn rounds come
+    from the result details (`roundTotals.draws`), 0 when those are not given or cannot be read. A
+    match with ranks but no scores counts as 1 round won to 0 (or 0-0 when ranks tie).
     """
     results: list[MatchScore] = []
     for match in canonical(finished):
@@ -336,11 +349,81 @@ def drones_2018_standings(entrants: Sequence[str], finished: Iterable[FinishedMa
         else:
             one, two = match.ranks
             wins1, wins2 = int(one < two), int(two < one)
-        results.append(MatchScore(match.seats[0], match.seats[1], wins1, wins2, 0))
+        draws = _round_draws(details, match.key)
+        results.append(MatchScore(match.seats[0], match.seats[1], wins1, wins2, draws))
+    return results
+
+
+def drones_2018_standings(
+    entrants: Sequence[str], finished: Iterable[FinishedMatch], details: Details | None = None
+) -> list[Standing]:
+    """The spec 6.3 standings table from drones results (`roundrobin.standings`).
+
+    `round_draws` counts the drawn rounds found in `details` (`drones_2018_scores`). A failed match is
+    no result: it is left out (nobody gets points, nobody has played it).
+    """
     try:
-        return standings(entrants, results)
+        return standings(entrants, drones_2018_scores(finished, details))
     except ValueError as error:
         raise FormatError(str(error)) from None
+
+
+def drones_2018_summary(
+    entrants: Sequence[str], finished: Iterable[FinishedMatch], details: Details | None = None
+) -> dict[str, dict[str, str]]:
+    """Spec 6.3's per-entrant summary, as the event printed it: entrant -> opponent -> e.g.
+    `WIN (W:792/ L:208/ D:0)` (`roundrobin.summary_line`), opponents in the order they were met."""
+    table: dict[str, dict[str, str]] = {name: {} for name in entrants}
+    for score in drones_2018_scores(finished, details):
+        for name, opponent in ((score.player1, score.player2), (score.player2, score.player1)):
+            if name in table:
+                table[name][opponent] = summary_line(score, name)
+    return table
+
+
+def drones_2018_notes(
+    entrants: Sequence[str], finished: Iterable[FinishedMatch], details: Details | None = None
+) -> list[str]:
+    """What the standings should say about entrants the 2018 event would not have played.
+
+    The original round robin silently dropped a bot without `meta.name` and any later bot whose
+    `meta.name` an earlier one had; botarena plays every entrant. The metas are those the bots sent
+    in their first finished match (result details `meta`); the engine's default meta
+    (`{"name": "Anonymous Player"}`, what a bot that sent none gets) counts as no name.
+    """
+    metas: dict[str, Any] = {}
+    for match in canonical(finished):
+        sent = ((details or {}).get(match.key) or {}).get("meta")
+        if match.ranks is None or not isinstance(sent, Sequence) or len(sent) != len(match.seats):
+            continue
+        for name, meta in zip(match.seats, sent, strict=True):
+            metas.setdefault(name, meta)
+    notes = [
+        "every entrant is played: the 2018 event dropped a bot without meta.name and any later bot "
+        "with a duplicate meta.name (spec 6.3)"
+    ]
+    first_with: dict[str, str] = {}
+    for name in entrants:
+        if name not in metas:
+            continue
+        meta = metas[name]
+        meta_name = meta.get("name") if isinstance(meta, Mapping) else None
+        if not meta_name or meta == ANONYMOUS_META:
+            notes.append(f"{name}: no meta.name, the 2018 event would have dropped it")
+        elif not isinstance(meta_name, str | int | float):
+            continue  # the original's `in` test on an object key: not reproduced
+        elif str(meta_name) in first_with:
+            earlier = first_with[str(meta_name)]
+            notes.append(
+                f"{name}: meta.name {meta_name!r} as {earlier}, the 2018 event would have dropped it"
+            )
+        else:
+            first_with[str(meta_name)] = name
+    return notes
+
+
+ANONYMOUS_META = {"name": "Anonymous Player"}
+"""The meta a drones bot that sent none is recorded with (drones spec 7.1, 7.5)."""
 
 
 def _round_state(scheduled: Sequence[MatchSpec], finished: Mapping[str, FinishedMatch]) -> tuple[int, bool]:

@@ -38,6 +38,9 @@ Z95 = NormalDist().inv_cdf(0.975)
 
 MODEL = PlackettLuce()
 
+DRONES_2018_FORMAT = "drones-2018"
+"""The format whose leaderboard has the drones spec 6.3 standings (they need the result details)."""
+
 GAME_STANDINGS = "tournament_standings"
 """The `GameInfo.extras` key of a game's own tournament standings: a `GameStandings` function
 `(entrants, matches) -> table`.
@@ -238,8 +241,11 @@ def leaderboard(
     game_table: GameStandings | None = None,
     details: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The leaderboard JSON: rating rows, the pair matrix, for `drones-2018` the spec 6.3 standings,
-    and the game's own standings when it declares them.
+    """The leaderboard JSON: rating rows, the pair matrix, for `drones-2018` the spec 6.3 standings
+    (`standings`, with round draws from `details`), the event's per-opponent summary
+    (`standings_summary`: entrant -> opponent -> `WIN (W:792/ L:208/ D:0)`) and `standings_notes`
+    (that every entrant is played, and which ones the 2018 event would have dropped), and the game's
+    own standings when it declares them.
 
     Rows follow `rate`'s order; `rank` is shared by equal ordinals (1, 2, 2, 4). `pairs.cells[i][j]`
     is row entrant i's record against column entrant j (registration order), null on the diagonal
@@ -293,13 +299,15 @@ def leaderboard(
             )
         cells.append(line)
     board: dict[str, Any] = {"rows": rows, "pairs": {"names": names, "cells": cells}}
-    if format_name == "drones-2018":
-        from botarena.tournament.formats import drones_2018_standings
+    if format_name == DRONES_2018_FORMAT:
+        from botarena.tournament.formats import drones_2018_notes, drones_2018_standings, drones_2018_summary
 
         board["standings"] = [
             {**asdict(standing), "round_difference": standing.round_difference}
-            for standing in drones_2018_standings(names, matches)
+            for standing in drones_2018_standings(names, matches, details)
         ]
+        board["standings_summary"] = drones_2018_summary(names, matches, details)
+        board["standings_notes"] = drones_2018_notes(names, matches, details)
     if game_table is not None:
         board["game_standings"] = game_standings(game_table, names, matches, details)
     return board

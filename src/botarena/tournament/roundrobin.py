@@ -217,7 +217,9 @@ def standings(entrants: Sequence[str], results: Iterable[MatchScore | Sequence[o
 
 
 def summary_line(score: MatchScore, entrant: str) -> str:
-    """The event's per-opponent summary (spec 6.3): `WIN`/`LOSS`/`DRAW` and `W:<w>/ L:<l>/ D:<d>`."""
+    """The event's per-opponent summary (spec 6.3) exactly as it printed it: `WIN (W:792/ L:208/ D:0)`.
+
+    Unlike the event, a drawn match reads `DRAW` (it credited every drawn match to PLAYER 2)."""
     if entrant == score.player1:
         won, lost = score.wins1, score.wins2
     elif entrant == score.player2:
@@ -225,4 +227,4 @@ def summary_line(score: MatchScore, entrant: str) -> str:
     else:
         raise ValueError(f"{entrant!r} did not play this match")
     word = "WIN" if won > lost else "LOSS" if won < lost else "DRAW"
-    return f"{word} W:{won}/ L:{lost}/ D:{score.draws}"
+    return f"{word} (W:{won}/ L:{lost}/ D:{score.draws})"

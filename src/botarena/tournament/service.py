@@ -41,7 +41,7 @@ from botarena.tournament.formats import (
     MatchSpec,
     make_format,
 )
-from botarena.tournament.ratings import declared_standings, leaderboard, rate
+from botarena.tournament.ratings import DRONES_2018_FORMAT, declared_standings, leaderboard, rate
 
 if TYPE_CHECKING:
     from botarena.bots.resolve import Isolation
@@ -293,7 +293,11 @@ def tournament_board(store: Store, tournament: TournamentRow) -> dict[str, Any]:
         finished_matches(rows).values(),
         format_name=tournament.format,
         game_table=game_table,
-        details=match_details(store, rows) if game_table is not None else None,
+        details=(
+            match_details(store, rows)
+            if game_table is not None or tournament.format == DRONES_2018_FORMAT  # its round draws
+            else None
+        ),
     )
 
 

@@ -21,6 +21,7 @@ def test_defaults_are_the_spec_table() -> None:
         "turn_timeout_ms": 1000,
         "setup_timeout_ms": 10000,
         "overage_bank_ms": 0,
+        "player_seeds": None,
     }
 
 
@@ -115,6 +116,7 @@ def test_schema_lists_every_key() -> None:
         "turn_timeout_ms",
         "setup_timeout_ms",
         "overage_bank_ms",
+        "player_seeds",
     }
     assert schema["properties"]["rounds"]["maximum"] == 100_000
 
@@ -130,3 +132,24 @@ def test_2_3_event_2018_config_is_valid() -> None:
         1,
     )
     assert GAME.config("default", {**EVENT_2018_CONFIG, "rules": "seed"}).rules == "seed"
+
+
+def test_gd_4_player_seeds_can_be_given_explicitly() -> None:
+    # GD-4: by default each seat's playerSeed is bot_seed(match seed, "drones", seat); config key
+    # `player_seeds` names both instead, e.g. the original's (s, s + 1000) scheme for parity runs.
+    from botarena.core.rng import bot_seed
+    from botarena.games.drones.rules import DronesEngine
+
+    def seeds(config: DronesConfig) -> list[int]:
+        engine = DronesEngine(config, 7)
+        return [request.payload["playerSeed"] for request in engine.start_requests()]
+
+    assert seeds(GAME.config()) == [bot_seed(7, "drones", 0), bot_seed(7, "drones", 1)]
+    explicit = GAME.config("bravolt2018", {"player_seeds": [5, 1005]})
+    assert seeds(explicit) == [5, 1005]
+    engine = DronesEngine(explicit, 7)
+    assert [r.payload["bot_seed"] for r in engine.start_requests()] == [5, 1005]
+    assert config_to_dict(explicit)["player_seeds"] == [5, 1005]  # the replay records them
+    for bad in ([1], [1, 2, 3], [-1, 0], [0, 2**32], ["1", 2], [1.5, 2]):
+        with pytest.raises(ConfigError, match="player_seeds"):
+            GAME.config("default", {"player_seeds": bad})

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import itertools
+import re
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -125,9 +127,11 @@ def test_standings_reject_unknown_entrants() -> None:
 
 def test_summary_line_as_the_event_printed_it() -> None:
     score = MatchScore("A", "B", 600, 300, 100)
-    assert summary_line(score, "A") == "WIN W:600/ L:300/ D:100"
-    assert summary_line(score, "B") == "LOSS W:300/ L:600/ D:100"
-    assert summary_line(MatchScore("A", "B", 0, 0, 1000), "A") == "DRAW W:0/ L:0/ D:1000"
+    # Spec 6.3, the event's own text: `WIN (W:792/ L:208/ D:0)`.
+    assert summary_line(MatchScore("A", "B", 792, 208, 0), "A") == "WIN (W:792/ L:208/ D:0)"
+    assert summary_line(score, "A") == "WIN (W:600/ L:300/ D:100)"
+    assert summary_line(score, "B") == "LOSS (W:300/ L:600/ D:100)"
+    assert summary_line(MatchScore("A", "B", 0, 0, 1000), "A") == "DRAW (W:0/ L:0/ D:1000)"
 
 
 @given(st.lists(st.tuples(st.integers(0, 10), st.integers(0, 10)), min_size=6, max_size=6))
@@ -143,3 +147,76 @@ def test_standings_points_sum_and_ranks_are_consistent(scores: list[tuple[int, i
         assert above.points >= below.points
         if above.rank == below.rank:
             assert entrants.index(above.entrant) < entrants.index(below.entrant)
+
+
+# -- one name, one behaviour (spec 2.3) -------------------------------------------------------------------
+def _created(tmp_path: Path, format_name: str) -> tuple[str, str, dict[str, object]]:
+    from botarena.store import Store
+    from botarena.tournament.service import Entrant, TournamentPlan, create_tournament
+
+    store = Store.open(f"sqlite:///{tmp_path / format_name}.db", replay_dir=tmp_path / "replays")
+    try:
+        plan = TournamentPlan(
+            name="t",
+            game="drones",
+            format=format_name,
+            entrants=[Entrant(s, s) for s in ("adaptive", "zergy", "pacifist")],
+        )
+        row = create_tournament(store, plan)
+        return row.format, row.preset, dict(row.config)
+    finally:
+        store.close()
+
+
+def test_2_3_drones_2018_event_and_its_alias_are_one_behaviour(tmp_path: Path) -> None:
+    event = _created(tmp_path, "drones_2018_event")
+    assert event == ("drones-2018", "bravolt2018", {"rounds": 1000, "turn_limit": 10, "defender_bonus": 1})
+    assert _created(tmp_path, "drones-2018") == event  # not the `default` preset's 10 seed-rules rounds
+
+
+def test_2_3_help_lists_the_formats_the_readme_shows() -> None:
+    from typer.testing import CliRunner
+
+    from botarena.cli import app
+    from botarena.tournament.formats import FORMATS
+
+    names = {*FORMATS, "drones_2018_event"}
+    readme = (Path(__file__).resolve().parents[3] / "README.md").read_text(encoding="utf-8")
+    bullet = readme[readme.index("- **Formats**") :].split("\n- ", 1)[0]
+    in_readme = {name for name in names if f"`{name}`" in bullet}
+    result = CliRunner().invoke(app, ["tournament", "--help"], env={"COLUMNS": "300", "NO_COLOR": "1"})
+    assert result.exit_code == 0
+    help_text = " ".join(result.output.replace("│", " ").split())
+    option = help_text[help_text.index("--format") :].split("--workers", 1)[0]
+    in_help = set(re.findall(r"[a-z0-9]+(?:[_-][a-z0-9]+)+|swiss|ladder", option)) & names
+    assert in_readme == in_help == names  # every format, the 2018 event under its spec name and alias
+    assert option.index("drones_2018_event") < option.index("drones-2018")  # the name, then the alias
+
+
+# -- the event's table from a played tournament (spec 6.3) -------------------------------------------------
+def test_6_3_event_prints_the_per_opponent_summary_with_round_draws(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import orjson
+
+    from botarena.cli import main
+
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    # Two copies of Hard Hitting Pacifist draw every bravolt2018 round (equal soldiers, GD-21), and
+    # share one meta.name: the 2018 event would have dropped the second; botarena plays it.
+    bots = "one=pacifist,two=pacifist,zergy"
+    args = ["tournament", "drones", "--bots", bots, "--format", "drones_2018_event", "--set", "rounds=3"]
+    assert main([*args, "--workers", "0", "--db", db, "--name", "cup", "--no-progress"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "vs two: DRAW (W:0/ L:0/ D:3)" in out and "vs one: DRAW (W:0/ L:0/ D:3)" in out
+    assert "note: every entrant is played: the 2018 event dropped a bot without meta.name" in out
+    assert "note: two: meta.name 'Hard Hitting Pacifist (Example Bot)' as one" in out
+    assert main(["leaderboard", "cup", "--db", db, "--json"]) == 0
+    board = orjson.loads(capsys.readouterr().out)["leaderboard"]
+    rows = {row["entrant"]: row for row in board["standings"]}
+    summary = board["standings_summary"]
+    for name in ("one", "two", "zergy"):
+        draws = [int(text.rsplit("D:", 1)[1].rstrip(")")) for text in summary[name].values()]
+        assert rows[name]["round_draws"] == sum(draws)  # stored standings count the round draws
+    assert rows["one"]["round_draws"] >= 3 and rows["two"]["round_draws"] >= 3
+    assert summary["one"]["two"] == "DRAW (W:0/ L:0/ D:3)"

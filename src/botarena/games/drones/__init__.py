@@ -9,6 +9,13 @@ from botarena.games.drones.config import EVENT_2018_CONFIG, GAME_ID, PRESETS, RU
 from botarena.games.drones.protocol import original_result_json
 from botarena.games.drones.rules import DronesEngine
 
+EVENT_2018_TOURNAMENT = {
+    "format": "drones-2018",
+    "preset": "bravolt2018",
+    "config": {k: v for k, v in EVENT_2018_CONFIG.items() if k != "rules"},
+}
+"""Spec 2.3, the tournament preset `drones_2018_event`: format, game preset and config overrides."""
+
 GAME = GameInfo(
     id=GAME_ID,
     rules_version=RULES_VERSION,
@@ -24,13 +31,9 @@ GAME = GameInfo(
     extras={
         "original_result_json": original_result_json,  # spec 7.5, for `botarena play --original-json`
         "js_kit": "drones-js",  # kits/drones-js/adapter.mjs runs 2018 bots unmodified (spec 7.3)
-        # spec 2.3: `botarena tournament drones --format drones_2018_event` plays the 2018 event
-        "tournament_presets": {
-            "drones_2018_event": {
-                "format": "drones-2018",
-                "preset": "bravolt2018",
-                "config": {k: v for k, v in EVENT_2018_CONFIG.items() if k != "rules"},
-            }
-        },
+        # spec 2.3: `botarena tournament drones --format drones_2018_event` plays the 2018 event: the
+        # `drones-2018` format (the name stored with the tournament), preset bravolt2018 and the
+        # event's config. `drones-2018` given as the format is an alias with the same behaviour.
+        "tournament_presets": {name: EVENT_2018_TOURNAMENT for name in ("drones_2018_event", "drones-2018")},
     },
 )

@@ -12,6 +12,7 @@ RULES_VERSION = "drones_v1"
 MAX_TURN_LIMIT = 50
 
 TurnCount = Annotated[StrictInt, Field(ge=1, le=MAX_TURN_LIMIT)]
+PlayerSeed = Annotated[StrictInt, Field(ge=0, le=2**32 - 1)]
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,13 @@ class DronesConfig:
     turn_timeout_ms: Annotated[StrictInt, Field(ge=1, le=60_000)] = 1000
     setup_timeout_ms: Annotated[StrictInt, Field(ge=1, le=120_000)] = 10_000
     overage_bank_ms: Annotated[StrictInt, Field(ge=0, le=600_000)] = 0
+    player_seeds: Annotated[
+        tuple[PlayerSeed, PlayerSeed] | None,
+        Field(
+            description="[PLAYER 1's, PLAYER 2's] playerSeed, instead of the seats' bot_seed (GD-4); "
+            "e.g. the original's (s, s + 1000) for a parity run"
+        ),
+    ] = None
 
     def check(self) -> None:
         """Cross-key checks that a field constraint cannot express."""

@@ -134,11 +134,28 @@ def _round_entry(record: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
+def _exact_metas(metas: Sequence[Any], texts: Any) -> list[Any]:
+    """The metas as the bots' JavaScript held them: where the adapter sent JSON.stringify's text
+    (`metaJson`, for a meta with a lone surrogate, spec 7.3), that text read back. Python's `json`
+    keeps a lone surrogate (orjson refuses it), and `js_stringify` writes it as `\\udxxx` again."""
+    exact = list(metas)
+    if isinstance(texts, Sequence) and not isinstance(texts, str):
+        for seat, text in enumerate(texts[: len(exact)]):
+            if isinstance(text, str):
+                try:
+                    exact[seat] = json.loads(text)
+                except ValueError:
+                    continue  # not JSON (not from the adapter): the meta as received
+    return exact
+
+
 def _from_source(source: Any) -> tuple[Sequence[Mapping[str, Any]], Sequence[Any]]:
     """(round records, metas) from an engine, a MatchRun, a Replay or a mapping."""
     state = getattr(source, "state", None)
     if state is not None and hasattr(state, "round_results"):  # a DronesEngine
-        return state.round_results, [side.meta for side in state.sides]
+        return state.round_results, _exact_metas(
+            [side.meta for side in state.sides], [side.meta_json for side in state.sides]
+        )
     replay = getattr(source, "replay", None)
     if replay is not None and hasattr(replay, "steps"):  # a MatchRun
         source = replay
@@ -146,7 +163,8 @@ def _from_source(source: Any) -> tuple[Sequence[Mapping[str, Any]], Sequence[Any
         source = {"steps": source.steps, "result": source.result}
     if isinstance(source, Mapping):
         if "roundResults" in source:  # result details that carry their rounds
-            return source["roundResults"], source.get("meta") or [ANONYMOUS, ANONYMOUS]
+            metas = source.get("meta") or [ANONYMOUS, ANONYMOUS]
+            return source["roundResults"], _exact_metas(metas, source.get("metaJson"))
         if "steps" in source:  # a replay's JSON
             rounds = [
                 step["record"]["roundResult"]
@@ -154,7 +172,8 @@ def _from_source(source: Any) -> tuple[Sequence[Mapping[str, Any]], Sequence[Any
                 if isinstance(step.get("record"), Mapping) and "roundResult" in step["record"]
             ]
             details = (source.get("result") or {}).get("details") or {}
-            return rounds, details.get("meta") or [ANONYMOUS, ANONYMOUS]
+            metas = details.get("meta") or [ANONYMOUS, ANONYMOUS]
+            return rounds, _exact_metas(metas, details.get("metaJson"))
     raise TypeError(
         "original_result_json needs a DronesEngine, a MatchRun, a Replay, a replay's JSON, "
         f"or result details with 'roundResults'; got {type(source).__name__}"

@@ -102,12 +102,18 @@ class DronesEngine(Engine):
         return generator  # type: ignore[no-any-return]
 
     # -- start (GD-4, GD-5) ----------------------------------------------------------------------
+    def player_seed(self, seat: int) -> int:
+        """GD-4: the seat's playerSeed, the platform's `bot_seed` unless config `player_seeds` names it."""
+        if self.config.player_seeds is not None:
+            return self.config.player_seeds[seat]
+        return bot_seed(self.seed, GAME_ID, seat)
+
     def start_requests(self) -> list[Request]:
         timeout = self.config.setup_timeout_ms
         return [
             Request(
                 seat,
-                start_payload(self.config, bot_seed(self.seed, GAME_ID, seat)),
+                start_payload(self.config, self.player_seed(seat)),
                 timeout,
                 MessageType.START,
             )
@@ -138,6 +144,11 @@ class DronesEngine(Engine):
             warnings.append({"code": HOOK_ERROR, "detail": error_text(payload["error"])})
         if "meta" in payload:
             side.meta = payload["meta"]
+            # The Node adapter sends a meta whose JSON text had a lone surrogate with U+FFFD in its
+            # place (so the line is UTF-8) and JSON.stringify's own text in `metaJson` (spec 7.3),
+            # which the original MatchResult prints (7.5).
+            exact = payload.get("metaJson")
+            side.meta_json = exact if isinstance(exact, str) else None
         return Verdict(reply.seat, Status.OK, None, warnings)
 
     # -- rounds (GD-6 .. GD-8) -------------------------------------------------------------------
@@ -305,6 +316,8 @@ class DronesEngine(Engine):
             "scores": [one.wins, two.wins],
             "meta": [one.meta, two.meta],
         }
+        if one.meta_json is not None or two.meta_json is not None:
+            details["metaJson"] = [one.meta_json, two.meta_json]
         return MatchResult(ranks=ranks, scores=[float(one.wins), float(two.wins)], details=details)
 
     def keyframe(self) -> dict[str, Any]:

@@ -22,6 +22,8 @@ class Side:
     losses: int = 0
     draws: int = 0
     meta: Any = field(default_factory=lambda: {"name": "Anonymous Player"})
+    meta_json: str | None = None
+    """JSON.stringify's text of the meta when it held a lone surrogate (the adapter's `metaJson`)."""
     previous_round: dict[str, Any] | None = None
 
     def reset_round(self) -> None:
