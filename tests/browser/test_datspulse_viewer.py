@@ -307,9 +307,17 @@ def test_dp_realtime_round_is_watched_live(page: Any, serve: Any, tmp_path: Path
     from botarena.server.live import LiveHub
     from botarena.store import Store
 
-    game = {"lobby_seconds": 0.3, "turns": 10, "turn_seconds": 0.15, "break_seconds": 30.0}
+    game = {"lobby_seconds": 0.3, "turns": 10, "turn_seconds": 0.5, "break_seconds": 30.0}
+    # `open`: the public stream shows the running round (the default, after-round, shows nothing of
+    # it until it ends: tests/server/datspulse/test_spectators.py).
     settings = parse_settings(
-        {"preset": "ci", "seed": 3, "game": game, "teams": [{"name": "alpha", "token": "tok-alpha"}]},
+        {
+            "preset": "ci",
+            "seed": 3,
+            "game": game,
+            "teams": [{"name": "alpha", "token": "tok-alpha"}],
+            "spectators": {"mode": "open"},
+        },
         source="test",
     )
     store = Store.open(f"sqlite:///{tmp_path / 'rt.db'}", replay_dir=tmp_path / "replays")
