@@ -63,7 +63,10 @@ def play_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `botarena games`).")],
     bots: Annotated[
         list[str],
-        typer.Argument(metavar="BOT...", help="Starter bot name, Python or JS file, URL, or command line."),
+        typer.Argument(
+            metavar="BOT...",
+            help="Starter bot name, Python or JS file, C++ source (domains: compiled), URL, or command line.",
+        ),
     ],
     seed: Annotated[int | None, typer.Option(help="Match seed (0..2^64-1); random if omitted.")] = None,
     preset: Annotated[str, typer.Option(help="Config preset.")] = "default",
