@@ -29,8 +29,6 @@ KIT = "domains-cpp"
 CXX_ENV_DEFAULT = "g++"
 CACHE_ENV = "BOTARENA_CACHE_DIR"
 """Overrides where compiled players are cached (default: $XDG_CACHE_HOME/botarena, ~/.cache/botarena)."""
-SOURCE_SUFFIXES = (".cc", ".cpp", ".cxx")
-"""A bot spec with one of these suffixes is a C++ player to compile with the kit."""
 _FLAGS = ("-std=c++17", "-O2")
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+):\s+(?P<rest>.*)$")
 
