@@ -63,7 +63,10 @@ def play_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `botarena games`).")],
     bots: Annotated[
         list[str],
-        typer.Argument(metavar="BOT...", help="Starter bot name, Python or JS file, URL, or command line."),
+        typer.Argument(
+            metavar="BOT...",
+            help="Starter bot name, Python or JS file, C++ source (domains: compiled), URL, or command line.",
+        ),
     ],
     seed: Annotated[int | None, typer.Option(help="Match seed (0..2^64-1); random if omitted.")] = None,
     preset: Annotated[str, typer.Option(help="Config preset.")] = "default",
@@ -291,14 +294,24 @@ def replay_command(
 
 @app.command("view")
 def view_command(
-    file: Annotated[Path, typer.Argument(help="A replay file to watch in the browser.")],
+    file: Annotated[
+        Path, typer.Argument(help="A replay file, or an original Domains game file, to watch in the browser.")
+    ],
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: pick a free one).")] = 0,
 ) -> None:
-    """Serve the web viewer for a replay and print its URL."""
-    from botarena.core.replay import read_replay
+    """Serve the web viewer for a replay (or a game file of the original Domains) and print its URL."""
+    import tempfile
+
+    from botarena.core.replay import read_replay, write_replay
+    from botarena.games.domains.gamefile import import_game_file, looks_like_game_file
     from botarena.server.viewer import serve_viewer
 
+    if looks_like_game_file(file):  # the original's game file: shown as its web viewer shows it
+        replay = import_game_file(file.read_text(encoding="ascii"), source=file.name)
+        with tempfile.TemporaryDirectory(prefix="botarena-view-") as folder:
+            serve_viewer(write_replay(replay, Path(folder) / f"{file.stem}.json.gz"), host=host, port=port)
+        return
     read_replay(file)  # fail early, in one line, on a broken file
     serve_viewer(file, host=host, port=port)
 
@@ -698,6 +711,7 @@ def serve_command(
 
 
 app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app, name="datspulse")
+app.add_typer(__import__("botarena.games.domains.cli", fromlist=["app"]).app, name="domains")
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:

@@ -3,9 +3,12 @@
 #ifndef DOMAINS_KIT_UTILITY_HH
 #define DOMAINS_KIT_UTILITY_HH
 
+#include <algorithm>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <fstream>
+#include <iterator>
 #include <iostream>
 #include <map>
 #include <queue>
@@ -13,6 +16,8 @@
 #include <stdexcept>
 #include <string>
 #include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "Timer.hh"
@@ -145,33 +150,111 @@ struct Square {
   Bonus bonus_;
 };
 
+// Random-access iterator over a Matrix's cells in row-major order. V is T (iterator) or const T
+// (const_iterator); it walks a plain array, so `*it` is a real `V&` for every T, bool included.
+template <typename V>
+class MatrixIterator {
+ public:
+  using iterator_category = std::random_access_iterator_tag;
+  using value_type = typename std::remove_const<V>::type;
+  using difference_type = std::ptrdiff_t;
+  using pointer = V*;
+  using reference = V&;
+
+  MatrixIterator() : at_(nullptr) {}
+  MatrixIterator(pointer at) : at_(at) {}
+  // An iterator converts to a const_iterator (not the other way round).
+  template <typename W, typename = typename std::enable_if<std::is_same<const W, V>::value>::type>
+  MatrixIterator(const MatrixIterator<W>& other) : at_(other.operator->()) {}
+
+  reference operator*() const { return *at_; }
+  pointer operator->() const { return at_; }
+  reference operator[](difference_type n) const { return at_[n]; }
+  MatrixIterator& operator++() { ++at_; return *this; }
+  MatrixIterator operator++(int) { MatrixIterator before = *this; ++at_; return before; }
+  MatrixIterator& operator--() { --at_; return *this; }
+  MatrixIterator operator--(int) { MatrixIterator before = *this; --at_; return before; }
+  MatrixIterator& operator+=(difference_type n) { at_ += n; return *this; }
+  MatrixIterator& operator-=(difference_type n) { at_ -= n; return *this; }
+  MatrixIterator operator+(difference_type n) const { return MatrixIterator(at_ + n); }
+  MatrixIterator operator-(difference_type n) const { return MatrixIterator(at_ - n); }
+  friend MatrixIterator operator+(difference_type n, const MatrixIterator& it) { return it + n; }
+  difference_type operator-(const MatrixIterator& o) const { return at_ - o.at_; }
+  bool operator==(const MatrixIterator& o) const { return at_ == o.at_; }
+  bool operator!=(const MatrixIterator& o) const { return at_ != o.at_; }
+  bool operator<(const MatrixIterator& o) const { return at_ < o.at_; }
+  bool operator>(const MatrixIterator& o) const { return at_ > o.at_; }
+  bool operator<=(const MatrixIterator& o) const { return at_ <= o.at_; }
+  bool operator>=(const MatrixIterator& o) const { return at_ >= o.at_; }
+
+ private:
+  pointer at_;
+};
+
+// A rows x cols grid indexed by Position (x = row, y = column), stored as one owned array of T.
+// Not a std::vector: std::vector<bool> packs bits and hands out proxies, so `bool& b = m[p]` and
+// `for (auto&& b : m)` would break for Matrix<bool>; here every T, bool included, gives real T&.
+// Cells start value-initialised (0, false, default-constructed).
 template <typename T>
 class Matrix {
  public:
-  typedef typename std::vector<T>::iterator iterator;
-  typedef typename std::vector<T>::const_iterator const_iterator;
-  Matrix() : rows_(0), cols_(0) {}
-  Matrix(int rows, int cols) : rows_(rows), cols_(cols), data_(static_cast<size_t>(rows) * cols) {}
-  Matrix(const Matrix&) = default;
-  Matrix& operator=(const Matrix&) = default;
-  T& operator[](Position p) { return data_[index(p)]; }
-  const T& operator[](Position p) const { return data_[index(p)]; }
+  typedef MatrixIterator<T> iterator;
+  typedef MatrixIterator<const T> const_iterator;
+
+  Matrix() : rows_(0), cols_(0), cells_(nullptr) {}
+  Matrix(int rows, int cols)
+      : rows_(rows < 0 ? 0 : rows), cols_(cols < 0 ? 0 : cols), cells_(allocate(count(rows_, cols_))) {}
+  Matrix(const Matrix& other) : rows_(other.rows_), cols_(other.cols_), cells_(allocate(other.size())) {
+    std::copy(other.cells_, other.cells_ + other.size(), cells_);
+  }
+  Matrix(Matrix&& other) noexcept : rows_(other.rows_), cols_(other.cols_), cells_(other.cells_) {
+    other.rows_ = other.cols_ = 0;
+    other.cells_ = nullptr;
+  }
+  Matrix& operator=(const Matrix& other) {
+    if (this != &other) {
+      Matrix copy(other);
+      swap(copy);
+    }
+    return *this;
+  }
+  Matrix& operator=(Matrix&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  ~Matrix() { delete[] cells_; }
+
+  T& operator[](Position p) { return cells_[index(p)]; }
+  const T& operator[](Position p) const { return cells_[index(p)]; }
   int rows() const { return rows_; }
   int cols() const { return cols_; }
-  iterator begin() { return data_.begin(); }
-  iterator end() { return data_.end(); }
-  const_iterator begin() const { return data_.begin(); }
-  const_iterator end() const { return data_.end(); }
-  const_iterator cbegin() const { return data_.cbegin(); }
-  const_iterator cend() const { return data_.cend(); }
+
+  iterator begin() { return iterator(cells_); }
+  iterator end() { return iterator(cells_ + size()); }
+  const_iterator begin() const { return const_iterator(cells_); }
+  const_iterator end() const { return const_iterator(cells_ + size()); }
+  const_iterator cbegin() const { return begin(); }
+  const_iterator cend() const { return end(); }
 
  private:
+  static size_t count(int rows, int cols) { return static_cast<size_t>(rows) * static_cast<size_t>(cols); }
+  static T* allocate(size_t n) { return n == 0 ? nullptr : new T[n](); }
+  size_t size() const { return count(rows_, cols_); }
+  void swap(Matrix& other) noexcept {
+    std::swap(rows_, other.rows_);
+    std::swap(cols_, other.cols_);
+    std::swap(cells_, other.cells_);
+  }
+  // The bot's own container: a position outside it throws std::out_of_range, as in the original.
   size_t index(Position p) const {
-    if (p.x < 0 || p.y < 0 || p.x >= rows_ || p.y >= cols_) throw std::out_of_range("Matrix: position outside");
-    return static_cast<size_t>(p.x) * cols_ + p.y;
+    if (p.x < 0 || p.x >= rows_)
+      throw std::out_of_range("Matrix: row " + std::to_string(p.x) + " outside 0.." + std::to_string(rows_ - 1));
+    if (p.y < 0 || p.y >= cols_)
+      throw std::out_of_range("Matrix: column " + std::to_string(p.y) + " outside 0.." + std::to_string(cols_ - 1));
+    return static_cast<size_t>(p.x) * static_cast<size_t>(cols_) + static_cast<size_t>(p.y);
   }
   int rows_, cols_;
-  std::vector<T> data_;
+  T* cells_;
 };
 
 #endif

@@ -4,6 +4,7 @@
     zergy                   a starter bot of the game, in-process
     path/to/bot.py          a Python file, in-process: `create_bot()`, a `Bot` class, or an `act` function
     path/to/bot.js          a 2018-style JavaScript bot through the game's Node adapter (drones)
+    path/to/AIMyBot.cc      a C++ player, compiled with the game's C++ kit (domains; cached by content)
     http://127.0.0.1:8080   an HTTP bot (the generic binding)
     "python3 my_bot.py"     any command line speaking the generic JSON-lines protocol
     cmd:./my_bot            the same, explicitly
@@ -101,6 +102,8 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
     if spec.startswith("cmd:"):
         return _command_bot(spec[4:], isolation)
     path = Path(spec)
+    if path.is_file() and path.suffix.lower() in CPP_SUFFIXES:
+        return _command_bot(shlex.quote(str(_compile_cpp(path, game, spec))), isolation)
     if path.is_file():
         suffix = _file_kind(path, game, spec)
         if suffix == ".py":
@@ -128,6 +131,9 @@ def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> 
         _split_command(spec[4:])
         return
     path = Path(spec)
+    if path.is_file() and path.suffix.lower() in CPP_SUFFIXES:
+        _cpp_builder(game, spec)
+        return
     if path.is_file():
         if _file_kind(path, game, spec) == ".js":
             from botarena.bots.node import NodeUnavailableError, check_node
@@ -139,6 +145,27 @@ def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> 
         return
     _check_command_spec(spec, game)
     _split_command(spec)
+
+
+CPP_SUFFIXES = (".cc", ".cpp", ".cxx")
+"""A bot file with one of these suffixes is C++ source for the game's kit (extras["cpp_builder"])."""
+
+
+def _cpp_builder(game: GameInfo, spec: str) -> Callable[[Path], Path]:
+    """The game's "module:function" that compiles a player's source into a cached executable."""
+    target = game.extras.get("cpp_builder")
+    if target is None:
+        raise BotSpecError(f"{game.id} has no C++ kit; compile {spec} yourself and give the executable")
+    module_name, _, attr = str(target).partition(":")
+    return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+
+
+def _compile_cpp(path: Path, game: GameInfo, spec: str) -> Path:
+    """Compile (or find in the cache) a C++ player; a compile error is a one-line BotSpecError."""
+    try:
+        return _cpp_builder(game, spec)(path)
+    except RuntimeError as exc:  # the kit's CppKitError: already one line, at the player's own line
+        raise BotSpecError(str(exc)) from None
 
 
 def _file_kind(path: Path, game: GameInfo, spec: str) -> str:

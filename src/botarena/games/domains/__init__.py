@@ -24,6 +24,7 @@ GAME = GameInfo(
     extras={
         "conformance_overrides": {"number_of_rounds": 60, "board_height": 20, "board_width": 20},
         "cpp_kit": "domains-cpp",
+        "cpp_builder": "botarena.games.domains.cppkit:compile_cached",
         "hidden_info_check": hidden_info_check,
     },
 )
