@@ -23,12 +23,13 @@ from typing import Annotated, Any, Literal
 import pytest
 from aiohttp import web
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictStr
-from tests.bots.test_devops_http import Service
 
 from botarena.bots.devops_http import DevopsHttpBot
 from botarena.games.devops import GAME
 from botarena.games.devops.bots import LOGICS
 from botarena.runner import MatchRun, run_match
+
+from .test_devops_http import Service
 
 # -- the 2024-25 model, as its Java types constrain the JSON ------------------------------------------
 JavaInt = Annotated[int, Field(strict=True, ge=-(2**31), le=2**31 - 1)]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.games.devops.devops_testkit import engine, own, unit
+from devops_testkit import engine, own, unit
 
 from botarena.core.protocol import Reply
 from botarena.core.status import Status
