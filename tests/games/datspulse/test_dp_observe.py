@@ -215,3 +215,20 @@ def test_s4_arenas_share_no_objects() -> None:
     assert second["ants"][0]["food"]["amount"] == 0
     assert second["home"][0]["q"] == -5
     assert r.terrain()["tiles"][0][2] == 2
+
+
+def test_s4_prepared_views_give_the_same_arena() -> None:
+    # Round.prepare_views (the real-time server's warm-up at round start) builds the §4 map entries
+    # ahead of time; what a team sees is byte for byte what it sees without it.
+    def played(prepare: bool) -> list[bytes]:
+        r = board_e(unit_limit=2)
+        put(r, A, W, (0, 0), "A-W1")
+        put(r, B, X, (2, 0), "B-X1")
+        if prepare:
+            r.prepare_views()
+        order(r, A, "A-W1", (1, 0))
+        seen = [orjson.dumps(r.arena(team, 1.0)) for team in (A, B)]
+        r.transition()
+        return seen + [orjson.dumps(r.arena(team, 0.5)) for team in (A, B)]
+
+    assert played(True) == played(False)

@@ -81,14 +81,21 @@ def parse_entry(entry: Any) -> Command | None:
     if not isinstance(raw_path, list):
         return None
     path: list[Hex] = []
+    append = path.append
     for element in raw_path:
-        if not isinstance(element, dict):
+        if type(element) is dict:  # (the common case, checked inline: a body may hold 1,000 elements)
+            q = element.get("q")
+            r = element.get("r")
+            if type(q) is int and type(r) is int:
+                append((q, r))
+                continue
+        elif not isinstance(element, dict):
             return None
         q = as_wire_int(element.get("q"))
         r = as_wire_int(element.get("r"))
         if q is None or r is None:
             return None
-        path.append((q, r))
+        append((q, r))
     return Command(ant, path)
 
 

@@ -126,6 +126,14 @@ class Round:
         if terrain:
             self.state.tile_json = None
 
+    def prepare_views(self) -> None:
+        """Build now what every team's first arena would build: the `map` entries of every hex (50
+        teams: ~120k small dicts). The real-time server calls it when a round starts, before it
+        freezes the round's objects out of the garbage collector's passes (see its GcPacer);
+        built lazily instead, they stay young until the first transition, and every collection
+        of the young generations meanwhile scans them all (tens of milliseconds each)."""
+        observe.tile_templates(self.state)
+
     def _visible_cells(self, team: int) -> list[int]:
         found = self._visible.get(team)
         if found is None:

@@ -381,6 +381,9 @@ class Series:
         live.logs = [deque(maxlen=limit) for _ in live.teams]
         live.status = RoundStatus.RUNNING
         self.phase = Phase.RUNNING
+        prepare = getattr(live.round, "prepare_views", None)  # (test factories may make plain rounds)
+        if prepare is not None:
+            prepare()  # before the GC pacer freezes the round: see Round.prepare_views
         self.gc.step()
         log.info("round %s: started with %d teams", live.name, len(live.teams))
         self.events.round_started(live)
