@@ -21,7 +21,7 @@ import pytest
 
 from botarena.bots import resolve as resolve_module
 from botarena.bots.resolve import BotSpecError, resolve_bot, untrusted
-from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox
+from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox, run_sealed
 from botarena.bots.subprocess import SubprocessBot
 from botarena.core.registry import get_game
 from botarena.games.domains import cppkit
@@ -184,3 +184,29 @@ def test_trusted_play_still_compiles_unsealed(
     bot = resolve_bot(str(source), GAME)
     assert isinstance(bot, SubprocessBot) and not sealed_compiles
     assert resolve_module.TRUSTED.sandbox is None
+
+
+def test_run_sealed_shows_only_the_paths_it_is_given(tmp_path: Path) -> None:
+    """The primitive under the sealed compile: read-only paths, one writable folder, nothing else."""
+    given, out, var = tmp_path / "given", tmp_path / "out", tmp_path / "var"
+    for folder in (given, out, var):
+        folder.mkdir()
+    (given / "in.txt").write_text("visible\n", encoding="utf-8")
+    (var / "botarena.db").write_text(f"{SECRET}\n", encoding="utf-8")
+    script = (
+        f"cat {given}/in.txt; cat {var}/botarena.db; echo made > {out}/made.txt; "
+        f"echo no > {given}/new.txt || echo read-only"
+    )
+    done = run_sealed(
+        ["/bin/sh", "-c", script],
+        policy=SandboxPolicy(),
+        timeout_s=60,
+        read_only=[given],
+        writable=[out],
+        cwd=str(out),
+    )
+    assert not done.timed_out and done.returncode == 0, done.output
+    assert "visible" in done.output and "read-only" in done.output
+    assert SECRET not in done.output and "No such file" in done.output
+    assert (out / "made.txt").read_text(encoding="utf-8") == "made\n"
+    assert not (given / "new.txt").exists()
