@@ -210,3 +210,16 @@ def test_run_sealed_shows_only_the_paths_it_is_given(tmp_path: Path) -> None:
     assert SECRET not in done.output and "No such file" in done.output
     assert (out / "made.txt").read_text(encoding="utf-8") == "made\n"
     assert not (given / "new.txt").exists()
+
+
+def test_a_compile_over_its_memory_limit_is_a_one_line_error(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A memory-hungry compile (here: a normal player under a 40 MiB cap, standing for a template
+    bomb) is killed by the cgroup, and the message says so instead of "internal compiler error"."""
+    source = entrant(tmp_path, "Hungry", (PLAYERS / "AIMover.cc").read_text(encoding="utf-8"))
+    monkeypatch.setattr(cppkit, "COMPILE_MEMORY_MB", 40)
+    with pytest.raises(BotSpecError) as raised:
+        resolve_bot(str(source), GAME, isolation=untrusted(SandboxPolicy(memory_mb=40)))
+    message = str(raised.value)
+    assert message == f"{source} does not compile: the compiler went over its 40 MiB memory limit"

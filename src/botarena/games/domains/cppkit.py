@@ -198,10 +198,11 @@ def _compile_sealed(
     limit = COMPILE_TIMEOUT_S if timeout_s is None else timeout_s
     kit = kit_dir()
     visible = [kit / "game", kit / "bots", *(Path(name).parent for name in copies), *headers]
+    policy = compile_policy(sandbox)
     try:
         done = run_sealed(
             command,
-            policy=compile_policy(sandbox),
+            policy=policy,
             timeout_s=limit,
             read_only=[path for path in visible if path.is_dir()],
             writable=[out],
@@ -216,8 +217,11 @@ def _compile_sealed(
             f"{names} does not compile: the compiler ran longer than {limit:g} s and was stopped",
             done.output,
         )
-    if done.returncode != 0 and done.memory_note:
-        raise CppKitError(f"{names} does not compile: the compiler's {done.memory_note}", done.output)
+    if done.returncode != 0 and done.memory_note:  # cc1plus was killed: say why, not "internal error"
+        raise CppKitError(
+            f"{names} does not compile: the compiler went over its {policy.memory_mb} MiB memory limit",
+            done.output,
+        )
     if done.returncode == 0:
         shutil.move(built, output)
     return done.returncode, done.output
