@@ -77,20 +77,24 @@ def entrant(tmp_path: Path, name: str, text: str) -> Path:
 
 def leaking_players(tmp_path: Path) -> dict[str, Path]:
     """Players whose compile would print a secret: an absolute include of a file in a folder standing
-    for the project's var/, and a relative include of a rival's source in a sibling bot folder."""
+    for the project's var/, a relative include of a rival's source in a sibling bot folder, and an
+    include of a header beside the player that is a symlink to that var/ file."""
     var = tmp_path / "var"
     var.mkdir()
     database = var / "botarena.db"
     database.write_text(f"{SECRET} tables;\n", encoding="utf-8")
     rival = entrant(tmp_path, "Rival", f"int strategy = {SECRET};\n")
     assert rival.is_file()
+    linked = entrant(tmp_path, "Linked", '#include "notes.hh"\n')
+    (linked.parent / "notes.hh").symlink_to(database)  # a header beside it that is the database
     return {
         "var": entrant(tmp_path, "Var", f'#include "{database}"\n'),
         "rival": entrant(tmp_path, "Thief", '#include "../Rival/AIRival.cc"\n'),
+        "symlink": linked,
     }
 
 
-@pytest.mark.parametrize("kind", ["var", "rival"])
+@pytest.mark.parametrize("kind", ["var", "rival", "symlink"])
 def test_an_included_host_file_does_not_leak_into_a_sealed_compile_error(
     tmp_path: Path, cache: Path, sealed_compiles: list[list[str]], kind: str
 ) -> None:
@@ -107,7 +111,7 @@ def test_an_included_host_file_does_not_leak_into_a_sealed_compile_error(
     assert SECRET not in str(direct.value) and SECRET not in direct.value.diagnostics
 
 
-@pytest.mark.parametrize("kind", ["var", "rival"])
+@pytest.mark.parametrize("kind", ["var", "rival", "symlink"])
 def test_the_same_compile_unsealed_does_include_the_file(tmp_path: Path, kind: str) -> None:
     """The attack is real: unsealed (`botarena play`'s trusted default) the secret is in the error."""
     source = leaking_players(tmp_path)[kind]

@@ -18,6 +18,9 @@ inside a fresh cgroup that limits its whole process tree:
   CPU of the whole tree. The process joins it between fork and exec, before any bot code runs, and
   `close` kills whatever is left in it and removes it.
 
+`run_sealed` runs one command the same way to completion (read-only inputs, one writable folder, a
+wall-clock timeout): the C++ kit compiles a stranger's player with it.
+
 If cgroups cannot be set up for one bot (`Cgroup.create` fails), the bot falls back to an address-space
 limit (RLIMIT_AS) and says so in its log; `check_sandbox` refuses such a machine up front, which is
 what tournaments and the server call.

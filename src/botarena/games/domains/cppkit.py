@@ -188,7 +188,8 @@ def _compile_sealed(
         copied = scratch / f"hdr{i}"
         copied.mkdir()
         for header in sorted(folder.iterdir()):
-            if header.suffix in HEADER_SUFFIXES and header.is_file():
+            # a symlink out of the folder (`x.hh -> /path/var/botarena.db`) would carry a host file in
+            if header.suffix in HEADER_SUFFIXES and header.is_file() and header.resolve().parent == folder:
                 shutil.copyfile(header, copied / header.name)
         headers.append(copied)
     out = scratch / "out"
