@@ -103,7 +103,7 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
         return _command_bot(spec[4:], isolation)
     path = Path(spec)
     if path.is_file() and path.suffix.lower() in CPP_SUFFIXES:
-        return _command_bot(shlex.quote(str(_compile_cpp(path, game, spec))), isolation)
+        return _command_bot(shlex.quote(str(_compile_cpp(path, game, spec, isolation))), isolation)
     if path.is_file():
         suffix = _file_kind(path, game, spec)
         if suffix == ".py":
@@ -151,7 +151,7 @@ CPP_SUFFIXES = (".cc", ".cpp", ".cxx")
 """A bot file with one of these suffixes is C++ source for the game's kit (extras["cpp_builder"])."""
 
 
-def _cpp_builder(game: GameInfo, spec: str) -> Callable[[Path], Path]:
+def _cpp_builder(game: GameInfo, spec: str) -> Callable[..., Path]:
     """The game's "module:function" that compiles a player's source into a cached executable."""
     target = game.extras.get("cpp_builder")
     if target is None:
@@ -160,10 +160,16 @@ def _cpp_builder(game: GameInfo, spec: str) -> Callable[[Path], Path]:
     return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
 
 
-def _compile_cpp(path: Path, game: GameInfo, spec: str) -> Path:
-    """Compile (or find in the cache) a C++ player; a compile error is a one-line BotSpecError."""
+def _compile_cpp(path: Path, game: GameInfo, spec: str, isolation: Isolation) -> Path:
+    """Compile (or find in the cache) a C++ player; a compile error is a one-line BotSpecError.
+
+    Under a sandbox the compiler runs sealed too (`sandbox=` the bots' policy): a stranger's source
+    could otherwise `#include` the host's files into its error message, or exhaust the host."""
+    builder = _cpp_builder(game, spec)
     try:
-        return _cpp_builder(game, spec)(path)
+        if isolation.sandbox is not None:
+            return builder(path, sandbox=isolation.sandbox)
+        return builder(path)
     except RuntimeError as exc:  # the kit's CppKitError: already one line, at the player's own line
         raise BotSpecError(str(exc)) from None
 

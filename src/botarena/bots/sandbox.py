@@ -18,6 +18,9 @@ inside a fresh cgroup that limits its whole process tree:
   CPU of the whole tree. The process joins it between fork and exec, before any bot code runs, and
   `close` kills whatever is left in it and removes it.
 
+`run_sealed` runs one command the same way to completion (read-only inputs, one writable folder, a
+wall-clock timeout): the C++ kit compiles a stranger's player with it.
+
 If cgroups cannot be set up for one bot (`Cgroup.create` fails), the bot falls back to an address-space
 limit (RLIMIT_AS) and says so in its log; `check_sandbox` refuses such a machine up front, which is
 what tournaments and the server call.
@@ -29,15 +32,18 @@ import contextlib
 import errno
 import itertools
 import os
+import resource
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import IO
 
 BWRAP_ENV = "BOTARENA_BWRAP"
 """Environment variable naming the bwrap executable to use instead of `bwrap` on PATH."""
@@ -166,12 +172,14 @@ def bwrap_argv(
     bot_files: Sequence[str | os.PathLike[str]] = (),
     cwd: str | None = None,
     bwrap: str | None = None,
+    writable: Sequence[str | os.PathLike[str]] = (),
 ) -> list[str]:
     """The bwrap command line that runs `argv` sealed, with `bot_files` bound read-only.
 
     The working directory inside is `cwd` (default: the runner's), so the command's relative paths to
     the bot's files resolve as outside; it is an empty read-only folder unless it is one of the bot's
     own, and /tmp when the bot has no files. Relative `bot_files` are taken from there too.
+    `writable` are existing folders bound read-write (a build's output folder; bots get none).
     """
     exe = bwrap or find_bwrap()
     if exe is None:
@@ -196,17 +204,25 @@ def bwrap_argv(
             and path not in (Path("/"), Path("/tmp"))
         ):
             files.append(path)
-    own = [path if path.is_dir() else path.parent for path in files]
+    rw = [Path(os.path.abspath(base / Path(item))) for item in writable]
+    for path in rw:
+        if not path.is_dir() or path in (Path("/"), Path("/tmp")) or _covered(path, [Path("/usr")]):
+            raise ValueError(f"a writable sandbox folder must be an existing folder of its own: {path}")
+    own = [path if path.is_dir() else path.parent for path in [*files, *rw]]
     workdir = os.path.abspath(cwd or os.getcwd())
     if not _covered(Path(workdir), own) and not files:
         workdir = "/tmp"
     # Paths under /tmp would sit on the writable tmpfs: each gets a read-only tmpfs of its own
     # (at /tmp/<first part>), so the folders around the bot's files are read-only as everywhere else.
-    sealed = sorted({Path("/tmp", path.parts[2]) for path in [*files, Path(workdir)] if _under_tmp(path)})
+    sealed = sorted(
+        {Path("/tmp", path.parts[2]) for path in [*files, *rw, Path(workdir)] if _under_tmp(path)}
+    )
     for top in sealed:
         args += ["--tmpfs", str(top)]
     for path in files:
         args += ["--ro-bind", str(path), str(path)]
+    for path in rw:  # before the remounts below: its mount point is made while the tmpfs is writable
+        args += ["--bind", str(path), str(path)]
     if workdir != "/tmp" and not _covered(Path(workdir), own):
         # an empty read-only folder, from which the command's relative paths still resolve
         args += ["--dir", workdir]
@@ -527,6 +543,96 @@ def _sweep_once(layout: CgroupLayout) -> None:
                 stale = Cgroup(layout, {controller: entry})
                 stale.kill()
                 stale.remove()
+
+
+# -- one sealed command, run to completion ----------------------------------------------------------
+SEALED_OUTPUT_CAP = 1 << 20
+"""At most this many bytes of a sealed command's output are kept (the rest is read and dropped)."""
+
+
+@dataclass(frozen=True)
+class SealedRun:
+    """How a command run by `run_sealed` ended."""
+
+    returncode: int
+    """Its exit status (negative: killed by that signal; meaningless when `timed_out`)."""
+    output: str
+    """Its stdout and stderr together, at most SEALED_OUTPUT_CAP bytes of it, decoded leniently."""
+    timed_out: bool
+    """It was still running after the timeout, and was killed with everything it started."""
+    memory_note: str = ""
+    """The cgroup's note when the memory limit was hit (see `Cgroup.memory_events`), else ''."""
+
+
+def _drain(stream: IO[bytes], kept: bytearray) -> None:
+    """Read `stream` to its end, keeping its first SEALED_OUTPUT_CAP bytes in `kept`."""
+    while chunk := stream.read(65536):
+        room = SEALED_OUTPUT_CAP - len(kept)
+        if room > 0:
+            kept += chunk[:room]
+
+
+def _file_limit(max_file_mb: int | None) -> Callable[[], None] | None:
+    """The child-side step that sets RLIMIT_FSIZE, or None for no limit."""
+    if max_file_mb is None:
+        return None
+    limit = max_file_mb << 20
+    setrlimit, which = resource.setrlimit, resource.RLIMIT_FSIZE
+    return lambda: setrlimit(which, (limit, limit))
+
+
+def run_sealed(
+    argv: Sequence[str],
+    *,
+    policy: SandboxPolicy,
+    timeout_s: float,
+    read_only: Sequence[str | os.PathLike[str]] = (),
+    writable: Sequence[str | os.PathLike[str]] = (),
+    cwd: str | None = None,
+    env: Mapping[str, str] | None = None,
+    max_file_mb: int | None = None,
+) -> SealedRun:
+    """Run `argv` sealed as a bot is (the same bwrap filesystem, a cgroup with `policy`'s limits) and
+    wait for it: `read_only` paths are visible read-only, `writable` folders read-write, nothing else
+    of the machine but the read-only system. After `timeout_s` seconds the whole tree is killed.
+    `max_file_mb` caps the size of any file it writes (RLIMIT_FSIZE): a writable folder is on the
+    host's disk, which the cgroup does not cap.
+
+    Raises SandboxUnavailable when bwrap or cgroups are missing (never runs it unsealed).
+    """
+    check_sandbox(policy)
+    command = bwrap_argv(argv, policy=policy, bot_files=read_only, cwd=cwd, writable=writable)
+    group = Cgroup.create(policy)
+    kept = bytearray()
+    timed_out = False
+    try:
+        process = subprocess.Popen(  # the preexec only writes to cgroup.procs
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            preexec_fn=group.preexec(_file_limit(max_file_mb)),
+            env=sandbox_env(env),
+        )
+        assert process.stdout is not None
+        reader = threading.Thread(target=_drain, args=(process.stdout, kept), daemon=True)
+        reader.start()
+        try:
+            returncode = process.wait(timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            group.kill()  # the whole tree, so that the pipe's last writer goes too
+            process.kill()
+            returncode = process.wait()
+        group.kill()  # anything it left behind (a daemon it started) holds the pipe open
+        reader.join()
+        process.stdout.close()
+        note = group.memory_events()
+    finally:
+        group.kill()
+        group.remove()
+    text = kept.decode("utf-8", "replace")
+    return SealedRun(returncode, text, timed_out, note)
 
 
 # -- the up-front check ---------------------------------------------------------------------------------

@@ -9,6 +9,13 @@ on copies of the sources in a scratch folder, so that the original include line
 original (whose own `../game/` would otherwise win: a quoted include looks next to the file first).
 The player's own folder is still searched last (`-idirafter`), for its own headers. Diagnostics name
 the player's real file, and a compile error is reported at the player's own file and line.
+
+A stranger's player (`sandbox=` the bots' policy: tournaments, the server, `play --sandbox`) is
+compiled sealed as its executable will run (`botarena.bots.sandbox.run_sealed`): the compiler sees the
+read-only system, the kit and copies of the player's source and of the headers beside it, writes only
+to an output folder, runs under cgroup limits (`compile_policy`) and is stopped after a timeout. So
+`#include "/path/to/var/botarena.db"` finds nothing to put in its error message, and a template or
+constexpr bomb costs the host at most the timeout.
 """
 
 from __future__ import annotations
@@ -25,11 +32,23 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, run_sealed
+
 KIT = "domains-cpp"
 CXX_ENV_DEFAULT = "g++"
 CACHE_ENV = "BOTARENA_CACHE_DIR"
 """Overrides where compiled players are cached (default: $XDG_CACHE_HOME/botarena, ~/.cache/botarena)."""
 _FLAGS = ("-std=c++17", "-O2")
+HEADER_SUFFIXES = (".hh", ".h", ".hpp")
+"""The player's own headers: those beside its source are part of its build (and of its cache key)."""
+COMPILE_TIMEOUT_S = 120.0
+"""Wall-clock limit of a sealed compile (a stranger's source): a template or constexpr bomb is stopped."""
+COMPILE_MEMORY_MB = 2048
+"""Memory limit of a sealed compile (cc1plus at -O2 needs more than a bot's default)."""
+COMPILE_TMP_MB = 512
+"""Size of a sealed compile's /tmp, where g++ keeps its intermediate files."""
+COMPILE_FILE_MB = 256
+"""Largest file a sealed compile may write (the executable; the kit's players are ~1 MB)."""
 _DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+):\s+(?P<rest>.*)$")
 
 
@@ -88,18 +107,28 @@ def _as_list(sources: Sequence[str | Path] | str | Path) -> list[Path]:
 
 
 def build_player(
-    sources: Sequence[str | Path] | str | Path, output: str | Path, compiler: str = CXX_ENV_DEFAULT
+    sources: Sequence[str | Path] | str | Path,
+    output: str | Path,
+    compiler: str = CXX_ENV_DEFAULT,
+    *,
+    sandbox: SandboxPolicy | None = None,
+    timeout_s: float | None = None,
 ) -> Path:
     """Compile player source file(s) with the kit into the executable `output`.
 
+    With `sandbox` (the bots' policy: the player is a stranger's) the compiler runs sealed, under
+    `compile_policy(sandbox)` and stopped after `timeout_s` seconds (default COMPILE_TIMEOUT_S);
+    without, it runs as the user, as a `make` would.
     Raises CppKitError with a one-line message; for a compile error it starts with the player's own
     `file:line:col` (also when g++ first reports the error inside a kit or standard header)."""
     paths = _as_list(sources)
-    if shutil.which(compiler) is None:
+    found = shutil.which(compiler)
+    if found is None:
         raise CppKitError(f"no C++ compiler {compiler!r} on PATH (the kit needs g++ with C++17)")
     for path in paths:
         if not path.is_file():
             raise CppKitError(f"no such C++ source file: {path}")
+    names = " ".join(map(str, paths))
     with tempfile.TemporaryDirectory(prefix="botarena-cpp-") as scratch:
         # Each source is copied into its own folder src<i>/ which has no ../game next to it.
         copies: dict[str, Path] = {}
@@ -109,16 +138,94 @@ def build_player(
             shutil.copyfile(path, copied)
             copies[str(copied)] = path
         folders = list(dict.fromkeys(path.resolve().parent for path in paths))
-        command = build_command(list(copies), output, compiler, extra_dirs=folders)
-        environment = {**os.environ, "LC_ALL": "C"}  # plain ASCII quotes in the messages
-        done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
-        diagnostics = done.stderr
+        if sandbox is None:
+            command = build_command(list(copies), output, compiler, extra_dirs=folders)
+            environment = {**os.environ, "LC_ALL": "C"}  # plain ASCII quotes in the messages
+            done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
+            returncode, diagnostics = done.returncode, done.stderr
+        else:
+            returncode, diagnostics = _compile_sealed(
+                Path(scratch), copies, folders, output, found, sandbox, timeout_s, names
+            )
         for copy_name, original in copies.items():
             diagnostics = diagnostics.replace(copy_name, str(original))
-    if done.returncode != 0:
+        for i, folder in enumerate(folders):
+            diagnostics = diagnostics.replace(f"{scratch}/hdr{i}/", f"{folder}/")
+    if returncode != 0:
         where = first_error(diagnostics, [str(path) for path in paths])
-        raise CppKitError(f"{' '.join(map(str, paths))} does not compile: {where}", diagnostics)
+        raise CppKitError(f"{names} does not compile: {where}", diagnostics)
     return Path(output)
+
+
+def compile_policy(bots: SandboxPolicy) -> SandboxPolicy:
+    """The compiler's sandbox limits: the bots' CPU share, room for cc1plus and its temporary files."""
+    return SandboxPolicy(
+        memory_mb=max(bots.memory_mb, COMPILE_MEMORY_MB),
+        pids=max(bots.pids, 32),
+        cpu_cores=bots.cpu_cores,
+        tmp_mb=max(bots.tmp_mb, COMPILE_TMP_MB),
+    )
+
+
+def _compile_sealed(
+    scratch: Path,
+    copies: dict[str, Path],
+    folders: Sequence[Path],
+    output: str | Path,
+    compiler: str,
+    sandbox: SandboxPolicy,
+    timeout_s: float | None,
+    names: str,
+) -> tuple[int, str]:
+    """Run the compile inside the sandbox; (exit status, diagnostics), or CppKitError on a timeout.
+
+    It sees the read-only system, the kit's game/ and bots/, the copied sources, copies of the headers
+    beside them (hdr<i>/, searched last as the player's own folder is unsealed) and one writable
+    folder for the executable, which is then moved to `output`. Nothing else: not the player's real
+    folder (other bots may sit there), not the project's var/, not HOME."""
+    headers: list[Path] = []
+    for i, folder in enumerate(folders):
+        copied = scratch / f"hdr{i}"
+        copied.mkdir()
+        for header in sorted(folder.iterdir()):
+            # a symlink out of the folder (`x.hh -> /path/var/botarena.db`) would carry a host file in
+            if header.suffix in HEADER_SUFFIXES and header.is_file() and header.resolve().parent == folder:
+                shutil.copyfile(header, copied / header.name)
+        headers.append(copied)
+    out = scratch / "out"
+    out.mkdir()
+    built = out / Path(output).name
+    command = build_command(list(copies), built, compiler, extra_dirs=headers)
+    limit = COMPILE_TIMEOUT_S if timeout_s is None else timeout_s
+    kit = kit_dir()
+    visible = [kit / "game", kit / "bots", *(Path(name).parent for name in copies), *headers]
+    policy = compile_policy(sandbox)
+    try:
+        done = run_sealed(
+            command,
+            policy=policy,
+            timeout_s=limit,
+            read_only=[path for path in visible if path.is_dir()],
+            writable=[out],
+            cwd=str(out),
+            env={"LC_ALL": "C"},  # plain ASCII quotes in the messages
+            max_file_mb=COMPILE_FILE_MB,
+        )
+    except SandboxUnavailable as exc:
+        raise CppKitError(f"{names} cannot be compiled sealed: {exc}") from None
+    if done.timed_out:
+        raise CppKitError(
+            f"{names} does not compile: the compiler ran longer than {limit:g} s and was stopped",
+            done.output,
+        )
+    if done.returncode != 0 and done.memory_note:  # cc1plus was killed: say why, not "internal error"
+        raise CppKitError(
+            f"{names} does not compile: the compiler went over its {policy.memory_mb} MiB memory limit",
+            done.output,
+        )
+    if done.returncode == 0:
+        shutil.move(built, output)
+    return done.returncode, done.output
 
 
 def first_error(diagnostics: str, sources: Sequence[str]) -> str:
@@ -165,7 +272,7 @@ def content_key(source: Path, compiler: str = CXX_ENV_DEFAULT) -> str:
     digest = hashlib.sha256()
     version = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=False)
     digest.update(" ".join((*_FLAGS, version.stdout.splitlines()[0] if version.stdout else "")).encode())
-    beside = sorted(p for p in source.resolve().parent.iterdir() if p.suffix in (".hh", ".h", ".hpp"))
+    beside = sorted(p for p in source.resolve().parent.iterdir() if p.suffix in HEADER_SUFFIXES)
     kit_files = sorted((kit_dir() / "game").iterdir())
     for path in [source.resolve(), *beside, *kit_files]:
         if path.is_file():
@@ -173,9 +280,19 @@ def content_key(source: Path, compiler: str = CXX_ENV_DEFAULT) -> str:
     return digest.hexdigest()[:24]
 
 
-def compile_cached(source: str | Path, compiler: str = CXX_ENV_DEFAULT, cache: Path | None = None) -> Path:
+def compile_cached(
+    source: str | Path,
+    compiler: str = CXX_ENV_DEFAULT,
+    cache: Path | None = None,
+    *,
+    sandbox: SandboxPolicy | None = None,
+    timeout_s: float | None = None,
+) -> Path:
     """The executable built from `source`, compiled once per content (see `content_key`) and kept in
-    `cache` (default `cache_dir()`); raises CppKitError as `build_player` does."""
+    `cache` (default `cache_dir()`); raises CppKitError as `build_player` does.
+
+    `sandbox` and `timeout_s` are `build_player`'s. The key does not say whether the build was
+    sealed: the same compiler and flags make the same executable either way."""
     path = Path(source)
     if shutil.which(compiler) is None:
         raise CppKitError(f"no C++ compiler {compiler!r} on PATH (the kit needs g++ with C++17)")
@@ -189,7 +306,7 @@ def compile_cached(source: str | Path, compiler: str = CXX_ENV_DEFAULT, cache: P
     # Build beside the final name and rename: a concurrent build or a reader never sees half a file.
     partial = folder / f".{path.stem}.{os.getpid()}.partial"
     try:
-        build_player(path, partial, compiler)
+        build_player(path, partial, compiler, sandbox=sandbox, timeout_s=timeout_s)
         os.replace(partial, binary)
     finally:
         partial.unlink(missing_ok=True)
