@@ -133,6 +133,29 @@ def serve(bot: Any = None, *, factory: Callable[[], Any] | None = None) -> None:
             data = data[written:]
 
 
+def module_bot_factory(module: Any) -> Callable[[], Any] | None:
+    """The bot factory a loaded bot module defines: `create_bot()`, a class `Bot`, or module-level
+    `act` (with optional `setup`/`end`) made into an object; None if it defines none of them.
+
+    One rule for both ways an entrant's file runs: in-process (`botarena play`) and through this
+    kit (tournaments, sandboxed), so the file behaves the same in both.
+    """
+    for attribute in ("create_bot", "Bot"):
+        factory = getattr(module, attribute, None)
+        if callable(factory):
+            return factory  # type: ignore[no-any-return]
+    if not callable(getattr(module, "act", None)):
+        return None
+    from types import SimpleNamespace
+
+    hooks = {
+        hook: getattr(module, hook)
+        for hook in ("setup", "act", "end")
+        if callable(getattr(module, hook, None))
+    }
+    return lambda: SimpleNamespace(**hooks)
+
+
 def load_bot(path: str) -> Callable[[], Any]:
     """A factory for the bot defined in the Python file `path` (create_bot, Bot, or act)."""
     path = os.path.abspath(path)
@@ -148,21 +171,9 @@ def load_bot(path: str) -> Callable[[], Any]:
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
     spec.loader.exec_module(module)
-    for attribute in ("create_bot", "Bot"):
-        factory = getattr(module, attribute, None)
-        if callable(factory):
-            return factory  # type: ignore[no-any-return]
-    if callable(getattr(module, "act", None)):
-        # Module-level hooks, as an in-process bot file has them: an entrant's file behaves the same
-        # whether `play` runs it in-process or a tournament runs it here, sandboxed.
-        from types import SimpleNamespace
-
-        hooks = {
-            hook: getattr(module, hook)
-            for hook in ("setup", "act", "end")
-            if callable(getattr(module, hook, None))
-        }
-        return lambda: SimpleNamespace(**hooks)
+    factory = module_bot_factory(module)
+    if factory is not None:
+        return factory
     raise AttributeError(f"{path} defines none of create_bot(), class Bot, act(payload)")
 
 

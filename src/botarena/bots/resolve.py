@@ -24,13 +24,14 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import ModuleType
 from typing import Any
 
 from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
 from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.game import GameInfo
+from botarena.kit import module_bot_factory
 
 
 @dataclass(frozen=True)
@@ -73,17 +74,9 @@ def _load_module(path: Path) -> ModuleType:
 def python_file_factory(path: Path) -> Callable[[], Any]:
     """The bot factory a Python file defines: `create_bot()`, a `Bot` class, or module-level `act`."""
     module = _load_module(path)
-    for attr in ("create_bot", "Bot"):
-        factory = getattr(module, attr, None)
-        if callable(factory):
-            return factory  # type: ignore[no-any-return]
-    if callable(getattr(module, "act", None)):
-        hooks = {
-            hook: getattr(module, hook)
-            for hook in ("setup", "act", "end")
-            if callable(getattr(module, hook, None))
-        }
-        return lambda: SimpleNamespace(**hooks)
+    factory = module_bot_factory(module)
+    if factory is not None:
+        return factory
     raise BotSpecError(f"{path} defines no create_bot(), Bot class or act() function")
 
 

@@ -38,7 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from botarena import __version__
 from botarena.server.httpconfig import server_config
-from botarena.server.live import PING, LiveHub
+from botarena.server.live import LiveHub, sse_bytes
 from botarena.server.viewer import (
     PIP_HINT,
     ServerDependencyError,
@@ -490,21 +490,10 @@ def create_app(
                 404, f"no live match {key[:80]!r} (finished ones stay listed at /api/live for a while)"
             )
 
-        async def stream() -> AsyncIterator[bytes]:
-            yield b"retry: 2000\n\n"  # the browser's reconnect delay if the stream breaks
-            # A client that goes away cancels this generator (Starlette watches for the disconnect) or
-            # fails the next write (the heartbeat at the latest); either way the subscription closes.
-            try:
-                async for event in events:
-                    if event.event == PING:
-                        yield b": ping\n\n"
-                    else:
-                        yield b"event: %s\ndata: %s\n\n" % (event.event.encode(), event.data)
-            finally:
-                await events.aclose()
-
+        # A client that goes away cancels the stream (Starlette watches for the disconnect) or fails
+        # its next write (the heartbeat at the latest); either way the subscription closes.
         return StreamingResponse(
-            stream(),
+            sse_bytes(events),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
