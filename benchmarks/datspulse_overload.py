@@ -41,42 +41,9 @@ from botarena.games.datspulse.config import datspulse_config
 from botarena.games.datspulse.hexgrid import neighbours
 from botarena.server.datspulse.wire import MoveLimits
 
-LOBBY_SECONDS = 4.0
-
-
-def write_config(folder: Path, teams: int, turn_seconds: float, duration: float) -> Path:
-    turns = math.ceil(duration / turn_seconds) + 10  # the round outlasts the measurement
-    lines = [
-        'preset = "test"',
-        "seed = 1",
-        "[game]",
-        f"turns = {turns}",
-        f"turn_seconds = {turn_seconds}",
-        f"lobby_seconds = {LOBBY_SECONDS}",
-        "break_seconds = 60",
-        "max_teams = 100",
-    ]
-    for i in range(teams):
-        lines += ["[[teams]]", f'name = "team-{i:02d}"', f'token = "bench-token-{i:02d}"']
-    path = folder / "server.toml"
-    path.write_text("\n".join(lines) + "\n")
-    return path
-
-
-def start_server(config: Path, db: Path) -> tuple[subprocess.Popen[str], str]:
-    command = [sys.executable, "-m", "botarena", "datspulse", "serve", "--config", str(config)]
-    command += ["--port", "0", "--db", f"sqlite:///{db}"]
-    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert server.stdout is not None
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        line = server.stdout.readline()
-        if not line:
-            break
-        if line.startswith("API:"):
-            return server, line.split()[-1]
-    server.kill()
-    raise SystemExit(f"the server did not start: {server.stderr.read() if server.stderr else ''}")
+# The server's start-up and the percentile are the plain benchmark's (this folder is on sys.path
+# when a script in it runs).
+from datspulse_server import LOBBY_SECONDS, percentile, start_server, write_config
 
 
 def heavy_body(view: dict[str, Any], limits: MoveLimits) -> bytes:
@@ -188,11 +155,6 @@ class Load:
         async with aiohttp.ClientSession(connector=connector, trust_env=False) as session:
             teams = [self.team(session, i, i >= self.honest) for i in range(self.honest + self.heavy)]
             await asyncio.gather(*teams)
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))]
 
 
 def series_status(api: str) -> Any:
