@@ -489,20 +489,25 @@ class Cgroup:
             folder = self.dirs.get("unified")
             if folder is None:
                 return ""
-            for line in _read(folder / "memory.events").splitlines():
-                name, _, count = line.partition(" ")
-                if name == "oom_kill" and count.strip() not in ("", "0"):
-                    return f"memory limit hit: {count.strip()} process(es) killed"
-            return ""
+            return _oom_kill_note(_read(folder / "memory.events"))
         folder = self.dirs.get("memory")
         if folder is None:
             return ""
-        for line in _read(folder / "memory.oom_control").splitlines():
-            name, _, count = line.partition(" ")
-            if name == "oom_kill" and count.strip() not in ("", "0"):
-                return f"memory limit hit: {count.strip()} process(es) killed"
+        note = _oom_kill_note(_read(folder / "memory.oom_control"))
+        if note:
+            return note
         failures = _read(folder / "memory.failcnt").strip()
         return f"memory limit hit {failures} time(s)" if failures not in ("", "0") else ""
+
+
+def _oom_kill_note(counters: str) -> str:
+    """The note for an `oom_kill N` line of a cgroup's memory counters (v2 memory.events, v1
+    memory.oom_control) when N > 0, else ''."""
+    for line in counters.splitlines():
+        name, _, count = line.partition(" ")
+        if name == "oom_kill" and count.strip() not in ("", "0"):
+            return f"memory limit hit: {count.strip()} process(es) killed"
+    return ""
 
 
 def _creator_alive(name: str) -> bool:
