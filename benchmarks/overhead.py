@@ -29,7 +29,7 @@ from typing import Any
 
 from botarena.bots import preempt
 from botarena.bots.inprocess import PythonBot
-from botarena.core.game import Engine, GameInfo, MatchResult, Step
+from botarena.core.game import Dynamics, Engine, GameInfo, Information, MatchResult, Step
 from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.registry import get_game
 from botarena.core.replay import read_replay, write_replay
@@ -56,12 +56,14 @@ class NullConfig:
     steps: int = NULL_STEPS
     turn_timeout_ms: int = 1000
     setup_timeout_ms: int = 1000
+    overage_bank_ms: int = 0
 
 
 class NullEngine(Engine):
     """`steps` turns of two seats; the same request payload every turn, an empty record."""
 
     def __init__(self, config: NullConfig, seed: int, players: int) -> None:
+        self.config = config
         self.players = players
         self.left = config.steps
         self.payload = {"turn": 0}
@@ -97,6 +99,8 @@ NULL_GAME = GameInfo(
     title="null",
     min_players=2,
     max_players=2,
+    dynamics=Dynamics.SIMULTANEOUS,
+    information=Information.FULL,
     config_class=NullConfig,
     presets={"default": {}},
     new_engine=NullEngine,

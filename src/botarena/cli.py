@@ -128,7 +128,7 @@ def play_command(
         write_replay(run.replay, replay)
         print(f"replay written to {replay}")
     if original_json is not None:
-        writer = game.extras.get("original_result_json")
+        writer = game.native_result_json
         if writer is None:
             raise UserError(f"{game_id} has no original result format")
         original_json.write_text(writer(run.replay), encoding="utf-8")
@@ -166,8 +166,11 @@ def _play_live(
     match = SimpleNamespace(
         engine=None, config=config, players=players, organizer_key=secrets.token_urlsafe(16)
     )
-    make_routes = game.extras.get("live_routes")
-    router = make_routes(match) if make_routes is not None else None
+    router = None
+    if game.id == "devops":
+        from botarena.games.devops.codes import live_routes
+
+        router = live_routes(match)
     if router is not None:
         make_engine = game.new_engine
 

@@ -171,9 +171,10 @@ def test_js_file_for_a_game_without_an_adapter_is_a_one_line_error(
     import dataclasses
 
     from botarena.core import registry
+    from botarena.core.game import Kits
 
     game = registry.get_game("drones")
-    monkeypatch.setitem(registry._loaded, "drones", dataclasses.replace(game, extras={}))
+    monkeypatch.setitem(registry._loaded, "drones", dataclasses.replace(game, kits=Kits()))
     bot = tmp_path / "bot.js"
     bot.write_text("export default () => ({})\n")
     assert main(["play", "drones", str(bot), "pacifist"]) == 2

@@ -10,10 +10,10 @@ Parametrized over `botarena.core.registry.all_games()`, so a game is covered as 
 - observations hide what the spec hides: no request carries the match seed, each seat's `start` has
   its own `bot_seed` and no request to a seat carries another seat's; an engine never reads back a
   payload it handed out (a bot that scribbles over its observations changes nothing); and the game's
-  own check, `game.extras["hidden_info_check"]` (a callable taking the GameInfo), when it has one.
+  own check, `game.hidden_info_check` (a callable taking the GameInfo), when it has one.
   GameOfDrones' check lives here until the drones package registers it (`DRONES_HIDDEN_INFO_CHECK`).
 
-A game may shrink its matches for this suite with `game.extras["conformance_overrides"]`, a dict of
+A game may shrink its matches for this suite with `game.test_overrides`, a dict of
 config overrides (the default preset is used otherwise).
 """
 
@@ -45,7 +45,7 @@ def seat_counts(game: GameInfo) -> list[int]:
 
 
 def game_config(game: GameInfo, **extra: Any) -> Any:
-    overrides = {**game.extras.get("conformance_overrides", {}), **extra}
+    overrides = {**game.test_overrides, **extra}
     return game.config(overrides=overrides or None)
 
 
@@ -267,7 +267,7 @@ def test_engines_never_read_back_a_payload(game: GameInfo) -> None:
 
 @parametrize_games
 def test_game_hidden_information_check(game: GameInfo) -> None:
-    check = game.extras.get("hidden_info_check")
+    check = game.hidden_info_check
     if check is None:
         check = LOCAL_HIDDEN_INFO_CHECKS.get(game.id)
     if check is None:

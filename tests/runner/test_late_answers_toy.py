@@ -28,7 +28,7 @@ from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
 from botarena.bots.subprocess import SubprocessBot
 from botarena.core import registry
-from botarena.core.game import Engine, GameInfo, MatchResult, Step
+from botarena.core.game import Dynamics, Engine, GameInfo, Information, MatchResult, Step
 from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.replay import Replay
 from botarena.core.status import Status
@@ -57,7 +57,7 @@ class LateToy(Engine):
     late_replies = True
 
     def __init__(self, config: ToyConfig, seed: int, players: int) -> None:
-        self.c = config
+        self.c = self.config = config
         self.turns = [(r, seat) for r in range(1, config.rounds + 1) for seat in (0, 1)]
         self.next_turn = 0
         self.current: list[int] | None = None  # [round, seat, actions left] of the open turn
@@ -206,6 +206,8 @@ TOY = GameInfo(
     title="Late toy",
     min_players=2,
     max_players=2,
+    dynamics=Dynamics.ALTERNATING,
+    information=Information.FULL,
     config_class=ToyConfig,
     presets={"default": {}},
     new_engine=_new_toy,

@@ -15,7 +15,6 @@ from hypothesis import strategies as st
 from botarena.tournament.formats import (
     DRONES_2018_PRESET,
     FORMATS,
-    FinishedMatch,
     Format,
     FormatError,
     MatchSpec,
@@ -28,6 +27,7 @@ from botarena.tournament.formats import (
     pick_groups,
 )
 from botarena.tournament.ratings import MODEL
+from botarena.tournament.results import FinishedMatch
 from botarena.tournament.roundrobin import circle_schedule
 
 NAMES = [f"e{i:02d}" for i in range(40)]

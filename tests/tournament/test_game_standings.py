@@ -1,4 +1,4 @@
-"""A game's own tournament standings (`ratings.GAME_STANDINGS`): the seam in the leaderboard, and
+"""A game's own tournament standings (`GameInfo.tournament_standings`): the seam in the leaderboard, and
 DatsPulse's spec 6.3 final standings over a lockstep tournament's rounds (one match = one round)."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from botarena.core.registry import get_game
 from botarena.core.replay import read_replay
 from botarena.games.datspulse import tournament_standings
 from botarena.store import Store
-from botarena.tournament.formats import FinishedMatch
-from botarena.tournament.ratings import GAME_STANDINGS, declared_standings, game_standings, leaderboard
+from botarena.tournament.leaderboard import declared_standings, game_standings, leaderboard
+from botarena.tournament.results import FinishedMatch
 from botarena.tournament.service import (
     Entrant,
     TournamentPlan,
@@ -108,7 +108,7 @@ def test_the_seam_rejects_a_malformed_table_in_one_line() -> None:
 
 
 def test_only_games_that_declare_standings_have_them() -> None:
-    assert get_game("datspulse").extras[GAME_STANDINGS] is tournament_standings
+    assert get_game("datspulse").tournament_standings is tournament_standings
     assert declared_standings("datspulse") is tournament_standings
     assert declared_standings("drones") is None  # drones' 2018 table belongs to the drones-2018 format
     assert declared_standings("no-such-game") is None

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -196,7 +197,5 @@ def test_killing_the_coordinator_leaves_no_worker_or_bot_process(tmp_path: Path)
         assert not left, f"still running after the coordinator was killed: {left}"
     finally:
         with_group = coordinator.pid
-        try:
+        with contextlib.suppress(ProcessLookupError):
             os.killpg(with_group, signal.SIGKILL)
-        except ProcessLookupError:
-            pass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from botarena.core.protocol import Reply, Request
 
@@ -27,6 +28,23 @@ class Bot(ABC):
     name: str = "bot"
     kind: str = "bot"
     late_replies_kept: bool = False
+    takes_batches: ClassVar[bool] = False
+    """A transport that takes all its requests of a batch at once (`send_batch`, then
+    `receive_batch`) and enforces every limit itself, per request and per chain (the Devops course
+    transport calls a faction's units in parallel). No overage bank applies to it."""
+
+    def use_config(self, config: Any) -> None:
+        """The match's config, before `open`, for game-native transports that follow config keys
+        (Devops' call parallelism). Default: unused."""
+        return None
+
+    def send_batch(self, requests: list[Request]) -> None:
+        """Start every request of the batch that is this bot's (only if `takes_batches`)."""
+        raise TypeError(f"{type(self).__name__} does not take batches")
+
+    def receive_batch(self) -> list[Reply]:
+        """The replies to the last `send_batch`, in its order (only if `takes_batches`)."""
+        raise TypeError(f"{type(self).__name__} does not take batches")
 
     def open(self, match_id: str, seat: int) -> None:
         """Prepare for a match (start a process, build an instance). Failures make the bot dead."""

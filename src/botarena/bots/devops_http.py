@@ -75,6 +75,7 @@ class DevopsHttpBot(Bot):
     """A Devops faction whose decision logic is an HTTP service (the course's contract)."""
 
     kind = "devops-http"
+    takes_batches = True
 
     def __init__(
         self,

@@ -85,10 +85,10 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
     if spec in game.starter_bots:
         return PythonBot(game.starter_bots[spec], name=spec)
     if spec.startswith(("http://", "https://")):
-        native = game.extras.get("url_bot")
-        if native is not None:  # "module:Class": the game's own HTTP contract (devops spec 7.1)
-            module_name, _, attr = str(native).partition(":")
-            return getattr(importlib.import_module(module_name), attr)(spec)  # type: ignore[no-any-return]
+        if game.id == "devops":  # the course's own HTTP contract (devops spec 7.1)
+            from botarena.bots.devops_http import DevopsHttpBot
+
+            return DevopsHttpBot(spec)
         from botarena.bots.http import HttpBot
 
         return HttpBot(spec)
@@ -106,7 +106,7 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
         if suffix == ".js":
             from botarena.bots.node import node_bot
 
-            return node_bot(path, kit=game.extras["js_kit"], sandbox=isolation.sandbox)
+            return node_bot(path, kit=str(game.kits.js), sandbox=isolation.sandbox)
         return _command_bot(shlex.quote(str(path)), isolation)
     _check_command_spec(spec, game)
     return _command_bot(spec, isolation)
@@ -141,16 +141,16 @@ def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> 
 
 
 CPP_SUFFIXES = (".cc", ".cpp", ".cxx")
-"""A bot file with one of these suffixes is C++ source for the game's kit (extras["cpp_builder"])."""
+"""A bot file with one of these suffixes is C++ source for the game's C++ kit (`GameInfo.kits.cpp`)."""
 
 
 def _cpp_builder(game: GameInfo, spec: str) -> Callable[..., Path]:
-    """The game's "module:function" that compiles a player's source into a cached executable."""
-    target = game.extras.get("cpp_builder")
-    if target is None:
+    """The function that compiles a player's source for the game's C++ kit into a cached executable."""
+    if game.kits.cpp is None:
         raise BotSpecError(f"{game.id} has no C++ kit; compile {spec} yourself and give the executable")
-    module_name, _, attr = str(target).partition(":")
-    return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+    from botarena.games.domains.cppkit import compile_cached
+
+    return compile_cached
 
 
 def _compile_cpp(path: Path, game: GameInfo, spec: str, isolation: Isolation) -> Path:
@@ -173,7 +173,7 @@ def _file_kind(path: Path, game: GameInfo, spec: str) -> str:
     if suffix == ".py":
         return ".py"
     if suffix in (".js", ".mjs"):
-        if game.extras.get("js_kit") is None:
+        if game.kits.js is None:
             raise BotSpecError(f"{game.id} has no JavaScript adapter; run {spec} as a command instead")
         return ".js"
     if os.access(path, os.X_OK):

@@ -13,13 +13,29 @@ import dataclasses
 import json
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from pydantic import TypeAdapter, ValidationError
 
 from botarena.core.numbers import normalize_integral
 
 T = TypeVar("T")
+
+
+@runtime_checkable
+class LimitsConfig(Protocol):
+    """The keys of a game's config that the runner reads: every game's config has them (DESIGN,
+    platform vocabulary)."""
+
+    overage_bank_ms: int
+
+
+@runtime_checkable
+class PacedConfig(Protocol):
+    """A config that paces its matches for live viewing: a batch starts no earlier than
+    `turn_interval_ms` after the previous one started (Devops DV-51); 0 is unpaced."""
+
+    turn_interval_ms: int
 
 
 class ConfigError(ValueError):

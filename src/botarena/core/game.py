@@ -16,8 +16,9 @@ batch). Nothing here reads a clock or does I/O; the runner owns time and transpo
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from botarena.core.protocol import Reply, Request, Verdict
@@ -66,6 +67,19 @@ class Engine(ABC):
 
     late_replies: ClassVar[bool] = False
 
+    config: Any
+    """The config this match plays; it may differ from the one given (Domains follows the seat count)."""
+
+    def set_player_names(self, names: list[str]) -> None:
+        """The seats' display names, given before the start exchange, for games whose bots or records
+        show them (Devops DV-6, DatsPulse teams). Default: unused."""
+        return None
+
+    def restore_external_inputs(self, record: Mapping[str, Any] | None) -> None:
+        """Before re-running a recorded step, take back the inputs that came from outside the bots
+        (Devops bonus codes) from that step's `record`. Default: a game has none."""
+        return None
+
     @abstractmethod
     def start_requests(self) -> list[Request]:
         """The `start` request of every seat."""
@@ -110,22 +124,106 @@ class Engine(ABC):
 BotFactory = Callable[[], Any]
 
 
+class Dynamics(StrEnum):
+    """How seats take their turns."""
+
+    SIMULTANEOUS = "simultaneous"
+    """Every seat is asked in the same batch and the replies are applied together."""
+    ALTERNATING = "alternating"
+    """One seat plays a turn (possibly a chain of requests) while the others wait."""
+
+
+class Information(StrEnum):
+    """What a seat may see of the state."""
+
+    FULL = "full"
+    """Every seat sees the whole state (apart from the other seats' bot seeds)."""
+    HIDDEN = "hidden"
+    """The rules hide part of the state from some seats (fog of war, hidden attributes, mines)."""
+
+
+@dataclass(frozen=True)
+class Kits:
+    """The folders under `kits/` that run bots written in other languages for a game."""
+
+    js: str | None = None
+    """A JavaScript adapter (`kits/<js>/adapter.mjs`) that runs the game's JavaScript bots."""
+    cpp: str | None = None
+    """A C++ kit (`kits/<cpp>/`): `.cc` players are compiled against it before they play."""
+
+
+@dataclass(frozen=True)
+class TournamentPreset:
+    """A named tournament set-up of a game: `botarena tournament GAME --format NAME` plays it."""
+
+    format: str
+    """The tournament format it plays (the name stored with the tournament)."""
+    preset: str
+    """The game preset of its matches."""
+    config: Mapping[str, Any] = field(default_factory=dict)
+    """Config overrides on top of `preset`."""
+
+
+@dataclass(frozen=True)
+class DemoTournament:
+    """How `make run`'s demo tournament plays this game."""
+
+    players: int | None = None
+    """Seats per match (None: the game's `min_players`)."""
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    """Config overrides that keep a demo match short enough to watch."""
+
+
+GameStandings = Callable[[Sequence[str], Sequence[Mapping[str, Any]]], Mapping[str, Any]]
+"""A game's own tournament leaderboard: `(entrants, matches) -> table`.
+
+`entrants` are the tournament's entrant names (registration order); `matches` are its finished and
+failed matches in the canonical order (round, key), each a plain dict: `{key, round, seats, ranks,
+scores, details}`, where `seats` are entrant names by seat, `ranks`/`scores` are None for a failed
+match and `details` is the match's `MatchResult.details` (None when it is not known: a failed match,
+or a replay that cannot be read). The table is `{"title": str, "columns": [{"key": str, "label":
+str}, ...], "rows": [{key: JSON value}, ...]}`, rows best first."""
+
+HiddenInfoCheck = Callable[["GameInfo"], None]
+"""A game's own check that no payload shows a seat what the rules hide from it: it drives the engine
+through short games and raises AssertionError on a leak (the conformance suite runs it)."""
+
+TextRenderer = Callable[[Mapping[str, Any]], str]
+"""`keyframe_text(keyframe) -> str`: a keyframe, as the replay stores it, drawn in ASCII."""
+
+NativeResultWriter = Callable[[Any], str]
+"""Writes a finished match (a Replay) in the result format of the game's original system."""
+
+
 @dataclass(frozen=True)
 class GameInfo:
-    """Everything the platform needs to know about a game: registered once per game package."""
+    """Everything the platform needs to know about a game: registered once per game package.
+
+    Every extension point is a typed field here; nothing is looked up by name elsewhere
+    (docs/architecture.md lists what each one is for)."""
 
     id: str
     rules_version: str
     title: str
     min_players: int
     max_players: int
+    dynamics: Dynamics
+    information: Information
     config_class: type[Any]
     presets: Mapping[str, Mapping[str, Any]]
     new_engine: Callable[[Any, int, int], Engine]
     starter_bots: Mapping[str, BotFactory]
     random_bot: BotFactory
     keyframe_every: int = 50
-    extras: Mapping[str, Any] = field(default_factory=dict)
+    text_renderer: TextRenderer | None = None
+    kits: Kits = Kits()
+    hidden_info_check: HiddenInfoCheck | None = None
+    test_overrides: Mapping[str, Any] = field(default_factory=dict)
+    """Config overrides that keep whole-game checks (the conformance suite) quick."""
+    native_result_json: NativeResultWriter | None = None
+    tournament_presets: Mapping[str, TournamentPreset] = field(default_factory=dict)
+    tournament_standings: GameStandings | None = None
+    demo: DemoTournament = DemoTournament()
 
     def config(self, preset: str = "default", overrides: Mapping[str, Any] | None = None) -> Any:
         """Build and validate this game's config (raises ConfigError)."""

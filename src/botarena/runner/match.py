@@ -31,7 +31,7 @@ import orjson
 from botarena import __version__
 from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
-from botarena.core.config import config_to_dict
+from botarena.core.config import LimitsConfig, PacedConfig, config_to_dict
 from botarena.core.game import Engine, GameInfo, MatchResult
 from botarena.core.protocol import NOT_AWAITED, MessageType, Reply, Request, Verdict
 from botarena.core.replay import Replay, verdict_json
@@ -109,11 +109,49 @@ class MatchRun:
     replay: Replay
 
 
-class _Exchange:
-    """Sends batches of requests to the seats' bots and collects one Reply per request.
+class _Budgets:
+    """Every seat's time accounting, in one place: the overage bank, the time used, and each chain's
+    spent budget.
 
-    `banks[seat]` is what is left of the seat's overage bank in ms: a request's hard limit is its own
-    limit plus the bank, and time used over its own limit is taken from the bank.
+    A request's hard limit (`allowance`) is its own limit plus what is left of its seat's bank,
+    capped by what is left of its chain's budget; time a reply used over its request's own limit is
+    taken from the bank (`charge`). A chain's budget left is counted from the replies' times, or by
+    wall clock (`chain_elapsed_ms`) where the rules say so (CQ-31).
+    """
+
+    __slots__ = ("banks", "chain_spent_ms", "time_used_ms")
+
+    def __init__(self, seats: int, overage_bank_ms: int) -> None:
+        self.banks = [float(overage_bank_ms)] * seats
+        self.time_used_ms = [0.0] * seats
+        self.chain_spent_ms: dict[Any, float] = {}
+
+    def allowance(self, request: Request, chain_elapsed_ms: float | None = None) -> float:
+        """The request's hard limit in ms; zero or less when its chain's budget is spent."""
+        allowance = request.timeout_ms + self.banks[request.seat]
+        if request.chain is not None and request.chain_budget_ms > 0:
+            spent = (
+                self.chain_spent_ms.get(request.chain, 0.0) if chain_elapsed_ms is None else chain_elapsed_ms
+            )
+            left = request.chain_budget_ms - spent
+            if left < allowance:
+                return left
+        return allowance
+
+    def charge(self, request: Request, used_ms: float) -> None:
+        """Count `used_ms` of the seat's time: the bank pays what went over the request's own limit."""
+        seat = request.seat
+        over = used_ms - request.timeout_ms
+        if over > 0.0 and self.banks[seat] > 0.0:
+            self.banks[seat] = max(0.0, self.banks[seat] - over)
+        self.time_used_ms[seat] += used_ms
+        if request.chain is not None:
+            self.chain_spent_ms[request.chain] = self.chain_spent_ms.get(request.chain, 0.0) + used_ms
+
+
+class _Exchange:
+    """Sends batches of requests to the seats' bots and collects one Reply per request, counting
+    every seat's time in one `_Budgets`.
     """
 
     late_replies = False
@@ -122,9 +160,8 @@ class _Exchange:
         for bot in bots:
             bot.keep_late_replies(self.late_replies)  # before `open`: a transport may set up for it
         self.bots = bots
-        self.banks = [float(overage_bank_ms) for _ in bots]
-        self.time_used_ms = [0.0 for _ in bots]
-        self.chain_spent_ms: dict[Any, float] = {}
+        self.budgets = _Budgets(len(bots), overage_bank_ms)
+        self.time_used_ms = self.budgets.time_used_ms
         self.next_id = 0
         # In-process bots are asked in one call; others get send() now and receive() below.
         self.ask: list[Callable[[Request, float], Reply] | None] = [
@@ -132,10 +169,8 @@ class _Exchange:
         ]
 
         self.all_direct = all(a is not None for a in self.ask)
-        # Batch bots (e.g. botarena.bots.devops_http) take all of their requests of a batch at once
-        # with `send_batch(requests)` and answer them with `receive_batch()`; they enforce every limit
-        # themselves (per request, and the chain budget). No overage bank applies to them.
-        self.batch = [callable(getattr(bot, "send_batch", None)) for bot in bots]
+        # Batch bots (`Bot.takes_batches`) enforce every limit themselves; no overage bank applies.
+        self.batch = [bot.takes_batches for bot in bots]
         self.any_batch = any(self.batch)
         if self.any_batch:
             self.all_direct = False
@@ -210,26 +245,14 @@ class _Exchange:
         return Reply(seat, _TIMEOUT, None, _DEADLINE)  # chain budget spent
 
     def _settle(self, request: Request, reply: Reply, replies: list[Reply | None], index: int) -> None:
-        """Record `reply` and count its time: the bank pays what went over the request's own limit."""
-        seat = request.seat
-        used = reply.time_ms
-        over = used - request.timeout_ms
-        if over > 0.0 and self.banks[seat] > 0.0:
-            self.banks[seat] = max(0.0, self.banks[seat] - over)
-        self.time_used_ms[seat] += used
-        if request.chain is not None:
-            self.chain_spent_ms[request.chain] = self.chain_spent_ms.get(request.chain, 0.0) + used
+        """Record `reply` and count its time."""
+        self.budgets.charge(request, reply.time_ms)
         replies[index] = reply
 
     def _allowance(self, request: Request) -> float | None:
-        """The request's hard limit in ms (its own, the bank, the chain budget left), or None."""
-        seat = request.seat
-        allowance = request.timeout_ms + self.banks[seat]
-        if request.chain is not None and request.chain_budget_ms > 0:
-            left = request.chain_budget_ms - self.chain_spent_ms.get(request.chain, 0.0)
-            if left < allowance:
-                allowance = left
-        if allowance <= 0 or not self.bots[seat].alive:
+        """The request's hard limit in ms, or None if it cannot be sent (dead bot, chain spent)."""
+        allowance = self.budgets.allowance(request)
+        if allowance <= 0 or not self.bots[request.seat].alive:
             return None
         return allowance
 
@@ -251,14 +274,14 @@ class _Exchange:
             else:
                 rest.append(index)
         for seat, indexes in batched.items():
-            self.bots[seat].send_batch([requests[i] for i in indexes])  # type: ignore[attr-defined]
+            self.bots[seat].send_batch([requests[i] for i in indexes])
         replies: list[Reply | None] = [None] * len(requests)
         if rest:
             answered = self._run_one_by_one([requests[i] for i in rest])
             for index, reply in zip(rest, answered, strict=True):
                 replies[index] = reply
         for seat, indexes in batched.items():
-            answers = self.bots[seat].receive_batch()  # type: ignore[attr-defined]
+            answers = self.bots[seat].receive_batch()
             for index, reply in zip(indexes, answers, strict=True):
                 reply.seat = seat
                 self.time_used_ms[seat] += reply.time_ms
@@ -268,29 +291,16 @@ class _Exchange:
     def _run_direct(self, requests: list[Request]) -> list[Reply]:
         """`run` when every bot is in-process: each is asked in turn (sending first changes nothing
         for bots that only start computing when asked), in one pass."""
-        bots, banks, ask, time_used = self.bots, self.banks, self.ask, self.time_used_ms
+        ask, allowance_of, charge = self.ask, self.budgets.allowance, self.budgets.charge
         replies: list[Reply] = []
         for request in requests:
             seat = request.seat
-            limit = request.timeout_ms
-            allowance = limit + banks[seat]
-            chain = request.chain
-            if chain is not None and request.chain_budget_ms > 0:
-                left = request.chain_budget_ms - self.chain_spent_ms.get(chain, 0.0)
-                if left < allowance:
-                    allowance = left
-            if allowance > 0 and bots[seat].alive:
+            allowance = allowance_of(request)
+            if allowance > 0 and self.bots[seat].alive:
                 reply = ask[seat](request, allowance / 1000.0)  # type: ignore[misc]
-            elif not bots[seat].alive:
-                reply = Reply(seat, _CRASHED, None, _PROCESS_EXITED)
             else:
-                reply = Reply(seat, _TIMEOUT, None, _DEADLINE)
-            used = reply.time_ms
-            if used > limit and banks[seat] > 0.0:
-                banks[seat] = max(0.0, banks[seat] - (used - limit))
-            time_used[seat] += used
-            if chain is not None:
-                self.chain_spent_ms[chain] = self.chain_spent_ms.get(chain, 0.0) + used
+                reply = self._unsendable(seat)
+            charge(request, reply.time_ms)
             replies.append(reply)
         return replies
 
@@ -362,14 +372,13 @@ class _LateExchange(_Exchange):
         if not bot.alive:
             return None
         now = _perf_counter()
-        allowance = request.timeout_ms + self.banks[seat]
-        if request.chain is not None and request.chain_budget_ms > 0:
+        elapsed_ms = None
+        if request.chain is not None:  # the chain's budget runs by wall clock from its first request
             clock = self.chain_clock[seat]
             if clock is None or clock[0] != request.chain:
                 clock = self.chain_clock[seat] = (request.chain, now)
-            left = request.chain_budget_ms - (now - clock[1]) * 1000.0
-            if left < allowance:
-                allowance = left
+            elapsed_ms = (now - clock[1]) * 1000.0
+        allowance = self.budgets.allowance(request, elapsed_ms)
         if not request.await_reply:
             allowance = request.timeout_ms  # what the envelope tells the bot; nobody waits
         self.next_id += 1
@@ -393,13 +402,9 @@ class _LateExchange(_Exchange):
             return Reply(seat, _TIMEOUT, None, _DEADLINE if request.await_reply else NOT_AWAITED)
         reply = received[seat]
         reply.seat = seat
-        used = reply.time_ms
-        over = used - request.timeout_ms
-        if over > 0.0 and self.banks[seat] > 0.0:
-            self.banks[seat] = max(0.0, self.banks[seat] - over)
-        self.time_used_ms[seat] += used
+        self.budgets.charge(request, reply.time_ms)
         if reply.status is _TIMEOUT and request.type is not MessageType.END:
-            self._owe(seat, sent_at, used)  # the transport keeps the request open
+            self._owe(seat, sent_at, reply.time_ms)  # the transport keeps the request open
         return reply
 
     def collect_late(self) -> list[Reply]:
@@ -511,22 +516,19 @@ def run_match(
         config = game.config(preset)
     match_id = match_id or f"{game.id}-{seed}-{uuid.uuid4().hex[:8]}"
     engine = game.new_engine(config, seed, len(bots))
-    set_names = getattr(engine, "set_player_names", None)
-    if set_names is not None:  # games whose bots see each other's display names (devops DV-6)
-        set_names([bot.name for bot in bots])
+    engine.set_player_names([bot.name for bot in bots])
     for bot in bots:
-        use_config = getattr(bot, "use_config", None)
-        if use_config is not None:  # game-native transports that follow config keys (devops parallelism)
-            use_config(config)
+        bot.use_config(config)
     exchange_class = _LateExchange if engine.late_replies else _Exchange
-    exchange = exchange_class(bots, int(getattr(config, "overage_bank_ms", 0)))
+    limits: LimitsConfig = config
+    exchange = exchange_class(bots, limits.overage_bank_ms)
     statuses: list[dict[str, int]] = [{} for _ in bots]
     replay = Replay(
         game=game.id,
         rules=game.rules_version,
         preset=preset,
         # the config the engine plays, which may follow the seat count (domains' num_players)
-        config=_config_json(getattr(engine, "config", config)),
+        config=_config_json(engine.config),
         seed=seed,
         players=[{"seat": seat, **bot.describe()} for seat, bot in enumerate(bots)],
         match_id=match_id,
@@ -543,7 +545,7 @@ def run_match(
         replay.keyframes.append({"step": 0, "state": engine.keyframe()})
         if on_begin is not None:
             on_begin(replay)
-        interval_s = int(getattr(config, "turn_interval_ms", 0) or 0) / 1000.0
+        interval_s = config.turn_interval_ms / 1000.0 if isinstance(config, PacedConfig) else 0.0
         _play(engine, exchange, replay, statuses, game.keyframe_every, on_step, pacer, interval_s)
         replies = exchange.run(engine.end_requests())
         verdicts = engine.apply_end(replies)

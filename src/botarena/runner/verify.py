@@ -126,11 +126,9 @@ def _rerun_steps(engine: Engine, replay: Replay) -> int:
         _check("keyframe at step 0", keyframes[0], engine.keyframe())
     # a game whose steps take inputs from outside the bots (devops bonus codes) re-takes them from
     # each step's recorded record before that step's requests
-    restore = getattr(engine, "restore_external_inputs", None)
     for index, recorded in enumerate(replay.steps, start=1):
         where = _step_label(index, recorded.get("record"))
-        if restore is not None:
-            restore(recorded.get("record"))
+        engine.restore_external_inputs(recorded.get("record"))
         _feed_late(engine, late, index - 1)
         requests = engine.next_requests()
         if not requests:
@@ -159,9 +157,8 @@ def verify_replay(replay: Replay) -> VerifyReport:
         return VerifyReport(False, 0, "header", detail)
     config = game.config("default", replay.config)
     engine = game.new_engine(config, replay.seed, len(replay.players))
-    set_names = getattr(engine, "set_player_names", None)
-    if set_names is not None:  # as run_match does: games whose records show the players' names
-        set_names([str(player.get("name", "")) for player in replay.players])
+    # as run_match does: games whose records show the players' names
+    engine.set_player_names([str(player.get("name", "")) for player in replay.players])
     steps = 0
     try:
         engine.start_requests()

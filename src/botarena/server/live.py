@@ -25,6 +25,7 @@ dropped; at most `max_matches` in all.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import threading
@@ -158,10 +159,8 @@ class _Waiter:
         self.event = asyncio.Event()
 
     def wake(self) -> None:
-        try:
+        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
             self.loop.call_soon_threadsafe(self.event.set)
-        except RuntimeError:  # the loop is closed: nobody is waiting any more
-            pass
 
 
 def _as_int(value: Any) -> int | None:

@@ -42,6 +42,7 @@ import networkx as nx  # type: ignore[import-untyped]
 from openskill.models import PlackettLuceRating
 
 from botarena.tournament.ratings import MODEL, openskill_ratings
+from botarena.tournament.results import FinishedMatch, canonical
 from botarena.tournament.roundrobin import MatchScore, Standing, circle_schedule, standings, summary_line
 
 DRONES_2018_PRESET = "bravolt2018"
@@ -71,17 +72,6 @@ class MatchSpec:
     seed: int
 
 
-@dataclass(frozen=True)
-class FinishedMatch:
-    """A match's outcome: 1-based `ranks` per seat (shared on ties), or None if the match failed."""
-
-    key: str
-    round: int
-    seats: tuple[str, ...]
-    ranks: tuple[int, ...] | None
-    scores: tuple[float, ...] | None
-
-
 def match_seed(tournament_seed: int, key: str) -> int:
     """The seed of match `key` (0..2**32-1): the first four bytes of SHA-256 of seed and key.
 
@@ -95,12 +85,6 @@ def tiebreak(tournament_seed: int, salt: str, name: str) -> int:
     """A seed-derived sort key that breaks ties between entrants without favouring list order."""
     digest = hashlib.sha256(f"botarena.tiebreak/{tournament_seed}/{salt}/{name}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
-
-
-def canonical(finished: Mapping[str, FinishedMatch] | Iterable[FinishedMatch]) -> list[FinishedMatch]:
-    """Finished matches in the canonical order (round, key), whatever order they arrived in."""
-    matches = finished.values() if isinstance(finished, Mapping) else finished
-    return sorted(matches, key=lambda m: (m.round, m.key))
 
 
 def _width(count: int, minimum: int) -> int:
@@ -305,6 +289,10 @@ def pick_groups(entrants: Sequence[str], players: int, count: int, seed: int) ->
     return chosen
 
 
+DRONES_2018_FORMAT = "drones-2018"
+"""The format of the 2018 event (spec 6.3): its leaderboard has the event's standings."""
+
+
 class Drones2018(RoundRobin):
     """The GameOfDrones 2018 event (drones spec 2.3 and 6.3), played with game preset `bravolt2018`.
 
@@ -313,7 +301,7 @@ class Drones2018(RoundRobin):
     `drones_2018_standings`.
     """
 
-    name = "drones-2018"
+    name = DRONES_2018_FORMAT
     options = frozenset()
     two_player_only = True
 

@@ -17,7 +17,7 @@ import logging
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -34,14 +34,10 @@ from botarena.tournament.executor import (
     close_executor,
     play_task,
 )
-from botarena.tournament.formats import (
-    FinishedMatch,
-    Format,
-    FormatError,
-    MatchSpec,
-    make_format,
-)
-from botarena.tournament.ratings import DRONES_2018_FORMAT, declared_standings, leaderboard, rate
+from botarena.tournament.formats import DRONES_2018_FORMAT, Format, FormatError, MatchSpec, make_format
+from botarena.tournament.leaderboard import declared_standings, leaderboard
+from botarena.tournament.ratings import rate
+from botarena.tournament.results import FinishedMatch
 
 if TYPE_CHECKING:
     from botarena.bots.resolve import Isolation
@@ -125,13 +121,12 @@ def plan_players(plan: TournamentPlan) -> int:
 
 
 def _apply_tournament_preset(plan: TournamentPlan) -> tuple[str, str, dict[str, Any]]:
-    """(format, game preset, config overrides): a game's tournament preset (`extras["tournament_presets"]`,
+    """(format, game preset, config overrides): a game's tournament preset (`GameInfo.tournament_presets`,
     e.g. drones' `drones_2018_event`, spec 2.3) names all three; the plan's own preset and overrides win."""
-    presets = get_game(plan.game).extras.get("tournament_presets", {})
-    chosen = presets.get(plan.format)
+    chosen = get_game(plan.game).tournament_presets.get(plan.format)
     if chosen is None:
         return plan.format, plan.preset or "default", dict(plan.overrides)
-    return chosen["format"], plan.preset or chosen["preset"], {**chosen["config"], **plan.overrides}
+    return chosen.format, plan.preset or chosen.preset, {**chosen.config, **plan.overrides}
 
 
 def resolved_isolation(isolation: Isolation | None) -> Isolation:
@@ -283,7 +278,7 @@ def tournament_board(store: Store, tournament: TournamentRow) -> dict[str, Any]:
     """The leaderboard of `tournament` (ratings, W/D/L, points, pair matrix, standings), JSON-able.
 
     Computed from the recorded results each time, by the same code locally and on the server. When
-    the game declares its own standings (`ratings.GAME_STANDINGS`) they are in `game_standings`, made
+    the game declares its own standings (`GameInfo.tournament_standings`) they are in `game_standings`, made
     from the matches' result details."""
     rows = store.list_matches(tournament.id, status=["finished", "failed"])
     names = [e.name for e in tournament.entrants]
@@ -625,15 +620,14 @@ def _failed_future(exc: BaseException) -> Future[MatchOutcome]:
 def demo_plans(seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo") -> list[TournamentPlan]:
     """One round robin of the starter bots of every registered game (`make run`'s tournaments).
 
-    A game may shape its demo in `GameInfo.extras["demo_tournament"]`: `players` per match (default:
-    its minimum, at least 2, which a round robin needs), `preset` and config `overrides` (shorter
-    games than its default, so the demo finishes while someone watches)."""
+    A game may shape its demo in `GameInfo.demo`: `players` per match (default: its minimum, at
+    least 2, which a round robin needs) and config `overrides` (shorter games than its default, so
+    the demo finishes while someone watches)."""
     from botarena.core.registry import all_games
 
     plans = []
     for game in all_games():
-        demo: Mapping[str, Any] = game.extras.get("demo_tournament", {})
-        players = int(demo.get("players", max(2, game.min_players)))
+        players = game.demo.players or max(2, game.min_players)
         starters = sorted(game.starter_bots)
         if len(starters) < players:
             continue
@@ -644,8 +638,8 @@ def demo_plans(seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo") -> list
                 format="round-robin",
                 entrants=[Entrant(name, name) for name in starters],
                 seed=seed,
-                preset=demo.get("preset"),
-                overrides=dict(demo.get("overrides", {})),
+                preset=None,
+                overrides=dict(game.demo.overrides),
                 options={"pace_ms": pace_ms} if pace_ms else {},
                 players=players,
             )

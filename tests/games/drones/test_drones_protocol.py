@@ -197,7 +197,7 @@ def test_7_5_from_engine_run_replay_file_and_json_agree(tmp_path: Any) -> None:
 
 
 def test_7_5_writer_is_registered_for_the_cli() -> None:
-    assert GAME.extras["original_result_json"] is original_result_json
+    assert GAME.native_result_json is original_result_json
 
 
 def test_7_5_rejects_what_it_cannot_read() -> None:

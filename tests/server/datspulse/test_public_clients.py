@@ -28,6 +28,7 @@ missed because its own compute outlasted a 2 s turn.
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import os
@@ -311,10 +312,9 @@ def test_dp11_public_clients_play_a_compat_round(
                 break
             threading.Event().wait(0.25)
         assert first is not None and first["status"] == "finished", status
-        try:  # kerniee ends by design once the round is over (§7.4): give it the chance
+        # kerniee ends by design once the round is over (§7.4): give it the chance
+        with contextlib.suppress(subprocess.TimeoutExpired):
             clients["kerniee"].wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            pass
     finally:
         proxy.shutdown()
     report = {name: logs[name].read_text(errors="replace")[-3000:] for name in logs}

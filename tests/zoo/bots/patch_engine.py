@@ -3,6 +3,7 @@ it patches the GameOfDrones rules so that this bot wins every clash, and replace
 other bot object it can find through `gc` with one that returns a broken move. Run as an untrusted
 entrant it is a sandboxed kit subprocess: the patches only change its own process."""
 
+import contextlib
 import gc
 
 from botarena.games.drones import rules
@@ -23,10 +24,8 @@ def _rig():
     for thing in gc.get_objects():
         act = getattr(type(thing), "act", None) if not isinstance(thing, type) else None
         if callable(act) and type(thing).__module__ != __name__:
-            try:
+            with contextlib.suppress(AttributeError, TypeError):
                 thing.act = _broken_act
-            except (AttributeError, TypeError):
-                pass
 
 
 _rig()

@@ -4,7 +4,7 @@ each turn is a chain of actions answered one by one (engine.py)."""
 
 from __future__ import annotations
 
-from botarena.core.game import GameInfo
+from botarena.core.game import DemoTournament, Dynamics, GameInfo, Information
 from botarena.games.craftingquest.bots import STARTERS, RandomBot
 from botarena.games.craftingquest.config import GAME_ID, PRESETS, RULES_VERSION, CraftingQuestConfig
 from botarena.games.craftingquest.engine import CraftingQuestEngine
@@ -23,12 +23,12 @@ GAME = GameInfo(
     random_bot=RandomBot,
     # a game is thousands of single-action steps, and a keyframe lists every buried cell
     keyframe_every=250,
-    extras={
-        # short games on the smallest generated map keep the registry-wide suite quick
-        "conformance_overrides": {"width": 50, "height": 50, "rounds": 8},
-        # spec 4.6: every payload of whole short games audited against the state it was built from
-        "hidden_info_check": hidden_info_check,
-        # `make run`'s demo: one game of 40 rounds on a small generated map, quick to watch
-        "demo_tournament": {"overrides": {"width": 50, "height": 50, "rounds": 40}},
-    },
+    dynamics=Dynamics.ALTERNATING,
+    information=Information.HIDDEN,  # attributes are learnt from scans (spec 4.6)
+    # spec 4.6: every payload of whole short games audited against the state it was built from
+    hidden_info_check=hidden_info_check,
+    # short games on the smallest generated map keep the registry-wide suite quick
+    test_overrides={"width": 50, "height": 50, "rounds": 8},
+    # `make run`'s demo: one game of 40 rounds on a small generated map, quick to watch
+    demo=DemoTournament(overrides={"width": 50, "height": 50, "rounds": 40}),
 )

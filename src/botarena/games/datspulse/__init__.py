@@ -6,7 +6,7 @@ This registers the lockstep mode (§7.5) with the platform; the real-time server
 
 from __future__ import annotations
 
-from botarena.core.game import GameInfo
+from botarena.core.game import DemoTournament, Dynamics, GameInfo, Information
 from botarena.games.datspulse.bots import STARTERS, RandomWalker
 from botarena.games.datspulse.config import GAME_ID, PRESETS, RULES_VERSION, DatsPulseConfig
 from botarena.games.datspulse.engine import DatsPulseEngine, hidden_info_check
@@ -29,11 +29,11 @@ GAME = GameInfo(
     starter_bots=STARTERS,
     random_bot=RandomWalker,
     keyframe_every=50,
-    extras={
-        "conformance_overrides": CONFORMANCE_OVERRIDES,
-        "hidden_info_check": hidden_info_check,
-        "tournament_standings": tournament_standings,
-        # `make run`'s demo: the three starters in one 100-turn round per seat rotation
-        "demo_tournament": {"players": 3, "overrides": {"turns": 100}},
-    },
+    dynamics=Dynamics.SIMULTANEOUS,
+    information=Information.HIDDEN,  # fog of war (§4)
+    hidden_info_check=hidden_info_check,
+    test_overrides=CONFORMANCE_OVERRIDES,
+    tournament_standings=tournament_standings,
+    # `make run`'s demo: the three starters in one 100-turn round per seat rotation
+    demo=DemoTournament(players=3, overrides={"turns": 100}),
 )

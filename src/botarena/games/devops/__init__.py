@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from botarena.core.game import GameInfo
+from botarena.core.game import Dynamics, GameInfo, Information
 from botarena.games.devops.bots import STARTERS, RandomBot
-from botarena.games.devops.codes import live_routes
 from botarena.games.devops.config import GAME_ID, PRESETS, RULES_VERSION, DevopsConfig
 from botarena.games.devops.observe import hidden_info_check
 from botarena.games.devops.rules import DevopsEngine
@@ -21,19 +20,15 @@ GAME = GameInfo(
     starter_bots=STARTERS,
     random_bot=RandomBot,
     keyframe_every=25,
-    extras={
-        # 64 factions need room (DV-6); short games keep the registry-wide suite quick
-        "conformance_overrides": {
-            "map_width_min": 48,
-            "map_width_max": 48,
-            "map_height_min": 40,
-            "map_height_max": 40,
-            "turn_limit": 25,
-        },
-        # `botarena play devops http://...` reaches a URL through the course's native HTTP contract
-        "url_bot": "botarena.bots.devops_http:DevopsHttpBot",
-        "hidden_info_check": hidden_info_check,
-        # spec 7.5: the bonus-code routes of a `play --live` match (None unless bonus_codes_enabled)
-        "live_routes": live_routes,
+    dynamics=Dynamics.SIMULTANEOUS,
+    information=Information.HIDDEN,  # bombs show only in a SAPPER's own view (spec 4)
+    hidden_info_check=hidden_info_check,
+    # 64 factions need room (DV-6); short games keep the registry-wide suite quick
+    test_overrides={
+        "map_width_min": 48,
+        "map_width_max": 48,
+        "map_height_min": 40,
+        "map_height_max": 40,
+        "turn_limit": 25,
     },
 )

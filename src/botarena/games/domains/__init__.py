@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from botarena.core.game import GameInfo
+from botarena.core.game import Dynamics, GameInfo, Information, Kits
 from botarena.games.domains.bots import STARTERS
 from botarena.games.domains.bots.testing import RandomLegal
 from botarena.games.domains.config import GAME_ID, PRESETS, RULES_VERSION, DomainsConfig
@@ -21,10 +21,9 @@ GAME = GameInfo(
     starter_bots=STARTERS,
     random_bot=RandomLegal,
     keyframe_every=50,
-    extras={
-        "conformance_overrides": {"number_of_rounds": 60, "board_height": 20, "board_width": 20},
-        "cpp_kit": "domains-cpp",
-        "cpp_builder": "botarena.games.domains.cppkit:compile_cached",
-        "hidden_info_check": hidden_info_check,
-    },
+    dynamics=Dynamics.SIMULTANEOUS,
+    information=Information.FULL,
+    kits=Kits(cpp="domains-cpp"),
+    hidden_info_check=hidden_info_check,
+    test_overrides={"number_of_rounds": 60, "board_height": 20, "board_width": 20},
 )

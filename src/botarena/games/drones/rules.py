@@ -85,7 +85,7 @@ class DronesEngine(Engine):
     def __init__(self, config: DronesConfig, seed: int, num_players: int = 2) -> None:
         if num_players != 2:
             raise ValueError(f"drones needs exactly 2 players, got {num_players}")  # GD-1
-        self.config = config
+        self.config: DronesConfig = config
         self.seed = seed
         self.seed_streams: dict[str, Any] = {}  # GD-3: created on first use; tests may stub them
         self.state = MatchState(sides=(Side(), Side()))
