@@ -184,7 +184,12 @@ function onStart(id, payload) {
     (module) => {
       try {
         if (typeof module.default !== "function") {
-          fail(id, "default export is not a function");
+          // A .js file is taken for a 2018 bot; one that speaks JSON lines itself is named as a command.
+          fail(
+            id,
+            "default export is not a function: a 2018 bot's default export makes its player; " +
+              "a bot that reads and writes JSON lines itself runs as a command: cmd:node " + botPath,
+          );
         } else {
           factory = module.default;
           startMatch(id, payload);

@@ -11,6 +11,7 @@ import os
 import secrets
 import sys
 import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -118,21 +119,27 @@ def play_command(
         raise UserError("--live-port and --live-linger must be 0 or more")
     isolation = _isolation(sandbox) if sandbox else TRUSTED
     players = [resolve_bot(spec, game, isolation=isolation) for spec in bots]
+    if original_json is not None and game.native_result_json is None:
+        raise UserError(f"{game_id} has no original result format")
+    reported: list[bool] = []
+
+    def report(run: Any) -> None:
+        """Print the result and write the files as soon as the match ends (a live viewer may linger)."""
+        _print_result(game_id, seed, run.replay)
+        reported.append(_print_failures(run.replay, bots))
+        if replay is not None:
+            write_replay(run.replay, replay)
+            print(f"replay written to {replay}")
+        if original_json is not None and game.native_result_json is not None:
+            original_json.write_text(game.native_result_json(run.replay), encoding="utf-8")
+            print(f"original MatchResult JSON written to {original_json}")
+
     if live:
-        run = _play_live(game, players, config, seed, preset, live_port, live_linger)
+        _play_live(game, players, config, seed, preset, live_port, live_linger, on_done=report)
     else:
-        run = run_match(game, players, config=config, seed=seed, preset=preset)
-    _print_result(game_id, seed, run.replay)
-    _print_crashes(run.replay)
-    if replay is not None:
-        write_replay(run.replay, replay)
-        print(f"replay written to {replay}")
-    if original_json is not None:
-        writer = game.native_result_json
-        if writer is None:
-            raise UserError(f"{game_id} has no original result format")
-        original_json.write_text(writer(run.replay), encoding="utf-8")
-        print(f"original MatchResult JSON written to {original_json}")
+        report(run_match(game, players, config=config, seed=seed, preset=preset))
+    if any(reported):
+        raise typer.Exit(1)  # the result above stands, but a bot never got to play: say so to scripts
 
 
 class _Stopped(Exception):
@@ -140,12 +147,20 @@ class _Stopped(Exception):
 
 
 def _play_live(
-    game: Any, players: list[Any], config: Any, seed: int, preset: str, port: int, linger_s: float
+    game: Any,
+    players: list[Any],
+    config: Any,
+    seed: int,
+    preset: str,
+    port: int,
+    linger_s: float,
+    on_done: Callable[[Any], None],
 ) -> Any:
     """Play the match in the thread of the organizer's server (`botarena.server.app.serve`) on
     127.0.0.1, streaming it to a `LiveHub` through the tournament's `LiveStreamer`: the viewer at the
-    printed URL follows it (the config's `turn_interval_ms` paces it). Serves `linger_s` seconds
-    more after the end, then returns the match's `MatchRun`.
+    printed URL follows it (the config's `turn_interval_ms` paces it). `on_done(run)` gets the
+    finished match at once; the server then serves `linger_s` seconds more, and this returns the
+    match's `MatchRun`.
     """
     import dataclasses
     import tempfile
@@ -201,6 +216,7 @@ def _play_live(
             )
             streamer.end(run.replay)
             outcome["run"] = run
+            on_done(run)  # the result now, not after the linger
         except BaseException as exc:  # reported by the main thread once the server has stopped
             outcome["error"] = exc
             stop.set()
@@ -249,31 +265,63 @@ def _print_result(game_id: str, seed: int, replay: Any) -> None:
         console.print(f"outcome: {outcome}")
 
 
-def first_crashes(replay: Any) -> dict[int, str]:
-    """For each seat that was CRASHED at least once, where and why the first time, in one line."""
+def first_failures(replay: Any) -> dict[int, str]:
+    """For each seat that was CRASHED at least once, or never answered OK, where and why the first
+    time, in one line: status, reason, the exchange and the detail the runner recorded."""
     exchanges = [("start", replay.start)]
     exchanges += [(f"step {i}", step) for i, step in enumerate(replay.steps, start=1)]
     exchanges.append(("end", replay.end))
     found: dict[int, str] = {}
+    first_bad: dict[int, str] = {}
+    played: set[int] = set()
     for where, exchange in exchanges:
         replies = (exchange or {}).get("replies") or []
         for seat, verdict in enumerate((exchange or {}).get("verdicts") or []):
-            if seat in found or not verdict or verdict[0] != "CRASHED":
+            if not verdict:
                 continue
-            warnings = verdict[3] if len(verdict) > 3 and verdict[3] else []
-            if not warnings and seat < len(replies):
-                warnings = replies[seat].get("warnings") or []
-            detail = f": {warnings[0].get('detail', '')}" if warnings else ""
-            found[seat] = f"CRASHED ({verdict[1]}) at {where}{detail}"
+            if verdict[0] == "OK":
+                if where.startswith("step"):  # answering `start` or `end` alone is not playing
+                    played.add(seat)
+                continue
+            reply = replies[seat] if seat < len(replies) else {}
+            line = f"{verdict[0]} ({verdict[1]}) at {where}{_failure_detail(verdict, reply)}"
+            first_bad.setdefault(seat, line)
+            if verdict[0] == "CRASHED":
+                found.setdefault(seat, line)
+    for seat, line in first_bad.items():
+        if seat not in played:
+            found[seat] = f"never played: {line}"
     return found
 
 
-def _print_crashes(replay: Any) -> None:
-    """A line on stderr for each seat whose bot crashed (an in-process bot's sys.exit() included):
-    the match went on without it, and the table above is its result."""
-    for seat, what in sorted(first_crashes(replay).items()):
+def _failure_detail(verdict: list[Any], reply: Mapping[str, Any]) -> str:
+    """ ": <detail>" from a verdict (its detail, else its first warning's) or its reply's warning."""
+    detail = verdict[2] if len(verdict) > 2 and verdict[2] else None
+    warnings = verdict[3] if len(verdict) > 3 and verdict[3] else reply.get("warnings") or []
+    if detail is None and warnings:
+        detail = warnings[0].get("detail") or warnings[0].get("code")
+    return f": {detail}" if detail else ""
+
+
+STDERR_TAIL_LINES = 5
+"""How many of a failing bot's last log lines `play` prints under its failure."""
+
+
+def _print_failures(replay: Any, specs: Sequence[str]) -> bool:
+    """A line on stderr for each seat whose bot crashed or never played (seat, bot as given, status,
+    reason, where, detail), then the last lines of its log: the match went on without it, and the
+    table above is its result. True if some seat never played."""
+    never = False
+    for seat, what in sorted(first_failures(replay).items()):
         name = replay.players[seat].get("name", "?")
-        print(f"botarena: seat {seat} ({name}) {what}"[:300], file=sys.stderr)
+        spec = specs[seat] if seat < len(specs) else name
+        bot = name if spec == name else f"{name}, {spec}"
+        print(f"botarena: seat {seat} ({bot}) {what}"[:400], file=sys.stderr)
+        never = never or what.startswith("never played")
+        log = replay.logs[seat]["text"] if seat < len(replay.logs) else ""
+        for line in log.rstrip("\n").splitlines()[-STDERR_TAIL_LINES:]:
+            print(f"    {line}"[:400], file=sys.stderr)
+    return never
 
 
 @app.command("replay")

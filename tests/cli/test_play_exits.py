@@ -52,7 +52,8 @@ def test_play_completes_and_names_the_bot_that_exited(tmp_path: Path, attack: st
     assert proc.returncode == 0, proc.stderr  # the match completed: its result is the output
     assert "outcome:" in proc.stdout and f"replay written to {replay}" in proc.stdout
     lines = proc.stderr.strip().splitlines()
-    assert lines == [f"botarena: seat {seat} ({attack}) {EXPECTED[attack]}"]
+    assert lines[0] == f"botarena: seat {seat} ({attack}, {bot}) {EXPECTED[attack]}"
+    assert all(line.startswith("    ") for line in lines[1:])  # then the last lines of its log
     # and the replay of the match tells the truth
     verified = botarena("replay", str(replay), "--verify", cwd=tmp_path)
     assert verified.returncode == 0 and verified.stdout.startswith("identical"), verified.stdout

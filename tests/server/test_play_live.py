@@ -58,7 +58,7 @@ def test_play_live_streams_a_paced_devops_match_to_its_end(tmp_path: Path) -> No
         str(replay_path),
         "--live",
         "--live-linger",
-        "60",
+        "600",
     ]
     proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
@@ -81,9 +81,17 @@ def test_play_live_streams_a_paced_devops_match_to_its_end(tmp_path: Path) -> No
                 assert data["first"] == len(steps)  # no gap, no overlap
                 steps += data["steps"]
         end = events[-1][1]["fields"]
-        # the match is over: stop the lingering server as a person would (Ctrl-C)
+        # the result is printed as soon as the match is over, while the server still lingers
+        printed = [first]
+        while not printed[-1].startswith("replay written to"):
+            line = proc.stdout.readline()
+            assert line, "".join(printed)
+            printed.append(line)
+        assert proc.poll() is None  # still serving: the result did not wait for the linger
+        # stop the lingering server as a person would (Ctrl-C)
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
+        out = "".join(printed) + out
     finally:
         if proc.poll() is None:
             proc.kill()

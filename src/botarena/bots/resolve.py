@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shlex
 import sys
 from collections.abc import Callable
@@ -107,7 +108,8 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
             from botarena.bots.node import node_bot
 
             return node_bot(path, kit=str(game.kits.js), sandbox=isolation.sandbox)
-        return _command_bot(shlex.quote(str(path)), isolation)
+        # the path as given: `str(Path("./mybot"))` is "mybot", which exec would look up on PATH
+        return _command_bot(shlex.quote(str(path.absolute())), isolation)
     _check_command_spec(spec, game)
     return _command_bot(spec, isolation)
 
@@ -237,10 +239,22 @@ RESERVING_RUNTIMES = frozenset({"java", "node", "nodejs", "dotnet"})
 sandboxed, memory is the cgroup's business for every bot)."""
 
 
+def _with_own_interpreter(argv: list[str]) -> list[str]:
+    """`python3 -m botarena.kit bot.py` runs with the interpreter that runs botarena: a `python3` on
+    PATH outside the venv has no botarena (the kit's README command must work unactivated)."""
+    if len(argv) >= 3 and argv[1:3] == ["-m", "botarena.kit"] and PYTHON_NAME.fullmatch(Path(argv[0]).name):
+        return [sys.executable, *argv[1:]]
+    return argv
+
+
+PYTHON_NAME = re.compile(r"python(3(\.\d+)?)?")
+"""Interpreter names that `_with_own_interpreter` replaces."""
+
+
 def _command_bot(command: str, isolation: Isolation = TRUSTED) -> Bot:
     from botarena.bots.subprocess import SubprocessBot
 
-    argv = _split_command(command)
+    argv = _with_own_interpreter(_split_command(command))
     sandbox = isolation.sandbox
     files = command_files(argv) if sandbox is not None else []
     name = Path(argv[-1] if len(argv) > 1 else argv[0]).name

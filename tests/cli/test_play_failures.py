@@ -1,0 +1,148 @@
+"""`botarena play` says loudly when a bot cannot start or crashes (issue 15, item 1).
+
+Each failing seat gets one line on stderr (seat, bot as given, status, reason, where, detail) and the
+last lines of its log; `play` exits 1 when a seat never played a turn. Paths are taken as given, the
+kit runs with botarena's own interpreter, and a JSON-lines bot saved as a drones `.js` file is told
+how to name it. Every case runs a real `botarena play` process, in both seats.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+KIT_BOT = """
+def act(obs):
+    return {"newProducers": obs["producers"], "newSoldiers": 0, "launchAttack": False}
+"""
+
+
+def play(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "botarena", "play", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
+
+
+def seats(bot: str, other: str, seat: int) -> list[str]:
+    return [other, bot] if seat else [bot, other]
+
+
+def executable(path: Path, text: str) -> Path:
+    path.write_text(text)
+    path.chmod(0o755)
+    return path
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_relative_path_runs_that_file_not_a_namesake_on_path(tmp_path: Path, seat: int) -> None:
+    executable(tmp_path / "mybot", "#!/bin/sh\necho 'this is ./mybot' >&2\nexit 3\n")
+    elsewhere = tmp_path / "bin"
+    elsewhere.mkdir()
+    executable(elsewhere / "mybot", "#!/bin/sh\necho 'the one on PATH' >&2\nexit 4\n")
+    env = {**os.environ, "PATH": f"{elsewhere}{os.pathsep}{os.environ['PATH']}"}
+    args = [*seats("./mybot", "dummy", seat), "--seed", "1", "--set", "number_of_rounds=3"]
+    proc = play("domains", *args, cwd=tmp_path, env=env)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert (
+        lines[0] == f"botarena: seat {seat} (mybot, ./mybot) never played: CRASHED (process_exited) at start"
+    )
+    assert "    this is ./mybot" in lines
+    assert "the one on PATH" not in proc.stderr
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_crashing_command_bot_is_named_with_its_last_stderr_lines(tmp_path: Path, seat: int) -> None:
+    lines_out = "".join(f"print('log line {i}', file=sys.stderr)\n" for i in range(1, 9))
+    (tmp_path / "crash.py").write_text(f"import sys\n{lines_out}raise SystemExit(1)\n")
+    spec = f"cmd:{sys.executable} crash.py"
+    proc = play("drones", *seats(spec, "pacifist", seat), "--seed", "1", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    lines = proc.stderr.splitlines()
+    assert (
+        lines[0]
+        == f"botarena: seat {seat} (crash.py, {spec}) never played: CRASHED (process_exited) at start"
+    )
+    assert lines[1:] == [f"    log line {i}" for i in range(4, 9)]  # the last five
+    assert "outcome:" in proc.stdout  # the match still has its result
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_an_in_process_bot_that_always_raises_never_played(tmp_path: Path, seat: int) -> None:
+    bot = tmp_path / "broken.py"
+    bot.write_text("def act(obs):\n    raise ValueError('no idea what to do')\n")
+    proc = play("drones", *seats(str(bot), "pacifist", seat), "--seed", "1", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(
+        f"botarena: seat {seat} (broken, {bot}) never played: CRASHED (bot_error) at step 1"
+    )
+    assert "ValueError: no idea what to do" in first
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_an_http_bot_that_is_not_there_never_played(tmp_path: Path, seat: int) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on once this closes
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/bot"
+    proc = play("drones", *seats(url, "pacifist", seat), "--seed", "1", "--set", "rounds=1", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(f"botarena: seat {seat} (") and "never played: CRASHED" in first, first
+
+
+def test_a_bot_that_plays_and_then_crashes_is_named_but_play_succeeds(tmp_path: Path) -> None:
+    bot = tmp_path / "late.py"
+    bot.write_text(
+        "def act(obs):\n"
+        "    if obs['turn'] == 3:\n"
+        "        raise RuntimeError('turn three')\n"
+        "    return {'newProducers': obs['producers'], 'newSoldiers': 0, 'launchAttack': False}\n"
+    )
+    proc = play("drones", str(bot), "pacifist", "--seed", "1", "--set", "rounds=1", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.splitlines()[0].startswith(
+        f"botarena: seat 0 (late, {bot}) CRASHED (bot_error) at step 3"
+    )
+
+
+def test_the_kit_command_runs_with_botarenas_interpreter(tmp_path: Path) -> None:
+    """The README's `python3 -m botarena.kit my_bot.py` works when the venv is not activated: a
+    `python3` first on PATH that has no botarena is not used."""
+    (tmp_path / "my_bot.py").write_text(KIT_BOT)
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    executable(fake / "python3", "#!/bin/sh\necho 'the wrong python' >&2\nexit 1\n")
+    env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
+    proc = play(
+        "drones", "python3 -m botarena.kit my_bot.py", "pacifist", "--seed", "2", cwd=tmp_path, env=env
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
+    assert "OK:" in proc.stdout and "CRASHED" not in proc.stdout
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (apt-get install nodejs)")
+def test_a_json_lines_bot_saved_as_js_is_told_how_to_run(tmp_path: Path) -> None:
+    (tmp_path / "bot.js").write_text(
+        "const rl = require('readline').createInterface({input: process.stdin});\n"
+        "rl.on('line', (l) => console.log(JSON.stringify({id: JSON.parse(l).id, action: {}})));\n"
+    )
+    proc = play("drones", "bot.js", "pacifist", "--seed", "1", "--set", "rounds=1", cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert "never played: CRASHED (bot_error) at start: default export is not a function" in first
+    assert "runs as a command: cmd:node " in first
