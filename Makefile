@@ -7,19 +7,26 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+RUN_STAMP := $(VENV)/.run-stamp
 PORT   ?= 8765
 
 .PHONY: setup run test lint typecheck pytest bench clean
 
-$(STAMP): pyproject.toml
+# `make run` needs only botarena itself (the server and viewer included); `make test` adds the dev
+# toolchain (pytest, playwright, ruff, mypy, the PostgreSQL and Dask extras).
+$(RUN_STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
 setup: $(STAMP)
 
-run: setup
+run: $(RUN_STAMP)
 	$(BIN)/botarena serve --demo --port $(PORT)
 
 lint: setup

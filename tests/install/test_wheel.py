@@ -1,0 +1,100 @@
+"""A built wheel, installed in a fresh venv outside the checkout, is a working botarena (issue 15,
+item 4): the `botarena` command plays a match, the web viewer's files and server are installed, and
+the bot kits (the drones JavaScript adapter, the Domains C++ kit) are found inside the installation.
+
+Building the wheel fetches the build backend (hatchling) and installing it fetches the dependencies,
+from the package index or pip's cache: set BOTARENA_SKIP_WHEEL_TEST=1 on a machine without either.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+CHECKOUT = Path(__file__).resolve().parents[2]
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("BOTARENA_SKIP_WHEEL_TEST") == "1", reason="BOTARENA_SKIP_WHEEL_TEST=1"
+)
+
+JS_BOT = """export default function () {
+  return {
+    playTurn(state) {
+      return { newProducers: state.producers, newSoldiers: 0, launchAttack: false };
+    },
+  };
+}
+"""
+
+
+def run(argv: list[str], cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
+    assert done.returncode == 0, f"{argv}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bin folder of a fresh venv with the wheel built from this checkout installed."""
+    root = tmp_path_factory.mktemp("wheel")
+    dist = root / "dist"
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(dist), str(CHECKOUT)], root)
+    wheels = sorted(dist.glob("botarena-*.whl"))
+    assert len(wheels) == 1, wheels
+    venv = root / "venv"
+    run([sys.executable, "-m", "venv", str(venv)], root)
+    run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheels[0])], root)
+    return venv / "bin"
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A working folder that is not inside the checkout."""
+    assert CHECKOUT not in tmp_path.parents
+    return tmp_path
+
+
+def test_the_installed_command_plays_a_match(installed: Path, outside: Path) -> None:
+    games = run([str(installed / "botarena"), "games"], outside).stdout
+    for game in ("drones", "domains", "devops", "datspulse", "craftingquest"):
+        assert game in games
+    played = run([str(installed / "botarena"), "play", "drones", "pacifist", "zergy", "--seed", "3"], outside)
+    assert "drones · seed 3" in played.stdout and "outcome:" in played.stdout
+
+
+def test_the_installed_package_is_not_the_checkout(installed: Path, outside: Path) -> None:
+    where = run([str(installed / "python"), "-c", "import botarena; print(botarena.__file__)"], outside)
+    path = Path(where.stdout.strip())
+    assert installed.parent in path.parents and CHECKOUT not in path.parents
+
+
+def test_the_viewer_and_kits_are_installed(installed: Path, outside: Path) -> None:
+    probe = (
+        "from botarena.server.viewer import web_root\n"
+        "from botarena.server.app import create_app\n"
+        "from botarena.bots.node import find_adapter\n"
+        "from botarena.games.domains.cppkit import kit_dir\n"
+        "root = web_root()\n"
+        "assert (root / 'index.html').is_file() and (root / 'renderers' / 'drones.js').is_file(), root\n"
+        "print(root)\n"
+        "print(find_adapter('drones-js'))\n"
+        "print(kit_dir())\n"
+    )
+    lines = run([str(installed / "python"), "-c", probe], outside).stdout.split()
+    for line in lines:
+        assert installed.parent in Path(line).parents, line
+    assert Path(lines[1]).is_file() and (Path(lines[2]) / "game" / "Player.hh").is_file()
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed (apt-get install nodejs)")
+def test_the_installed_command_runs_a_2018_javascript_bot(installed: Path, outside: Path) -> None:
+    (outside / "mine.js").write_text(JS_BOT)
+    command = [str(installed / "botarena"), "play", "drones", "mine.js", "pacifist", "--seed", "4"]
+    played = run(command, outside)
+    assert "CRASHED" not in played.stdout and "INVALID" not in played.stdout, played.stdout
