@@ -715,18 +715,26 @@ def serve_command(
     pace_ms: Annotated[
         int, typer.Option(help="--demo: sleep after each step, so matches can be watched.")
     ] = 20,
-    seed: Annotated[int, typer.Option(help="--demo: tournament seed.")] = 1,
+    seed: Annotated[int, typer.Option(help="--demo: the first demo cycle's tournament seed.")] = 1,
+    demo_cycles: Annotated[
+        int,
+        typer.Option(help="--demo: how many cycles of demo tournaments to play (0: until stopped)."),
+    ] = 0,
     unsandboxed: UnsandboxedOption = False,
 ) -> None:
-    """Serve leaderboards, matches, replays and live matches (the organizer's web server)."""
+    """Serve leaderboards, matches, replays and live matches (the organizer's web server).
+
+    With --demo it plays cycles of round robins of every game's starter bots while it serves, one
+    seed after another (cycles finished by an earlier run are skipped), so there is always a match
+    to watch live."""
     import threading
 
     from botarena.server.app import serve
     from botarena.server.live import LiveHub
     from botarena.tournament.service import run_demo
 
-    if workers < 0 or pace_ms < 0:
-        raise UserError("--workers and --pace-ms must be 0 or more")
+    if workers < 0 or pace_ms < 0 or demo_cycles < 0:
+        raise UserError("--workers, --pace-ms and --demo-cycles must be 0 or more")
     isolation = _isolation(not unsandboxed)
     store = _open_store(db)
     hub = LiveHub()
@@ -738,22 +746,27 @@ def serve_command(
         if not demo:
             return
         print("running the demo tournaments (Ctrl-C stops the server)...", flush=True)
-        try:
-            summaries = run_demo(
-                store,
-                workers=workers,
-                seed=seed,
-                pace_ms=pace_ms,
-                live=hub.publish,
-                stop=stop,
-                isolation=isolation,
-            )
-        except Exception as exc:  # the server goes on serving what was recorded
-            print(f"botarena: the demo stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-            return
-        if not stop.is_set():
+        cycle_seed = seed
+        while not stop.is_set() and (demo_cycles == 0 or cycle_seed < seed + demo_cycles):
+            try:
+                summaries = run_demo(
+                    store,
+                    workers=workers,
+                    seed=cycle_seed,
+                    pace_ms=pace_ms,
+                    live=hub.publish,
+                    stop=stop,
+                    isolation=isolation,
+                )
+            except Exception as exc:  # the server goes on serving what was recorded
+                print(f"botarena: the demo stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+                return
             played = sum(s.played for s in summaries)
-            print(f"demo tournaments finished ({played} matches played); still serving {url}", flush=True)
+            if played and not stop.is_set():
+                print(f"demo cycle {cycle_seed} finished ({played} matches played)", flush=True)
+            cycle_seed += 1
+        if not stop.is_set():
+            print(f"demo tournaments finished; still serving {url}", flush=True)
 
     try:
         serve(store, host=host, port=port, hub=hub, on_ready=on_ready, stop=stop)

@@ -28,6 +28,10 @@ a subprocess bot's reply would give, and a value JSON cannot carry at all (a set
 engine built them, without a copy: an engine builds fresh payloads and never reads them back (the
 conformance suite checks it), and in-process bots are trusted code.
 
+What a bot prints (to stdout or stderr) during its calls goes to its log, like a subprocess bot's
+stderr, never to the terminal: a bot's debug prints cannot garble a progress bar or a result table.
+The streams are routed by thread (`_RoutedStream`), so output of other threads is untouched.
+
 With late replies kept (games whose engine sets `late_replies`, Crafting Quest CQ-31 to CQ-35 and
 spec 7.3) the bot's calls run in a worker thread of its own instead: the runner waits for a call no
 longer than its deadline, and a call still running then goes on in the worker. Its answer, when it
@@ -41,6 +45,7 @@ import json
 import os
 import queue
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -167,6 +172,41 @@ def _judged(seat: int, payload: Any, elapsed: float) -> Reply:
     return Reply(seat, _OK, payload, None, elapsed)
 
 
+_capture: dict[int, Callable[[str], None]] = {}
+"""Thread ident -> the log of the bot whose call that thread is running."""
+
+
+class _RoutedStream:
+    """Stands in for sys.stdout or sys.stderr: a write from a thread that runs a bot's call goes to
+    that bot's log, any other write to the stream it replaced."""
+
+    def __init__(self, target: Any) -> None:
+        self._target = target
+
+    def write(self, text: str) -> int:
+        note = _capture.get(_get_ident())
+        if note is None:
+            return int(self._target.write(text))
+        note(text)
+        return len(text)
+
+    def flush(self) -> None:
+        if _get_ident() not in _capture:
+            self._target.flush()
+
+    def __getattr__(self, name: str) -> Any:  # encoding, isatty, fileno, ... of the real stream
+        return getattr(self._target, name)
+
+
+def _route_prints() -> None:
+    """Put `_RoutedStream`s in front of sys.stdout and sys.stderr (again if someone replaced them:
+    a test's capture, a progress bar's redirection)."""
+    if not isinstance(sys.stdout, _RoutedStream):
+        sys.stdout = _RoutedStream(sys.stdout)
+    if not isinstance(sys.stderr, _RoutedStream):
+        sys.stderr = _RoutedStream(sys.stderr)
+
+
 class _Call:
     """One call handed to a bot's worker thread; `done` is released when it has returned."""
 
@@ -214,6 +254,7 @@ class _Worker:
         self._calls.put(call)
 
     def _run(self) -> None:
+        _capture[_get_ident()] = self._note  # this thread only ever runs this bot's calls
         try:
             block_thread_signals()
             while (call := self._calls.get()) is not None:
@@ -233,6 +274,8 @@ class _Worker:
                 call.done.release()
         except BotTimeout:  # `stop` interrupted the worker between calls: it ends all the same
             return
+        finally:
+            _capture.pop(_get_ident(), None)
 
     def stop(self) -> None:
         """End the worker after its current call. A call still running is dropped: interrupted (and
@@ -274,13 +317,18 @@ class PythonBot(Bot):
             _guard_exit()
             self._guarding = True
         _watch_ctrl_c()
+        _route_prints()
         if self.late_replies_kept:
             self._worker = _Worker(self.name, self._note)
+        ident = _get_ident()
+        _capture[ident] = self._note  # what the factory prints is the bot's too
         try:
             instance = self.factory()
         except Exception:
             self._note(traceback.format_exc())
             instance = None
+        finally:
+            del _capture[ident]
         if instance is None:
             return
         act = getattr(instance, "act", None)
@@ -365,9 +413,11 @@ class PythonBot(Bot):
         handler = self._handlers.get(request.type)
         if handler is None:
             return Reply(seat, _CRASHED, None, Reason.PROCESS_EXITED if self._exited else _BOT_ERROR)
-        if _get_ident() != self._thread:
-            self._thread = _get_ident()
+        ident = _get_ident()
+        if ident != self._thread:
+            self._thread = ident
             self._call = preempt.mechanism_for_this_thread()
+        _capture[ident] = self._note  # its prints go to its log
         started = _perf_counter()
         try:
             payload = self._call(handler, request.payload, timeout_s, True)
@@ -387,6 +437,8 @@ class PythonBot(Bot):
                 self._exited = True
                 self._handlers = {}
             return _fatal_reply(seat, exc, elapsed)
+        finally:
+            del _capture[ident]
         elapsed = (_perf_counter() - started) * 1000.0
         if elapsed > timeout_s * 1000.0:  # a C call that ignored the alarm until it returned
             return Reply(seat, _TIMEOUT, None, _DEADLINE, elapsed)
