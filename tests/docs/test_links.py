@@ -7,10 +7,12 @@ rules), and no page may send the reader to the organisers' private tree (`shared
 
 from __future__ import annotations
 
+import os
 import re
 import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -45,12 +47,11 @@ class Link:
 
 
 def markdown_files() -> list[Path]:
-    """Every Markdown file of the checkout, outside dependency and build folders."""
+    """Every Markdown file of the checkout, outside dependency and build folders (pruned, not walked)."""
     found = []
-    for path in ROOT.rglob("*.md"):
-        parts = path.relative_to(ROOT).parts
-        if not any(part in SKIPPED_DIRS for part in parts[:-1]):
-            found.append(path)
+    for folder, subfolders, files in os.walk(ROOT):
+        subfolders[:] = [name for name in subfolders if name not in SKIPPED_DIRS]
+        found += [Path(folder) / name for name in files if name.endswith(".md")]
     return sorted(found)
 
 
@@ -92,7 +93,8 @@ def github_slug(heading: str) -> str:
     return "".join(kept).replace(" ", "-")
 
 
-def anchors(path: Path) -> set[str]:
+@cache
+def anchors(path: Path) -> frozenset[str]:
     """The anchors of a Markdown file's headings, numbered as GitHub numbers repeated slugs."""
     seen: dict[str, int] = {}
     result = set()
@@ -104,7 +106,7 @@ def anchors(path: Path) -> set[str]:
         count = seen.get(slug, 0)
         seen[slug] = count + 1
         result.add(slug if count == 0 else f"{slug}-{count}")
-    return result
+    return frozenset(result)
 
 
 def broken(link: Link) -> str | None:
