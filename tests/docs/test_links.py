@@ -157,11 +157,13 @@ def test_no_page_sends_the_reader_outside_the_repository() -> None:
 
 
 @pytest.mark.parametrize("game", GAMES)
-def test_every_game_has_a_rules_page_linked_from_the_readme(game: str) -> None:
+def test_every_game_has_a_rules_page_listed_in_the_readme_section_the_rules(game: str) -> None:
     page = ROOT / "docs" / "games" / f"{game}.md"
     assert page.is_file(), f"docs/games/{game}.md is missing"
-    readme_targets = {link.target for link in links(ROOT / "README.md")}
-    assert f"docs/games/{game}.md" in readme_targets
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "\n## The rules\n" in readme, "README.md has no section 'The rules'"
+    section = readme.split("\n## The rules\n", 1)[1].split("\n## ", 1)[0]
+    assert f"](docs/games/{game}.md)" in section
 
 
 @pytest.mark.parametrize(
