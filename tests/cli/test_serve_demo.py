@@ -1,6 +1,7 @@
 """`botarena serve --demo` (what `make run` starts): the server comes up on SQLite, prints its URL,
-plays a round robin of every registered game's starter bots, shows them in its API, and stops
-cleanly on Ctrl-C, its worker processes with it."""
+plays a round robin of every registered game's starter bots, shows them in its API, goes on with the
+next cycle (so a second `make run` still has matches to watch), and stops cleanly on Ctrl-C, its
+worker processes with it."""
 
 from __future__ import annotations
 
@@ -61,12 +62,19 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
         base = url.removesuffix("/arena.html")
         assert b"<html" in get(url)
         for _ in range(1800):  # up to three minutes, in tenths of a second
-            tournaments = get_json(f"{base}/api/tournaments")
+            tournaments = [t for t in get_json(f"{base}/api/tournaments") if t["name"].endswith("-1")]
             if len(tournaments) == len(game_ids()) and all(t["status"] == "finished" for t in tournaments):
                 break
             time.sleep(0.1)
         else:
             raise AssertionError(f"the demo did not finish: {tournaments}")
+        for _ in range(600):  # the next cycle starts (seed 2): there is always something live
+            names = {t["name"] for t in get_json(f"{base}/api/tournaments")}
+            if any(name.endswith("-2") for name in names):
+                break
+            time.sleep(0.1)
+        else:
+            raise AssertionError(f"no second demo cycle: {names}")
         assert sorted(t["game"] for t in tournaments) == game_ids()
         for tournament in tournaments:
             board = get_json(f"{base}/api/tournaments/{tournament['id']}")["leaderboard"]
