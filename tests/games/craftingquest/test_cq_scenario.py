@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from botarena.core.config import ConfigError
-from botarena.games.craftingquest.scenario import Scenario, build_scenario
+from botarena.games.craftingquest.generate import build_scenario
+from botarena.games.craftingquest.scenario import Scenario
 
 Record = dict[str, Any]
 

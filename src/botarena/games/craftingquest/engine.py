@@ -22,6 +22,7 @@ from botarena.core.rng import bot_seed
 from botarena.core.status import Reason, Status
 from botarena.games.craftingquest.actions import ActionError, parse_action, sorted_items
 from botarena.games.craftingquest.config import GAME_ID, CraftingQuestConfig
+from botarena.games.craftingquest.generate import scenario_of
 from botarena.games.craftingquest.geometry import PLAYERS, Cell
 from botarena.games.craftingquest.observe import (
     echo,
@@ -36,7 +37,7 @@ from botarena.games.craftingquest.observe import (
     winner,
 )
 from botarena.games.craftingquest.rules import Outcome, apply_action
-from botarena.games.craftingquest.scenario import Scenario, build_scenario
+from botarena.games.craftingquest.scenario import Scenario
 from botarena.games.craftingquest.state import GameState, initial_state
 
 # log kinds (spec 7.4) and reasons (5.5)
@@ -69,7 +70,7 @@ class CraftingQuestEngine(Engine):
     def __init__(self, config: CraftingQuestConfig, seed: int, num_players: int = 2) -> None:
         if num_players != 2:
             raise ValueError(f"craftingquest needs 2 players, got {num_players}")
-        scenario = build_scenario(config, seed)
+        scenario = scenario_of(config, seed)
         self.scenario: Scenario = scenario
         # The effective config carries the complete CQ-26 scenario (which overrides map, width and
         # height), so the replay holds it (7.4) and a re-run rebuilds this very game without

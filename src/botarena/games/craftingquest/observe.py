@@ -11,12 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from botarena.games.craftingquest.actions import sorted_items
-from botarena.games.craftingquest.config import (
+from botarena.games.craftingquest.config import CraftingQuestConfig
+from botarena.games.craftingquest.constants import (
     OBJECT_TYPES,
     RESOURCE_TYPES,
     SCAN_ATTRIBUTE_COUNT,
     SCAN_ATTRIBUTE_MAX_VALUES,
-    CraftingQuestConfig,
 )
 from botarena.games.craftingquest.geometry import TERRAINS_BY_CODE, UNIT_KINDS, Cell, Terrain, cheb
 from botarena.games.craftingquest.rules import Outcome
