@@ -20,23 +20,19 @@ from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, StrictInt
 
+from botarena.games.craftingquest.geometry import TERRAINS_BY_CODE
 from botarena.games.craftingquest.maps import MAPS_ENV, OriginalMap, load_preset_map
 from botarena.games.craftingquest.scenario import Scenario
 
 GAME_ID = "craftingquest"
 RULES_VERSION = "craftingquest_v1"
 
-# Terrain names that take a move penalty (rock cannot be entered, so it has none; CQ-3).
-PENALTY_TERRAINS: tuple[str, ...] = ("grass", "dirt", "sand", "snow", "swamp", "water", "deep_water")
+# Terrain names that take a move penalty, in code order, and their §2.1 defaults: geometry's CQ-3
+# table (rock cannot be entered, so it has none).
 DEFAULT_TERRAIN_PENALTY_PCT: Mapping[str, int] = {
-    "grass": 0,
-    "dirt": 20,
-    "sand": 10,
-    "snow": 25,
-    "swamp": 25,
-    "water": 0,
-    "deep_water": 10,
+    terrain.value: pct for terrain in TERRAINS_BY_CODE if (pct := terrain.default_penalty_pct) is not None
 }
+PENALTY_TERRAINS: tuple[str, ...] = tuple(DEFAULT_TERRAIN_PENALTY_PCT)
 
 Energy = Annotated[StrictInt, Field(ge=0, le=1000)]
 Radius = Annotated[StrictInt, Field(ge=1, le=20)]
