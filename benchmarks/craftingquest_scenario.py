@@ -22,7 +22,8 @@ import orjson
 from botarena.core.config import build_config
 from botarena.games.craftingquest import generate
 from botarena.games.craftingquest.config import PRESETS, CraftingQuestConfig
-from botarena.games.craftingquest.scenario import Scenario, build_scenario
+from botarena.games.craftingquest.generate import build_scenario
+from botarena.games.craftingquest.scenario import Scenario
 
 PHASES = {
     "terrain+camps": "_generated_map",

@@ -8,7 +8,7 @@ import pytest
 from cq_fixtures import config, scenario_e
 
 from botarena.core.config import ConfigError, config_schema, config_to_dict
-from botarena.games.craftingquest import config as cq_config
+from botarena.games.craftingquest import constants as cq_config
 from botarena.games.craftingquest.config import PRESETS, CraftingQuestConfig, rounds_for_width
 
 # Spec §2.1, column "default".

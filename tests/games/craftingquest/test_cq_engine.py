@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 import pytest
+from cq_bots import IdleBot
 from cq_testkit import Driver, config_e, scenario_e
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -19,7 +20,7 @@ from botarena.bots.subprocess import SubprocessBot
 from botarena.core.replay import Replay, read_replay, write_replay
 from botarena.core.status import Status
 from botarena.games.craftingquest import GAME
-from botarena.games.craftingquest.bots import IdleBot, Prospector, RandomBot
+from botarena.games.craftingquest.bots import Prospector, RandomBot
 from botarena.games.craftingquest.scenario import Scenario
 from botarena.runner import run_match
 from botarena.runner.verify import verify_replay

@@ -21,7 +21,8 @@ from cq_fixtures import (
 from botarena.core.config import ConfigError
 from botarena.core.rng import stream
 from botarena.games.craftingquest import generate
-from botarena.games.craftingquest.config import RESOURCE_TYPES
+from botarena.games.craftingquest.constants import RESOURCE_TYPES
+from botarena.games.craftingquest.generate import build_scenario
 from botarena.games.craftingquest.generate_content import (
     Attributes,
     complex_sum,
@@ -39,7 +40,7 @@ from botarena.games.craftingquest.generate_content import (
 from botarena.games.craftingquest.generate_draws import Draws
 from botarena.games.craftingquest.generate_terrain import Connectivity, TerrainMap
 from botarena.games.craftingquest.geometry import Grid, Terrain, cheb
-from botarena.games.craftingquest.scenario import Scenario, build_scenario
+from botarena.games.craftingquest.scenario import Scenario
 
 SIZES = [(50, 50), (60, 60), (77, 77), (100, 100), (50, 100)]
 SEEDS = range(50)

@@ -26,6 +26,7 @@ from cq_fixtures import (
 )
 
 from botarena.core.config import ConfigError
+from botarena.games.craftingquest.generate import build_scenario
 from botarena.games.craftingquest.geometry import TERRAIN_CHARS, Grid, cheb
 from botarena.games.craftingquest.maps import (
     MAP_SHA256,
@@ -34,7 +35,7 @@ from botarena.games.craftingquest.maps import (
     load_preset_map,
     maps_directory,
 )
-from botarena.games.craftingquest.scenario import Scenario, build_scenario
+from botarena.games.craftingquest.scenario import Scenario
 
 # §11 item 1 and the fixtures README: size, camps, turns in the file, rounds played, Grass cells.
 MAP_FACTS = {

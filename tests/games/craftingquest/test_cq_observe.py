@@ -237,16 +237,17 @@ def test_spec4_payloads_are_fresh_objects_the_engine_never_reads_back() -> None:
     assert d.unit(3).resources == {}
 
 
-def test_text_render_shows_terrain_structures_units_and_piles() -> None:
-    from botarena.games.craftingquest.text import render
+def test_text_keyframe_text_shows_terrain_structures_units_and_piles() -> None:
+    from botarena.games.craftingquest.text import keyframe_text
 
     d = Driver()
     d.tower(2, 20, 20)
     d.state.resource_piles[(8, 8)] = {"R1": 1}
-    lines = render(d.state, buried=True).splitlines()
+    keyframe = d.engine.keyframe()
+    lines = keyframe_text(keyframe, buried=True).splitlines()
     assert len(lines) == 52 and all(len(line) == 50 for line in lines[:50])
     assert lines[3][3:6] == "345" and lines[4][4:6] == "ws" and lines[2][6] == "#"
     assert lines[10][10] == "M" and lines[20][20] == "T" and lines[8][8] == "+" and lines[9][9] == "$"
     assert lines[46][44:47] == "876"
     assert lines[50].startswith("player 1: credit 300, blueprints -; 3:devil@(3,3) e150")
-    assert render(d.state).splitlines()[9][9] == "."  # buried resources only on request
+    assert keyframe_text(keyframe).splitlines()[9][9] == "."  # buried resources only on request

@@ -25,7 +25,7 @@ from botarena.bots.resolve import python_file_factory
 from botarena.core.registry import get_game
 from botarena.games.craftingquest.bots import STARTERS
 from botarena.games.craftingquest.bots.prospector import Prospector
-from botarena.games.craftingquest.scenario import build_scenario
+from botarena.games.craftingquest.generate import build_scenario
 from botarena.runner import run_match
 
 SMOKE_SEEDS = tuple(range(1, 11))

@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from botarena.core.config import ConfigError
-from botarena.games.craftingquest.scenario import Scenario, build_scenario
+from botarena.games.craftingquest.generate import build_scenario
+from botarena.games.craftingquest.scenario import Scenario
 
 Record = dict[str, Any]
 
@@ -319,7 +320,7 @@ def test_cq26_random_scenarios_round_trip_byte_for_byte(record: Record) -> None:
 
 def test_cq27_initial_state_built_from_a_scenario() -> None:
     """CQ-27 through the engine's `initial_state` (CQ-B's state module) on scenario E."""
-    from botarena.games.craftingquest.state import initial_state
+    from botarena.games.craftingquest.rules import initial_state
 
     cfg = config(scenario=scenario_e(), initial_credit=250, unit_energy=99)
     state = initial_state(build_scenario(cfg, seed=1), cfg)

@@ -15,7 +15,7 @@ from botarena.bots.inprocess import PythonBot
 from botarena.games.craftingquest import GAME
 from botarena.games.craftingquest.bots import STARTERS, Prospector, RandomBot
 from botarena.games.craftingquest.engine import CraftingQuestEngine
-from botarena.games.craftingquest.hidden import Leak, audit_payload, play_audited
+from botarena.games.craftingquest.observe import Leak, audit_payload, play_audited
 from botarena.runner import run_match
 
 SEED = 0x5EC2_E7C0_FFEE_1234

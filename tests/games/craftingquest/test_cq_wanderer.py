@@ -12,12 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from cq_bots import IdleBot
 from cq_testkit import Driver, scenario_e
 
 from botarena.bots.inprocess import PythonBot
 from botarena.bots.subprocess import SubprocessBot
 from botarena.core.registry import get_game
-from botarena.games.craftingquest.bots import STARTERS, IdleBot, Wanderer
+from botarena.games.craftingquest.bots import STARTERS, Wanderer
 from botarena.runner import MatchRun, run_match
 from botarena.runner.verify import verify_replay
 

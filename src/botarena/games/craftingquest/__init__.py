@@ -1,6 +1,14 @@
 """Crafting Quest 2 (`craftingquest`): the AI-MAS Winter Olympics 2011 challenge. Rules: spec
 craftingquest.md. Two teams of three units dig, learn to read scans, buy blueprints, craft and sell;
-each turn is a chain of actions answered one by one (engine.py)."""
+each turn is a chain of actions answered one by one (engine.py).
+
+The package has the shape of docs/architecture.md (config, state, actions, rules, engine, observe,
+text, bots; no protocol.py: the original had no native format here) plus its own machinery:
+`constants.py` (the §2.1 constants), `geometry.py` (grid, terrain, unit kinds and ids),
+`scenario.py` (the CQ-26 scenario record and its validation), `maps.py` (the original `.cqm` maps:
+decoder and loader, read before the engine), and the generator `generate.py` with its parts
+`generate_terrain.py`, `generate_content.py` and `generate_draws.py` (CQ-5 to CQ-25).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +16,7 @@ from botarena.core.game import DemoTournament, Dynamics, GameInfo, Information
 from botarena.games.craftingquest.bots import STARTERS, RandomBot
 from botarena.games.craftingquest.config import GAME_ID, PRESETS, RULES_VERSION, CraftingQuestConfig
 from botarena.games.craftingquest.engine import CraftingQuestEngine
-from botarena.games.craftingquest.hidden import hidden_info_check
+from botarena.games.craftingquest.observe import hidden_info_check
 
 GAME = GameInfo(
     id=GAME_ID,

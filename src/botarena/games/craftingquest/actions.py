@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botarena.core.numbers import as_wire_int
-from botarena.games.craftingquest.config import ITEM_RANK, OBJECT_TYPES, RESOURCE_TYPES
+from botarena.games.craftingquest.constants import ITEM_RANK, OBJECT_TYPES, RESOURCE_TYPES
 from botarena.games.craftingquest.geometry import player_unit_ids
 
 ItemMap = dict[str, int]

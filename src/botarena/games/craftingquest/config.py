@@ -1,59 +1,38 @@
-"""Crafting Quest 2 configuration (spec §2): one frozen dataclass, the presets and the constants.
+"""Crafting Quest 2 configuration (spec §2): one frozen dataclass and the presets.
 
 Every key of §2.1 is a field with its default and allowed range; `build_config` (core) rejects unknown
-keys and out-of-range values with a one-line `ConfigError`. The §2.1 *constants* are module constants,
-not fields, so setting one is an unknown-key error.
+keys and out-of-range values with a one-line `ConfigError`. The §2.1 *constants* live in constants.py,
+not here as fields, so setting one is an unknown-key error.
+
+A preset map (§2.2) is read before the engine, never inside it: `check` (which `build_config` runs)
+attaches the original map to the config when `$BOTARENA_CQ_MAPS` names its directory, and `load_map`
+does the same from a directory the caller names. The engine only reads `preset_map`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from pathlib import Path
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import ConfigDict, Field, StrictInt
+
+from botarena.games.craftingquest.geometry import TERRAINS_BY_CODE
+from botarena.games.craftingquest.maps import MAPS_ENV, OriginalMap, load_preset_map
+from botarena.games.craftingquest.scenario import Scenario
 
 GAME_ID = "craftingquest"
 RULES_VERSION = "craftingquest_v1"
 
-# --- §2.1 constants (fixed by the rules; not configuration keys) ---------------------------------
-
-SIMPLE_VALUE_BASE = 100
-"""CQ-23: the constant term of the simple-value formula."""
-SIMPLE_VALUE_INCREMENT = 20
-"""CQ-23: the factor of the weight term of the simple-value formula."""
-SIMPLE_PRICE_RATIO = 4
-"""A simple object's price is its value // 4."""
-COMPLEX_PRICE_RATIO = 10
-"""A complex object's price is its value // 10."""
-RESOURCE_TYPE_COUNT = 12
-OBJECT_COUNT = 12
-COMPLEX_OBJECT_COUNT = 3
-RESOURCE_TYPES: tuple[str, ...] = tuple(f"R{i}" for i in range(1, RESOURCE_TYPE_COUNT + 1))
-OBJECT_TYPES: tuple[str, ...] = tuple(f"O{i}" for i in range(1, OBJECT_COUNT + 1))
-ITEM_RANK: dict[str, int] = {item: rank for rank, item in enumerate((*RESOURCE_TYPES, *OBJECT_TYPES))}
-"""Spec 4's numeric id order as a table: "R2" before "R10", resources before objects."""
-SCAN_ATTRIBUTE_COUNT = 5
-"""CQ-19: an attribute vector has 5 attributes."""
-SCAN_ATTRIBUTE_MIN_VALUES = 4
-SCAN_ATTRIBUTE_MAX_VALUES = 5
-"""CQ-19: attribute i takes the values 1..k_i with k_i in 4..5."""
-DEPOSIT_PROFILES: Mapping[int, tuple[int, ...]] = {1: (10, 2), 2: (10, 7, 2), 3: (10, 9, 5, 2)}
-"""CQ-16: the amount at distance d from a deposit's centre, by radius r (literal tables)."""
-
-PRESET_MAPS: tuple[str, ...] = ("map_v1", "map_v5", "map_v2")
-
-# Terrain names that take a move penalty (rock cannot be entered, so it has none; CQ-3).
-PENALTY_TERRAINS: tuple[str, ...] = ("grass", "dirt", "sand", "snow", "swamp", "water", "deep_water")
+# Terrain names that take a move penalty, in code order, and their §2.1 defaults: geometry's CQ-3
+# table (rock cannot be entered, so it has none).
 DEFAULT_TERRAIN_PENALTY_PCT: Mapping[str, int] = {
-    "grass": 0,
-    "dirt": 20,
-    "sand": 10,
-    "snow": 25,
-    "swamp": 25,
-    "water": 0,
-    "deep_water": 10,
+    terrain.value: pct for terrain in TERRAINS_BY_CODE if (pct := terrain.default_penalty_pct) is not None
 }
+PENALTY_TERRAINS: tuple[str, ...] = tuple(DEFAULT_TERRAIN_PENALTY_PCT)
 
 Energy = Annotated[StrictInt, Field(ge=0, le=1000)]
 Radius = Annotated[StrictInt, Field(ge=1, le=20)]
@@ -75,6 +54,11 @@ class CraftingQuestConfig:
     """Every key of spec §2.1. Validated by `botarena.core.config.build_config`."""
 
     __pydantic_config__ = ConfigDict(extra="forbid")
+
+    preset_map: ClassVar[OriginalMap | None] = None
+    """A preset's original map, once read (`check`, `load_map`). Not a key: an instance attribute
+    outside the fields, so it is never validated, compared or recorded (the replay holds the whole
+    scenario instead), and `dataclasses.replace` drops it."""
 
     map: MapChoice = "generated"
     # A complete CQ-26 scenario (validated in `check`); overrides map, width, height and generation.
@@ -148,10 +132,12 @@ class CraftingQuestConfig:
             if lo > hi:
                 raise ValueError(f"config key {key!r}: lo {lo} is greater than hi {hi}")
         if self.scenario is not None:
-            # Imported here: scenario.py depends on this module's constants.
-            from botarena.games.craftingquest.scenario import Scenario
-
             Scenario.from_json(self.scenario)
+        elif self.map != "generated" and os.environ.get(MAPS_ENV):
+            # §2.2: read the preset's map now, at config-build time, so the engine never does I/O.
+            # Without the variable the config stays valid; `load_map` or the engine's one-line error
+            # (generate.scenario_of) say how to supply the maps.
+            object.__setattr__(self, "preset_map", load_preset_map(self.map))
 
     def penalty_pct(self, terrain: str) -> int:
         """The move penalty (percent of the base cost) of a terrain name; rock has none (CQ-3)."""
@@ -160,6 +146,17 @@ class CraftingQuestConfig:
     def effective_rounds(self, width: int) -> int:
         """CQ-13: the configured `rounds`, or the width rule."""
         return self.rounds if self.rounds is not None else rounds_for_width(width)
+
+
+def load_map(config: CraftingQuestConfig, directory: str | Path | None = None) -> CraftingQuestConfig:
+    """The config an engine can be built from: for a preset map without an explicit scenario, a copy
+    carrying the original map read from `directory` (default `$BOTARENA_CQ_MAPS`); any other config
+    as it is. I/O before the engine, for the caller; raises ConfigError in one line."""
+    if config.scenario is not None or config.map == "generated":
+        return config
+    loaded = dataclasses.replace(config)
+    object.__setattr__(loaded, "preset_map", load_preset_map(config.map, directory))
+    return loaded
 
 
 PRESETS: dict[str, dict[str, Any]] = {

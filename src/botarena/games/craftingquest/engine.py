@@ -20,24 +20,26 @@ from botarena.core.game import Engine, MatchResult, Step
 from botarena.core.protocol import DISCONNECTED, MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed
 from botarena.core.status import Reason, Status
-from botarena.games.craftingquest.actions import ActionError, parse_action, sorted_items
+from botarena.games.craftingquest.actions import ActionError, parse_action
 from botarena.games.craftingquest.config import GAME_ID, CraftingQuestConfig
 from botarena.games.craftingquest.geometry import PLAYERS, Cell
 from botarena.games.craftingquest.observe import (
     echo,
+    end_payload,
     error_json,
     findings_json,
-    game_over_json,
-    ids_in_order,
     json_copy,
+    keyframe_json,
     result_json,
-    setup_json,
+    start_payload,
+    state_json,
+    team_parts,
     turn_start_json,
     winner,
 )
-from botarena.games.craftingquest.rules import Outcome, apply_action
-from botarena.games.craftingquest.scenario import Scenario, build_scenario
-from botarena.games.craftingquest.state import GameState, initial_state
+from botarena.games.craftingquest.rules import Outcome, apply_action, setup, start_turn
+from botarena.games.craftingquest.scenario import Scenario
+from botarena.games.craftingquest.state import GameState
 
 # log kinds (spec 7.4) and reasons (5.5)
 ACTION, LATE_ACTION, END_TURN = "action", "late_action", "end_turn"
@@ -69,7 +71,7 @@ class CraftingQuestEngine(Engine):
     def __init__(self, config: CraftingQuestConfig, seed: int, num_players: int = 2) -> None:
         if num_players != 2:
             raise ValueError(f"craftingquest needs 2 players, got {num_players}")
-        scenario = build_scenario(config, seed)
+        scenario, state = setup(config, seed)
         self.scenario: Scenario = scenario
         # The effective config carries the complete CQ-26 scenario (which overrides map, width and
         # height), so the replay holds it (7.4) and a re-run rebuilds this very game without
@@ -77,7 +79,7 @@ class CraftingQuestEngine(Engine):
         self.config: CraftingQuestConfig = dataclasses.replace(
             config, scenario=scenario.to_json(), width=scenario.width, height=scenario.height
         )
-        self.state: GameState = initial_state(scenario, config)
+        self.state: GameState = state
         self.seed = seed
         self.round = 1
         self.player = 1
@@ -123,7 +125,7 @@ class CraftingQuestEngine(Engine):
         return [
             Request(
                 seat=_seat(p),
-                payload=setup_json(self.state, self.config, p, bot_seed(self.seed, GAME_ID, _seat(p))),
+                payload=start_payload(self.state, self.config, p, bot_seed(self.seed, GAME_ID, _seat(p))),
                 timeout_ms=self.config.setup_timeout_ms,
                 type=MessageType.START,
             )
@@ -162,8 +164,7 @@ class CraftingQuestEngine(Engine):
             self.over = True  # CQ-50: nothing can change any more
             return None
         self._freeze()
-        for unit in self.state.team_units(player):
-            unit.energy = self.config.unit_energy
+        start_turn(self.state, self.config, player)
         late = None
         if player in self.queued:
             late, _ = self._perform(self.queued.pop(player), LATE_ACTION)
@@ -348,49 +349,18 @@ class CraftingQuestEngine(Engine):
             self.frozen = self._team_parts()
 
     def _team_parts(self) -> dict[str, Any]:
-        state = self.state
         round_no, player = self.round, self.player
-        if round_no > state.rounds:  # over: show the last turn, not the one after it
-            round_no, player = state.rounds, 2
-        return {
-            "round": round_no,
-            "player": player,
-            "units": units_json(state),
-            "credits": {str(p): state.teams[p].credit for p in PLAYERS},
-            "towers": all_towers_json(state),
-            "blueprints_owned": {str(p): ids_in_order(state.teams[p].blueprints) for p in PLAYERS},
-        }
+        if round_no > self.state.rounds:  # over: show the last turn, not the one after it
+            round_no, player = self.state.rounds, 2
+        return team_parts(self.state, round_no, player)
 
     def _state_json(self, cells: set[Cell]) -> dict[str, Any]:
-        state = self.state
-        return {
-            "units": units_json(state),
-            "credits": {str(p): state.teams[p].credit for p in PLAYERS},
-            "towers": all_towers_json(state),
-            "cells": [cell_json(state, c) for c in sorted(cells, key=lambda c: (c[1], c[0]))],
-        }
+        return state_json(self.state, cells)
 
     def keyframe(self) -> dict[str, Any]:
-        """The full visible-to-a-spectator state (hidden layers included: the viewer may show them)."""
-        state = self.state
-        parts = self.frozen if self.frozen is not None else self._team_parts()
-        cells = set(state.buried) | set(state.resource_piles) | set(state.object_piles)
-        return {
-            "round": parts["round"],
-            "player": parts["player"],
-            "width": state.width,
-            "height": state.height,
-            "terrain": list(state.terrain),
-            "camps": [
-                {"x": c.x, "y": c.y, "stock": list(c.stock)}
-                for c in sorted(state.camps.values(), key=lambda c: (c.y, c.x))
-            ],
-            "units": parts["units"],
-            "credits": parts["credits"],
-            "towers": parts["towers"],
-            "blueprints_owned": parts["blueprints_owned"],
-            "cells": [cell_json(state, c) for c in sorted(cells, key=lambda c: (c[1], c[0]))],
-        }
+        """The full visible-to-a-spectator state (hidden layers included: the viewer may show them),
+        its turn parts as of the last step (`_freeze`)."""
+        return keyframe_json(self.state, self.frozen if self.frozen is not None else self._team_parts())
 
     # -- the end -------------------------------------------------------------------------------------------
 
@@ -400,7 +370,7 @@ class CraftingQuestEngine(Engine):
         if self.config.turn_budget_ms == 0:
             timeout_ms = self.config.turn_timeout_ms
         return [
-            Request(_seat(p), game_over_json(self.state), timeout_ms, MessageType.END, turn=self.round)
+            Request(_seat(p), end_payload(self.state), timeout_ms, MessageType.END, turn=self.round)
             for p in PLAYERS
             if self.dead[p] is None
         ]
@@ -444,38 +414,3 @@ def _outcome_json(outcome: Outcome) -> dict[str, Any]:
 def _is_end_turn(answer: Any) -> bool:
     """CQ-47: `{"action": "end_turn"}` (extra fields are ignored, 5.1)."""
     return isinstance(answer, dict) and answer.get("action") == "end_turn"
-
-
-def units_json(state: GameState) -> list[dict[str, Any]]:
-    """The replay's view of all six units, in id order."""
-    return [
-        {
-            "id": u.id,
-            "player": u.player,
-            "kind": u.kind.value,
-            "x": u.x,
-            "y": u.y,
-            "energy": u.energy,
-            "resources": sorted_items(u.resources),
-            "objects": sorted_items(u.objects),
-        }
-        for u in (state.units[uid] for uid in sorted(state.units))
-    ]
-
-
-def all_towers_json(state: GameState) -> list[dict[str, Any]]:
-    return [
-        {"id": t.id, "owner": t.owner, "x": t.x, "y": t.y, "strength": t.strength, "alive": t.alive}
-        for t in state.towers
-    ]
-
-
-def cell_json(state: GameState, cell: Cell) -> dict[str, Any]:
-    """A cell's piles and buried quantities (the replay's `cells` entries)."""
-    return {
-        "x": cell[0],
-        "y": cell[1],
-        "resources": sorted_items(state.resource_piles.get(cell, {})),
-        "objects": sorted_items(state.object_piles.get(cell, {})),
-        "buried": sorted_items(state.buried.get(cell, {})),
-    }

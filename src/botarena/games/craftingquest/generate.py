@@ -3,7 +3,8 @@
 Order (CQ-5): terrain (CQ-7 to CQ-12), start cells (CQ-14), camps (CQ-15), deposits (CQ-16 to CQ-18),
 attributes (CQ-19 to CQ-21), blueprints (CQ-22 to CQ-24), stock (CQ-25), rounds (CQ-13). A preset map
 replaces the terrain and camps; everything else is generated the same way. The result is a pure
-function of (match seed, configuration).
+function of (match seed, configuration): a preset's original map rides on the config, read before the
+engine (config.py); `build_scenario` is the tools' and tests' shortcut that reads it first.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from pathlib import Path
 import numpy as np
 
 from botarena.core.config import ConfigError
-from botarena.games.craftingquest.config import RESOURCE_TYPES, CraftingQuestConfig
+from botarena.games.craftingquest.config import CraftingQuestConfig, load_map
+from botarena.games.craftingquest.constants import RESOURCE_TYPES
 from botarena.games.craftingquest.generate_content import (
     make_attributes,
     make_blueprints,
@@ -30,7 +32,7 @@ from botarena.games.craftingquest.generate_terrain import (
     place_camps,
 )
 from botarena.games.craftingquest.geometry import TERRAIN_CHARS, Grid, start_cells
-from botarena.games.craftingquest.maps import load_preset_map
+from botarena.games.craftingquest.maps import OriginalMap, maps_missing
 from botarena.games.craftingquest.scenario import Camp, Scenario
 
 MAX_TERRAIN_FAILURES = 100
@@ -38,15 +40,29 @@ MAX_TERRAIN_FAILURES = 100
 _CHAR_OF_CODE = np.frombuffer(TERRAIN_CHARS.encode("ascii"), dtype=np.uint8)
 
 
-def generate_scenario(config: CraftingQuestConfig, seed: int, maps_dir: str | Path | None = None) -> Scenario:
-    """CQ-5: the scenario of a match without an explicit `scenario` (raise ConfigError if impossible).
+def scenario_of(config: CraftingQuestConfig, seed: int) -> Scenario:
+    """CQ-5: the config's explicit scenario as it is, or one generated from the match seed; a preset
+    map's terrain and camps come from `config.preset_map`. Pure: no I/O (raise ConfigError if a
+    preset's map was not read before, or no valid map can be generated)."""
+    if config.scenario is not None:
+        return Scenario.from_json(config.scenario)
+    return generate_scenario(config, seed)
 
-    `maps_dir` names the directory of the original maps for the presets (default: $BOTARENA_CQ_MAPS).
-    """
+
+def build_scenario(config: CraftingQuestConfig, seed: int, maps_dir: str | Path | None = None) -> Scenario:
+    """`scenario_of` after reading a preset's map from `maps_dir` (default `$BOTARENA_CQ_MAPS`) when
+    the config does not carry it yet: for tools and tests, which build scenarios without an engine."""
+    if config.preset_map is None:
+        config = load_map(config, maps_dir)
+    return scenario_of(config, seed)
+
+
+def generate_scenario(config: CraftingQuestConfig, seed: int) -> Scenario:
+    """CQ-5: the scenario of a match without an explicit `scenario` (raise ConfigError if impossible)."""
     if config.map == "generated":
         tm, camps = _generated_map(config, seed)
     else:
-        tm, camps = _preset_map(config.map, maps_dir)
+        tm, camps = _preset_map(config.map, config.preset_map)
     grid = tm.grid
     blocked = tm.codes == ROCK
     blocked[camps] = True
@@ -91,9 +107,10 @@ def _generated_map(config: CraftingQuestConfig, seed: int) -> tuple[TerrainMap, 
     )
 
 
-def _preset_map(name: str, maps_dir: str | Path | None) -> tuple[TerrainMap, list[int]]:
-    """§2.2: a preset's terrain and camps from the original map file."""
-    original = load_preset_map(name, maps_dir)
+def _preset_map(name: str, original: OriginalMap | None) -> tuple[TerrainMap, list[int]]:
+    """§2.2: a preset's terrain and camps from the original map file, read before the engine."""
+    if original is None:
+        raise maps_missing()
     grid = original.grid
     tm = TerrainMap(grid)
     codes = {ch: code for code, ch in enumerate(TERRAIN_CHARS)}

@@ -15,7 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from botarena.core.config import ConfigError
-from botarena.games.craftingquest.config import (
+from botarena.games.craftingquest.config import CraftingQuestConfig
+from botarena.games.craftingquest.constants import (
     COMPLEX_OBJECT_COUNT,
     COMPLEX_PRICE_RATIO,
     DEPOSIT_PROFILES,
@@ -28,7 +29,6 @@ from botarena.games.craftingquest.config import (
     SIMPLE_PRICE_RATIO,
     SIMPLE_VALUE_BASE,
     SIMPLE_VALUE_INCREMENT,
-    CraftingQuestConfig,
 )
 from botarena.games.craftingquest.generate_draws import Draws
 from botarena.games.craftingquest.geometry import Grid

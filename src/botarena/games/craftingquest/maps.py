@@ -3,7 +3,9 @@
 The three hand-drawn maps (`map_v1`, `map_v5`, `map_v2`) are not shipped with botarena: no licence covers
 their redistribution. A preset reads `<name>.cqm` from a directory the user supplies, named by the
 environment variable `BOTARENA_CQ_MAPS` (or passed explicitly), and checks its SHA-256 against the
-fixtures README before decoding it. The `.cqm` format is big-endian: height, width and the editor's turn
+fixtures README before decoding it. The reading happens before the engine, when the config is built
+(`config.CraftingQuestConfig.check`, `config.load_map`); the generator only decodes what was read.
+The `.cqm` format is big-endian: height, width and the editor's turn
 count as signed 32-bit integers, then one terrain code per cell in row-major order, then the number of
 camps and an (x, y) byte pair per camp.
 """
@@ -18,9 +20,10 @@ from functools import lru_cache
 from pathlib import Path
 
 from botarena.core.config import ConfigError
-from botarena.games.craftingquest.config import PRESET_MAPS
 from botarena.games.craftingquest.geometry import TERRAIN_CHARS, Cell, Grid
 
+PRESET_MAPS: tuple[str, ...] = ("map_v1", "map_v5", "map_v2")
+"""The presets of §2.2 that play an original map."""
 MAPS_ENV = "BOTARENA_CQ_MAPS"
 MAP_SHA256: dict[str, str] = {
     "map_v1": "f4cf5bdc5a24ddc8e17f23ddae96ecc9bcfb87d44b1567e6003fb05fbf31866f",
@@ -78,11 +81,16 @@ def decode_cqm(data: bytes, name: str = "map") -> OriginalMap:
     return OriginalMap(width, height, turns, terrain, tuple(camps))
 
 
+def maps_missing() -> ConfigError:
+    """The one-line error of a preset whose map nobody supplied."""
+    return ConfigError(f"the original Crafting Quest maps are not shipped with botarena: {_HOW_TO_SUPPLY}")
+
+
 def maps_directory(directory: str | Path | None = None) -> Path:
     """The directory of the original maps: `directory` if given, else `$BOTARENA_CQ_MAPS`."""
     chosen = directory if directory is not None else os.environ.get(MAPS_ENV)
     if not chosen:
-        raise ConfigError(f"the original Crafting Quest maps are not shipped with botarena: {_HOW_TO_SUPPLY}")
+        raise maps_missing()
     return Path(chosen)
 
 

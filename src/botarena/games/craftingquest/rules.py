@@ -1,9 +1,14 @@
-"""The actions of Crafting Quest 2 (spec CQ-36 to CQ-48), one function per rule in spec order.
+"""The rules of Crafting Quest 2 as named phases over the state, in the spec's order.
 
-Each `apply_*` runs its rule's checks in the spec's order on a shape-checked action (actions.py),
-and either changes nothing and names the first failing check (CQ-36), or applies the effect. The
-outcome carries what the `result` reply (spec 4.4) and the replay log (7.4) need. Turn flow (CQ-28
-to CQ-35, CQ-49, CQ-50) lives in engine.py.
+Crafting Quest is interactive: a turn is a chain of actions, each answered before the next is asked
+(CQ-29 to CQ-31). So its phases are not the fixed steps of one simultaneous turn but the rules a turn
+runs through, in spec order: `setup` (CQ-5, CQ-27) builds the first state; `start_turn` (CQ-30)
+restores the energy of the player's units; then each answer runs one action phase, `apply_move`
+(CQ-37) to `apply_build_tower` (CQ-46), dispatched by `apply_action` (CQ-36). An action phase runs
+its rule's checks in the spec's order on a shape-checked action (actions.py), and either changes
+nothing and names the first failing check (CQ-36), or applies the effect; its `Outcome` carries what
+the `result` reply (spec 4.4) and the replay log (7.4) need. Who is asked what, and when (CQ-28 to
+CQ-35, CQ-47, CQ-49, CQ-50), is engine.py's.
 """
 
 from __future__ import annotations
@@ -26,10 +31,13 @@ from botarena.games.craftingquest.actions import (
     sorted_items,
 )
 from botarena.games.craftingquest.config import CraftingQuestConfig
-from botarena.games.craftingquest.geometry import Cell, cheb
+from botarena.games.craftingquest.generate import scenario_of
+from botarena.games.craftingquest.geometry import PLAYERS, UNIT_KINDS, Cell, cheb, unit_id
+from botarena.games.craftingquest.scenario import Scenario
 from botarena.games.craftingquest.state import (
     GameState,
     Items,
+    Team,
     Tower,
     Unit,
     add_items,
@@ -55,6 +63,43 @@ class Outcome:
     @property
     def ok(self) -> bool:
         return self.error is None
+
+
+# -- CQ-5, CQ-27 setup; CQ-30 the turn start -------------------------------------------------------
+
+
+def setup(config: CraftingQuestConfig, seed: int) -> tuple[Scenario, GameState]:
+    """CQ-5 and CQ-27: the match's scenario (explicit, or generated from the seed) and its first state."""
+    scenario = scenario_of(config, seed)
+    return scenario, initial_state(scenario, config)
+
+
+def initial_state(scenario: Scenario, config: CraftingQuestConfig) -> GameState:
+    """CQ-27: every unit on its start cell with `unit_energy`, `initial_credit` per team, nothing else."""
+    units: dict[int, Unit] = {}
+    for player in PLAYERS:
+        for kind, (x, y) in zip(UNIT_KINDS, scenario.starts[player], strict=True):
+            uid = unit_id(player, kind)
+            units[uid] = Unit(uid, player, kind, x, y, config.unit_energy)
+    rounds = config.rounds if config.rounds is not None else scenario.rounds
+    return GameState(
+        width=scenario.width,
+        height=scenario.height,
+        rounds=rounds,
+        terrain=tuple(scenario.terrain),
+        camps={camp.cell: camp for camp in scenario.camps},
+        catalogue={blueprint.id: blueprint for blueprint in scenario.blueprints},
+        units=units,
+        teams={player: Team(player, config.initial_credit) for player in PLAYERS},
+        buried={d.cell: dict(d.buried) for d in scenario.deposits},
+        vectors={d.cell: {t: tuple(v) for t, v in d.vectors.items()} for d in scenario.deposits},
+    )
+
+
+def start_turn(state: GameState, config: CraftingQuestConfig, player: int) -> None:
+    """CQ-30: at the start of its turn every unit of the player has `unit_energy` again."""
+    for unit in state.team_units(player):
+        unit.energy = config.unit_energy
 
 
 def _fail(code: str, reason: str, energy_spent: int = 0) -> Outcome:

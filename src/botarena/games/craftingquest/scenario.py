@@ -4,28 +4,26 @@ A `Scenario` is everything a game starts from: size, rounds, terrain, camps with
 cells, the hidden attribute structure, the deposits with their vectors and the blueprint catalogue.
 `Scenario.from_json` validates the CQ-26 shape (an invalid record raises `ConfigError` with a one-line
 message), and `Scenario.to_json` writes it back in canonical order, so the same scenario always gives
-the same orjson bytes. `build_scenario` returns the explicit scenario of a config or generates one.
+the same orjson bytes. How a game gets its scenario (CQ-5) is generate.py's `scenario_of`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import orjson
 
 from botarena.core.config import ConfigError
 from botarena.core.numbers import as_wire_int
-from botarena.games.craftingquest.config import (
+from botarena.games.craftingquest.constants import (
     ITEM_RANK,
     OBJECT_TYPES,
     RESOURCE_TYPES,
     SCAN_ATTRIBUTE_COUNT,
     SCAN_ATTRIBUTE_MAX_VALUES,
     SCAN_ATTRIBUTE_MIN_VALUES,
-    CraftingQuestConfig,
 )
 from botarena.games.craftingquest.geometry import (
     PLAYERS,
@@ -478,21 +476,3 @@ def _parse_blueprints(obj: Any) -> tuple[Blueprint, ...]:
             raise _fail(f"{where}: {blueprint_id} is an ingredient of itself")
         blueprints[blueprint_id] = Blueprint(blueprint_id, kind, price, value, parsed)
     return tuple(blueprints[b] for b in _sorted_ids(blueprints))
-
-
-# --- construction (CQ-5) ---------------------------------------------------------------------------
-
-
-def build_scenario(config: CraftingQuestConfig, seed: int, maps_dir: str | Path | None = None) -> Scenario:
-    """CQ-5: the config's explicit scenario as it is, or one generated from the match seed.
-
-    A preset map supplies terrain and camps (read by `maps` from `maps_dir`, default
-    `$BOTARENA_CQ_MAPS`), and the rest is generated; with `map = "generated"` everything is.
-    Raises ConfigError when the scenario cannot be built (for example a preset without its map).
-    """
-    if config.scenario is not None:
-        return Scenario.from_json(config.scenario)
-    # Imported here: the generator imports this module's record types.
-    from botarena.games.craftingquest.generate import generate_scenario
-
-    return generate_scenario(config, seed, maps_dir)

@@ -1,4 +1,4 @@
-"""The mutable state of one Crafting Quest 2 game (spec CQ-4, CQ-27), built from a CQ-26 scenario.
+"""The mutable state of one Crafting Quest 2 game (spec CQ-4), plain data; rules.py builds it (CQ-27).
 
 Cells are `(x, y)` tuples. Sparse layers are dicts keyed by cell: buried resources and their vectors
 (from the scenario's deposits), visible resource piles, dropped object piles, camps and standing
@@ -9,17 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from botarena.games.craftingquest.config import CraftingQuestConfig
-from botarena.games.craftingquest.geometry import (
-    PLAYERS,
-    UNIT_KINDS,
-    Cell,
-    Terrain,
-    UnitKind,
-    player_unit_ids,
-    unit_id,
-)
-from botarena.games.craftingquest.scenario import Blueprint, Camp, Scenario
+from botarena.games.craftingquest.geometry import Cell, Terrain, UnitKind, player_unit_ids
+from botarena.games.craftingquest.scenario import Blueprint, Camp
 
 Items = dict[str, int]
 Vector = tuple[int, ...]
@@ -125,25 +116,3 @@ class GameState:
     def has_structure(self, cell: Cell) -> bool:
         """A camp or a standing tower (CQ-4)."""
         return cell in self.camps or cell in self.tower_at
-
-
-def initial_state(scenario: Scenario, config: CraftingQuestConfig) -> GameState:
-    """CQ-27: every unit on its start cell with `unit_energy`, `initial_credit` per team, nothing else."""
-    units: dict[int, Unit] = {}
-    for player in PLAYERS:
-        for kind, (x, y) in zip(UNIT_KINDS, scenario.starts[player], strict=True):
-            uid = unit_id(player, kind)
-            units[uid] = Unit(uid, player, kind, x, y, config.unit_energy)
-    rounds = config.rounds if config.rounds is not None else scenario.rounds
-    return GameState(
-        width=scenario.width,
-        height=scenario.height,
-        rounds=rounds,
-        terrain=tuple(scenario.terrain),
-        camps={camp.cell: camp for camp in scenario.camps},
-        catalogue={blueprint.id: blueprint for blueprint in scenario.blueprints},
-        units=units,
-        teams={player: Team(player, config.initial_credit) for player in PLAYERS},
-        buried={d.cell: dict(d.buried) for d in scenario.deposits},
-        vectors={d.cell: {t: tuple(v) for t, v in d.vectors.items()} for d in scenario.deposits},
-    )

@@ -1,40 +1,53 @@
-"""ASCII rendering of a Crafting Quest 2 state, for tests and debugging (not sent to bots).
+"""ASCII of a Crafting Quest 2 keyframe as the replay stores it, for `botarena replay FILE --text`,
+tests and debugging (never sent to bots).
 
 One character per cell, on top of the CQ-3 terrain characters: `M` a camp, `T` a standing tower,
-a unit's last id digit (3-8) for the lowest unit id in the cell, `+` a visible pile or dropped
-objects, and (with `buried=True`) `$` a cell with buried resources. A legend line per team follows.
+the lowest unit id (3-8) in the cell, `+` a visible pile or dropped objects, and (with `buried=True`)
+`$` a cell with buried resources. A legend line per team follows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from botarena.games.craftingquest.geometry import PLAYERS, Cell
-from botarena.games.craftingquest.state import GameState
 
 
-def cell_char(state: GameState, cell: Cell, buried: bool = False) -> str:
-    """The character of one cell, the most important thing in it first."""
-    if cell in state.camps:
-        return "M"
-    if cell in state.tower_at:
-        return "T"
-    here = [unit.id for unit in state.units.values() if unit.cell == cell]
-    if here:
-        return str(min(here))
-    if state.resource_piles.get(cell) or state.object_piles.get(cell):
-        return "+"
-    if buried and state.buried.get(cell):
-        return "$"
-    return state.terrain[cell[1]][cell[0]]
+def _marks(keyframe: Mapping[str, Any], buried: bool) -> dict[Cell, str]:
+    """The character of every cell that shows more than its terrain, the most important thing first."""
+    marks: dict[Cell, str] = {}
+    for cell in keyframe["cells"]:
+        if cell["resources"] or cell["objects"]:
+            marks[(cell["x"], cell["y"])] = "+"
+        elif buried and cell["buried"]:
+            marks[(cell["x"], cell["y"])] = "$"
+    for unit in sorted(keyframe["units"], key=lambda u: -int(u["id"])):  # the lowest id wins
+        marks[(unit["x"], unit["y"])] = str(unit["id"])
+    for tower in keyframe["towers"]:
+        if tower["alive"]:
+            marks[(tower["x"], tower["y"])] = "T"
+    for camp in keyframe["camps"]:
+        marks[(camp["x"], camp["y"])] = "M"
+    return marks
 
 
-def render(state: GameState, buried: bool = False) -> str:
+def _legend(keyframe: Mapping[str, Any], player: int) -> str:
+    units = " ".join(
+        f"{u['id']}:{u['kind']}@({u['x']},{u['y']}) e{u['energy']}"
+        for u in sorted(keyframe["units"], key=lambda u: int(u["id"]))
+        if u["player"] == player
+    )
+    owned = ",".join(keyframe["blueprints_owned"][str(player)]) or "-"
+    return f"player {player}: credit {keyframe['credits'][str(player)]}, blueprints {owned}; {units}"
+
+
+def keyframe_text(keyframe: Mapping[str, Any], buried: bool = False) -> str:
     """The whole map, one row per line, then each team's credit, blueprints and units."""
+    marks = _marks(keyframe, buried)
     rows = [
-        "".join(cell_char(state, (x, y), buried) for x in range(state.width)) for y in range(state.height)
+        "".join(marks.get((x, y), ch) for x, ch in enumerate(row))
+        for y, row in enumerate(keyframe["terrain"])
     ]
-    for player in PLAYERS:
-        team = state.teams[player]
-        units = " ".join(f"{u.id}:{u.kind.value}@({u.x},{u.y}) e{u.energy}" for u in state.team_units(player))
-        owned = ",".join(sorted(team.blueprints, key=lambda b: int(b[1:]))) or "-"
-        rows.append(f"player {player}: credit {team.credit}, blueprints {owned}; {units}")
+    rows.extend(_legend(keyframe, player) for player in PLAYERS)
     return "\n".join(rows)

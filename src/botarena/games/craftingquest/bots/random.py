@@ -1,6 +1,6 @@
-"""Two tiny Crafting Quest 2 bots of the engine's own: `IdleBot` ends every turn at once, and
-`RandomBot` (the platform's random legal player, for the conformance suite) sends a few random,
-well-formed actions per turn (spec 5.1); game checks may refuse them, the shape never fails."""
+"""`RandomBot`, the platform's random legal Crafting Quest 2 player (for the conformance suite and
+fuzzing): a few random, well-formed actions per turn (spec 5.1); game checks may refuse them, the
+shape never fails."""
 
 from __future__ import annotations
 
@@ -10,19 +10,6 @@ from typing import Any
 Payload = dict[str, Any]
 
 END_TURN: Payload = {"action": "end_turn"}
-
-
-class IdleBot:
-    """Answers `setup` with `{}` and every question with `end_turn` (CQ-47)."""
-
-    def setup(self, payload: Payload) -> Payload:
-        return {}
-
-    def act(self, payload: Payload) -> Payload:
-        return dict(END_TURN)
-
-    def end(self, payload: Payload) -> Payload:
-        return {}
 
 
 class RandomBot:
