@@ -17,6 +17,7 @@ from botarena.games.craftingquest.bots import STARTERS, RandomBot
 from botarena.games.craftingquest.config import GAME_ID, PRESETS, RULES_VERSION, CraftingQuestConfig
 from botarena.games.craftingquest.engine import CraftingQuestEngine
 from botarena.games.craftingquest.observe import hidden_info_check
+from botarena.games.craftingquest.text import keyframe_text
 
 GAME = GameInfo(
     id=GAME_ID,
@@ -31,6 +32,7 @@ GAME = GameInfo(
     random_bot=RandomBot,
     # a game is thousands of single-action steps, and a keyframe lists every buried cell
     keyframe_every=250,
+    text_renderer=keyframe_text,
     dynamics=Dynamics.ALTERNATING,
     information=Information.HIDDEN,  # attributes are learnt from scans (spec 4.6)
     # spec 4.6: every payload of whole short games audited against the state it was built from
