@@ -7,6 +7,7 @@ BOTARENA_DEBUG=1 to see tracebacks of unexpected errors.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
 import sys
@@ -15,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
+import orjson
 import typer
 from typer.exceptions import TyperException
 
@@ -322,6 +324,33 @@ def _print_failures(replay: Any, specs: Sequence[str]) -> bool:
         for line in log.rstrip("\n").splitlines()[-STDERR_TAIL_LINES:]:
             print(f"    {line}"[:400], file=sys.stderr)
     return never
+
+
+@app.command("config")
+def config_command(
+    game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `botarena games`).")],
+    preset: Annotated[str, typer.Option(help="Show this preset's values.")] = "default",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the keys as JSON.")] = False,
+) -> None:
+    """List every config key of a game: its value (in --preset), default, what is allowed, meaning."""
+    from rich.markup import escape
+    from rich.table import Table
+
+    from botarena.core.config import describe_config
+
+    game = get_game(game_id)
+    keys = describe_config(game.config_class, game.config(preset))
+    if as_json:
+        print(orjson.dumps([dataclasses.asdict(key) for key in keys]).decode())
+        return
+    table = Table(title=f"{game_id} config · preset {preset} · presets: {', '.join(sorted(game.presets))}")
+    for column in ("key", "value", "default", "allowed", "meaning"):
+        table.add_column(column, overflow="fold")
+    for key in keys:
+        shown = orjson.dumps(key.value).decode()
+        default = "" if key.value == key.default else orjson.dumps(key.default).decode()
+        table.add_row(*(escape(cell) for cell in (key.name, shown, default, key.allowed, key.meaning)))
+    _console().print(table)
 
 
 @app.command("replay")

@@ -10,8 +10,9 @@ comes from the same dataclass (`config_schema`).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -52,12 +53,28 @@ def _adapter(cls: type[Any]) -> TypeAdapter[Any]:
     return adapter
 
 
-def _describe(error: Mapping[str, Any]) -> str:
+def _describe(error: Mapping[str, Any], cls: type[Any]) -> str:
     loc = ".".join(str(part) for part in error.get("loc", ()))
     msg = str(error.get("msg", "invalid"))
     if error.get("type") == "unexpected_keyword_argument":
-        return f"unknown config key {loc!r}"
+        return f"unknown config key {loc!r}{_closest_hint(loc, config_keys(cls))}"
     return f"config key {loc!r}: {msg[0].lower() + msg[1:]}" if loc else msg
+
+
+def config_keys(cls: type[Any]) -> list[str]:
+    """Every key of a config dataclass, in declaration order."""
+    return [f.name for f in dataclasses.fields(cls)]
+
+
+def _closest_hint(key: str, known: Sequence[str]) -> str:
+    """ " (did you mean 'x'?)" for the closest known key, or a pointer to the list of keys."""
+    close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+    if not close:
+        lowered = {name.lower(): name for name in known}
+        close = [lowered[key.lower()]] if key.lower() in lowered else []
+    if close:
+        return f" (did you mean {close[0]!r}?)"
+    return " (`botarena config GAME` lists the keys)"
 
 
 def build_config(
@@ -75,7 +92,7 @@ def build_config(
     try:
         value = _adapter(cls).validate_python(data)
     except ValidationError as exc:
-        raise ConfigError("; ".join(_describe(e) for e in exc.errors())) from None
+        raise ConfigError("; ".join(_describe(e, cls) for e in exc.errors())) from None
     check = getattr(value, "check", None)
     if check is not None:
         try:
@@ -123,3 +140,57 @@ def parse_override(text: str) -> tuple[str, Any]:
     except json.JSONDecodeError:
         value = raw
     return key, value
+
+
+@dataclasses.dataclass(frozen=True)
+class ConfigKey:
+    """One key of a game's config, as `botarena config GAME` lists it."""
+
+    name: str
+    value: Any
+    """Its value in the preset asked for."""
+    default: Any
+    """Its value with no preset."""
+    allowed: str
+    """What it may be: a range (`1..50`), choices (`seed | bravolt2018`), or a type."""
+    meaning: str
+
+
+def describe_config(cls: type[Any], config: Any) -> list[ConfigKey]:
+    """Every key of config class `cls`: `config`'s value, the default, what is allowed, the meaning
+    (the field's description), in declaration order."""
+    properties = config_schema(cls).get("properties", {})
+    values = config_to_dict(config)
+    defaults = config_to_dict(build_config(cls, {"default": {}}))
+    return [
+        ConfigKey(
+            name,
+            values[name],
+            defaults[name],
+            _allowed(properties.get(name, {})),
+            str(properties.get(name, {}).get("description", "")),
+        )
+        for name in config_keys(cls)
+    ]
+
+
+def _allowed(schema: Mapping[str, Any]) -> str:
+    """A short text of what a JSON schema allows."""
+    if "anyOf" in schema:
+        return " or ".join(_allowed(option) for option in schema["anyOf"])
+    if "enum" in schema:
+        return " | ".join(json.dumps(choice) for choice in schema["enum"])
+    if "const" in schema:
+        return json.dumps(schema["const"])
+    kind = schema.get("type", "any")
+    if kind == "array":
+        items = schema.get("prefixItems")
+        if items:
+            return "[" + ", ".join(_allowed(item) for item in items) + "]"
+        return f"list of {_allowed(schema.get('items', {}))}"
+    low, high = schema.get("minimum", schema.get("exclusiveMinimum")), schema.get("maximum")
+    if low is not None or high is not None:
+        return f"{'' if low is None else low}..{'' if high is None else high}"
+    if kind == "string" and "pattern" in schema:
+        return f"string matching {schema['pattern']}"
+    return str(kind)
