@@ -9,7 +9,8 @@ from __future__ import annotations
 from botarena.core.game import GameInfo
 from botarena.games.datspulse.bots import STARTERS, RandomWalker
 from botarena.games.datspulse.config import GAME_ID, PRESETS, RULES_VERSION, DatsPulseConfig
-from botarena.games.datspulse.engine import DatsPulseEngine, hidden_info_check
+from botarena.games.datspulse.engine import DatsPulseEngine
+from botarena.games.datspulse.observe import hidden_info_check
 from botarena.games.datspulse.round import tournament_standings
 
 #: The registry-wide conformance suite plays many whole matches with 1 and 100 teams, and scans every

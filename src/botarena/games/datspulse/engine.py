@@ -23,17 +23,10 @@ from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed
 from botarena.core.status import Reason, Status, Warning
 from botarena.games.datspulse.config import GAME_ID, DatsPulseConfig
-from botarena.games.datspulse.protocol import end_payload, orders_body, start_payload, turn_payload
+from botarena.games.datspulse.observe import end_payload, start_payload, turn_payload
 from botarena.games.datspulse.round import BadBody, Round
 
-__all__ = [
-    "EXCEPTION",
-    "INVALID_BODY",
-    "MOVE_REJECTED",
-    "DatsPulseEngine",
-    "hidden_info_check",
-    "orders_body",
-]
+__all__ = ["EXCEPTION", "INVALID_BODY", "MOVE_REJECTED", "DatsPulseEngine"]
 
 #: §5 warning code: one string of `errors` (a command or entry rejected at request time).
 MOVE_REJECTED = "MOVE_REJECTED"
@@ -237,66 +230,3 @@ def _body_too_big(payload: Any) -> str | None:
 def _error_text(value: Any) -> str:
     text = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
     return text[:_ERROR_TEXT_LIMIT]
-
-
-def hidden_info_check(game: Any) -> None:
-    """The conformance suite's check of §4 *Hidden* (`GameInfo.extras["hidden_info_check"]`).
-
-    Seat 0 plays the same seeded random walker against opponents that play very differently, on a map
-    where the teams do not meet in the first turns and no food spawns (a pile's place depends on where
-    every unit stands, DP-80). Its observations must be identical turn by turn, its own ant ids aside:
-    they come from the one `ids` stream in spawn order (DP-95), so they differ when other teams spawn
-    differently, without telling anything about them. Every observation also shows enemies without ids,
-    and only enemies, piles and stores on tiles of its own `map` (DP-90).
-    """
-    from botarena.games.datspulse.bots import STARTERS
-
-    config = game.config(overrides={"turns": 4, "map_radius": 16, "food_spawn_chance": 0.0})
-    opponents: list[Any] = [lambda: None, STARTERS["random_walker"], STARTERS["forager"], STARTERS["raider"]]
-    views = [_seat_zero_views(game, config, opponent) for opponent in opponents]
-    for view in views[1:]:
-        assert view == views[0], "seat 0's observations depend on what seat 1 does"
-
-
-def _seat_zero_views(game: Any, config: Any, opponent: Any) -> list[Any]:
-    from botarena.games.datspulse.bots import RandomWalker
-
-    engine = game.new_engine(config, 20250711, 2)
-    starts = engine.start_requests()
-    engine.apply_start([Reply(r.seat, Status.OK, {}) for r in starts])
-    bots = [RandomWalker(), opponent()]
-    for bot, request in zip(bots, starts, strict=True):
-        if bot is not None:
-            bot.setup(request.payload)
-    ids: dict[str, int] = {}
-    views: list[Any] = []
-    while requests := engine.next_requests():
-        for request in requests:
-            _check_visible_only(request.payload)
-        views.append(_with_spawn_numbers(requests[0].payload, ids))
-        replies = [
-            Reply(r.seat, Status.OK, bots[r.seat].act(r.payload) if bots[r.seat] else {}) for r in requests
-        ]
-        engine.apply(replies)
-    return views
-
-
-def _check_visible_only(arena: dict[str, Any]) -> None:
-    tiles = {(tile["q"], tile["r"]) for tile in arena["map"]}
-    for enemy in arena["enemies"]:
-        assert set(enemy) == {"q", "r", "type", "health", "food", "attack"}, (
-            "an enemy shows more than §4 lists"
-        )
-        assert (enemy["q"], enemy["r"]) in tiles, "an enemy outside the visible set"
-    for pile in arena["food"]:
-        assert (pile["q"], pile["r"]) in tiles, "food outside the visible set"
-
-
-def _with_spawn_numbers(arena: dict[str, Any], ids: dict[str, int]) -> Any:
-    """The arena with each own ant id replaced by its number in order of first appearance."""
-    text = orjson.dumps(arena).decode()
-    for ant in arena["ants"]:
-        ids.setdefault(ant["id"], len(ids))
-    for ant_id, number in ids.items():
-        text = text.replace(ant_id, f"ant#{number}")
-    return orjson.loads(text)
