@@ -14,9 +14,8 @@ from botarena.core.status import Reason, Status
 from botarena.games.datspulse import GAME
 from botarena.games.datspulse.actions import orders_body
 from botarena.games.datspulse.config import REALTIME_ONLY_KEYS
-from botarena.games.datspulse.engine import EXCEPTION, INVALID_BODY, MOVE_REJECTED, DatsPulseEngine
+from botarena.games.datspulse.engine import EXCEPTION, INVALID_BODY, MOVE_REJECTED, DatsPulseEngine, Round
 from botarena.games.datspulse.hexgrid import neighbours
-from botarena.games.datspulse.round import Round
 
 SEED = 11
 SMALL = {"turns": 4, "map_radius": 16, "turn_timeout_ms": 750}

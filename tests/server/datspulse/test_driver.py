@@ -11,8 +11,8 @@ import pytest
 from botarena.core import registry
 from botarena.core.replay import Replay
 from botarena.games.datspulse.config import datspulse_config
+from botarena.games.datspulse.engine import Round
 from botarena.games.datspulse.hexgrid import distance, neighbours
-from botarena.games.datspulse.round import Round
 from botarena.runner.verify import verify_replay
 from botarena.server.datspulse.driver import RoundDriver, replay_config
 
