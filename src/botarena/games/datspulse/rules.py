@@ -370,12 +370,8 @@ class Transition:
                     break
             units = occupancy.get(h)
             if units:
-                if any(v.team != team for v in units):
-                    stop = logs.blocked_enemy_ant(uid, labels[h])
-                    break
-                same = next((v for v in units if v.type == kind_of_unit and v is not unit), None)
-                if same is not None:
-                    stop = logs.blocked_same_type(uid, labels[h], same.id)
+                stop = self.unit_in_the_way(unit, units, labels[h])
+                if stop is not None:
                     break
             cost = costs[kind]
             if cost > mp:
@@ -400,6 +396,17 @@ class Transition:
             self.log.add(team, logs.moved(uid, labels[start], labels[here], dirt))
         if died:
             self.kill(unit, "acid")
+
+    @staticmethod
+    def unit_in_the_way(unit: Unit, units: list[Unit], label: str) -> str | None:
+        """DP-75 stop conditions 3 and 4 on an occupied hex: the log line when an enemy unit stands there,
+        or an own unit of the same type; None when the unit may enter."""
+        if any(v.team != unit.team for v in units):
+            return logs.blocked_enemy_ant(unit.id, label)
+        same = next((v for v in units if v.type == unit.type and v is not unit), None)
+        if same is not None:
+            return logs.blocked_same_type(unit.id, label, same.id)
+        return None
 
     def acid_stay(self) -> None:
         """DP-76 step 4b: a living unit that entered no hex and stands on acid takes `acid_damage`."""
