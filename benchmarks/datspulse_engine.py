@@ -23,8 +23,8 @@ import time
 from typing import Any
 
 from botarena.games.datspulse.config import datspulse_config
+from botarena.games.datspulse.engine import Round
 from botarena.games.datspulse.hexgrid import distance, neighbours
-from botarena.games.datspulse.round import Round
 from botarena.games.datspulse.rules import new_unit_id
 from botarena.games.datspulse.state import Terrain, UnitType
 

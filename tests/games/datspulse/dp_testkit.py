@@ -13,9 +13,9 @@ from typing import Any
 
 from botarena.core.rng import stream
 from botarena.games.datspulse.config import DatsPulseConfig, datspulse_config
+from botarena.games.datspulse.engine import Round
 from botarena.games.datspulse.hexgrid import Hex, HexMap, neighbours
 from botarena.games.datspulse.mapgen import anthill_of
-from botarena.games.datspulse.round import Round
 from botarena.games.datspulse.rules import Streams
 from botarena.games.datspulse.state import State, Terrain, Unit, UnitType
 

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from dp_testkit import A, B, S, W, X, board_e, move, put
 
-from botarena.games.datspulse.round import BadBody, Round
+from botarena.games.datspulse.engine import BadBody, Round
 
 
 def we2_round() -> Round:

@@ -10,8 +10,8 @@ from botarena.bots.inprocess import PythonBot
 from botarena.games.datspulse import GAME
 from botarena.games.datspulse.bots import STARTERS, Forager, Raider, RandomWalker
 from botarena.games.datspulse.bots.common import SeededBot
+from botarena.games.datspulse.engine import Round
 from botarena.games.datspulse.hexgrid import distance, neighbours
-from botarena.games.datspulse.round import Round
 from botarena.runner import run_match
 
 #: A generous turn limit: a preempted turn on a busy machine would change the game these tests check.

@@ -16,7 +16,7 @@ import pytest
 
 aiohttp = pytest.importorskip("aiohttp", reason="the client needs aiohttp (botarena[http])")
 
-from botarena.games.datspulse.client import (  # noqa: E402
+from botarena.clients.datspulse import (  # noqa: E402
     RATE_MARGIN_S,
     ClientError,
     ClientOptions,
@@ -68,7 +68,7 @@ def test_dp10_make_bot_takes_a_starter_by_name_and_rejects_others() -> None:
 @pytest.fixture(autouse=True)
 def quick_retries(monkeypatch: pytest.MonkeyPatch) -> None:
     """The client's pauses between retries, shortened (they are what is tested, not their length)."""
-    from botarena.games.datspulse import client
+    from botarena.clients import datspulse as client
 
     monkeypatch.setattr(client, "RETRY_PAUSE_S", 0.05)
     monkeypatch.setattr(client, "LOBBY_POLL_S", 0.05)

@@ -29,8 +29,8 @@ from dp_testkit import (
 )
 
 from botarena.games.datspulse.config import datspulse_config
+from botarena.games.datspulse.engine import Round
 from botarena.games.datspulse.hexgrid import distance
-from botarena.games.datspulse.round import Round
 from botarena.games.datspulse.rules import spawn_type
 from botarena.games.datspulse.state import FoodType, Terrain
 

@@ -7,7 +7,8 @@ from typing import Any
 from dp_testkit import A, B, S, W, X, board_e, force, put
 
 from botarena.games.datspulse.config import datspulse_config
-from botarena.games.datspulse.round import achievements, round_places, round_points, standings
+from botarena.games.datspulse.rules import round_places, round_points
+from botarena.games.datspulse.standings import achievements, standings
 from botarena.games.datspulse.text import render
 
 

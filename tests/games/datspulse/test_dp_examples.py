@@ -28,8 +28,10 @@ from dp_testkit import (
 )
 
 from botarena.games.datspulse.config import datspulse_config
+from botarena.games.datspulse.engine import Round
 from botarena.games.datspulse.hexgrid import distance
-from botarena.games.datspulse.round import Round, round_places, round_points, standings
+from botarena.games.datspulse.rules import round_places, round_points
+from botarena.games.datspulse.standings import standings
 from botarena.games.datspulse.state import FoodType, Terrain, Unit
 
 DIRT, ACID, STONE = Terrain.DIRT, Terrain.ACID, Terrain.STONE

@@ -12,16 +12,10 @@ from botarena.core.protocol import MessageType, Reply, Request
 from botarena.core.rng import bot_seed
 from botarena.core.status import Reason, Status
 from botarena.games.datspulse import GAME
+from botarena.games.datspulse.actions import orders_body
 from botarena.games.datspulse.config import REALTIME_ONLY_KEYS
-from botarena.games.datspulse.engine import (
-    EXCEPTION,
-    INVALID_BODY,
-    MOVE_REJECTED,
-    DatsPulseEngine,
-    orders_body,
-)
+from botarena.games.datspulse.engine import EXCEPTION, INVALID_BODY, MOVE_REJECTED, DatsPulseEngine, Round
 from botarena.games.datspulse.hexgrid import neighbours
-from botarena.games.datspulse.round import Round
 
 SEED = 11
 SMALL = {"turns": 4, "map_radius": 16, "turn_timeout_ms": 750}

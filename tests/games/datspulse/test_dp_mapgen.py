@@ -13,6 +13,7 @@ from botarena.core.config import ConfigError
 from botarena.core.rng import stream
 from botarena.games.datspulse import mapgen
 from botarena.games.datspulse.config import DatsPulseConfig, datspulse_config
+from botarena.games.datspulse.engine import Round
 from botarena.games.datspulse.hexgrid import HexMap, disc_offsets, distance, ring
 from botarena.games.datspulse.mapgen import (
     GeneratedMap,
@@ -27,7 +28,6 @@ from botarena.games.datspulse.mapgen import (
     spots_per_ring,
     zone_of,
 )
-from botarena.games.datspulse.round import Round
 from botarena.games.datspulse.state import FoodType, Terrain
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from botarena.games.datspulse.round import BadBody
+from botarena.games.datspulse.engine import BadBody
 
 
 class FakeRound:

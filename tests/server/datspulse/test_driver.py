@@ -11,8 +11,8 @@ import pytest
 from botarena.core import registry
 from botarena.core.replay import Replay
 from botarena.games.datspulse.config import datspulse_config
+from botarena.games.datspulse.engine import Round
 from botarena.games.datspulse.hexgrid import distance, neighbours
-from botarena.games.datspulse.round import Round
 from botarena.runner.verify import verify_replay
 from botarena.server.datspulse.driver import RoundDriver, replay_config
 
@@ -72,7 +72,8 @@ def test_dp75_applied_records_the_step_apply_gives_for_the_merged_slots() -> Non
     from botarena.core.protocol import Reply
     from botarena.core.replay import verdict_json
     from botarena.core.status import Status
-    from botarena.games.datspulse.engine import DatsPulseEngine, orders_body
+    from botarena.games.datspulse.actions import orders_body
+    from botarena.games.datspulse.engine import DatsPulseEngine
 
     config = datspulse_config("ci", {"turns": 6})
     names = ["alpha", "beta", "gamma"]

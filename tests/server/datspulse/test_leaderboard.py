@@ -13,7 +13,7 @@ import pytest
 
 from botarena.cli import main
 from botarena.core.replay import read_replay
-from botarena.games.datspulse.round import is_test_round, tournament_standings
+from botarena.games.datspulse.standings import is_test_round, tournament_standings
 from botarena.store import Store
 
 from .conftest import Client, DpServer, make_settings, run

@@ -1,13 +1,15 @@
-"""§5 move validation: parse a move body, check each command in the spec's order, merge the orders.
+"""A team's reply, the §5 moves body (the `/api/move` body): validation, and orders back to a body.
 
-`validate_moves` never raises for a bad entry: each one gets exactly one error string (byte-exact spec
-wording) and the rest go on. Only a body that is not an object, or whose `moves` is neither an array
-nor null, is rejected as a whole (`BodyError`).
+`validate_moves` parses a move body, checks each command in the spec's order and merges the orders. It
+never raises for a bad entry: each one gets exactly one error string (byte-exact spec wording) and the
+rest go on. Only a body that is not an object, or whose `moves` is neither an array nor null, is
+rejected as a whole (`BodyError`). `orders_body` turns merged orders back into a body, as the
+real-time driver records them (§7.5).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -137,3 +139,18 @@ def validate_moves(
         else:
             errors.append(error)
     return errors
+
+
+def orders_body(orders: Mapping[str, Sequence[Sequence[int]]]) -> dict[str, Any]:
+    """A §5 moves body that gives every ant of `orders` (ant id -> path of (q, r)) its path.
+
+    Submitting it at the same turn installs exactly these orders again: each path was accepted once and
+    the checks of §5 depend only on the turn's state, so the real-time server records a transition's
+    merged order slots as this body and a lockstep re-run reproduces them (§7.5, "Replays of both drivers").
+    """
+    return {
+        "moves": [
+            {"ant": ant, "path": [{"q": int(hex_[0]), "r": int(hex_[1])} for hex_ in path]}
+            for ant, path in orders.items()
+        ]
+    }

@@ -1,9 +1,22 @@
-"""The lockstep driver of DatsPulse (spec §7.5, §7.6): the platform Engine around one `Round`.
+"""The DatsPulse engine: `Round`, the state machine of one round, and `DatsPulseEngine`, the platform
+Engine (the lockstep driver, spec §7.5, §7.6) around one `Round`.
 
-Every turn each seat is asked for a moves body with its arena (`nextTurnIn` = `turn_timeout_ms` / 1000)
-plus the rejections of its previous reply; each reply is one `/api/move` call through `Round.submit`, with
-the §5 statuses, and then one transition runs. A step's record is the round's spectator frame, and a
-keyframe is `{"terrain", "frame"}` (the web renderer reads exactly that shape).
+`Round` is a pure, deterministic state machine for one round (DP-95): no clock, no I/O, every random
+draw from a named stream of the match seed. Both drivers sit on it: the real-time FastAPI server
+(`botarena.server.datspulse`) and the lockstep `DatsPulseEngine`. Team index = seat = registration
+order (DP-5).
+
+    r = Round.create(config, seed, ["alpha", "beta"])
+    r.arena(0, next_turn_in=2.0)            # §4, what team 0 sees
+    errors = r.submit(0, {"moves": [...]})  # §5, merged into team 0's order slots
+    logs = r.transition()                   # §3.8, turn_no += 1; {team: ["turn 1: ...", ...]}
+    r.results()                             # §6.1/§6.2 once r.finished
+
+`DatsPulseEngine`: every turn each seat is asked for a moves body with its arena (`nextTurnIn` =
+`turn_timeout_ms` / 1000) plus the rejections of its previous reply; each reply is one `/api/move` call
+through `Round.submit`, with the §5 statuses, and then one transition runs. A step's record is the
+round's spectator frame, and a keyframe is `{"terrain", "frame"}` (the web renderer reads exactly that
+shape).
 
 The real-time server (`botarena.server.datspulse`) is a second driver of the same rounds: it wraps its
 `Round` with `DatsPulseEngine.from_round`, takes each team's merged order slots just before a transition,
@@ -14,6 +27,7 @@ orders, so its replay re-runs exactly through this lockstep engine (§7.5, "Repl
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -22,18 +36,21 @@ from botarena.core.game import Engine, MatchResult, Step
 from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed
 from botarena.core.status import Reason, Status, Warning
+from botarena.games.datspulse import observe
+from botarena.games.datspulse.actions import AntView, BodyError, validate_moves
 from botarena.games.datspulse.config import GAME_ID, DatsPulseConfig
-from botarena.games.datspulse.protocol import end_payload, orders_body, start_payload, turn_payload
-from botarena.games.datspulse.round import BadBody, Round
+from botarena.games.datspulse.observe import end_payload, start_payload, turn_payload
+from botarena.games.datspulse.rules import (
+    Streams,
+    StreamSource,
+    Transition,
+    round_places,
+    round_points,
+    setup,
+)
+from botarena.games.datspulse.state import State
 
-__all__ = [
-    "EXCEPTION",
-    "INVALID_BODY",
-    "MOVE_REJECTED",
-    "DatsPulseEngine",
-    "hidden_info_check",
-    "orders_body",
-]
+__all__ = ["EXCEPTION", "INVALID_BODY", "MOVE_REJECTED", "BadBody", "DatsPulseEngine", "Round"]
 
 #: §5 warning code: one string of `errors` (a command or entry rejected at request time).
 MOVE_REJECTED = "MOVE_REJECTED"
@@ -44,6 +61,202 @@ EXCEPTION = "exception"
 #: §5: a body larger than 1 MiB is rejected as a whole.
 MAX_BODY_BYTES = 1 << 20
 _ERROR_TEXT_LIMIT = 500
+#: §7.2: the one `errors` entry of a well-formed body submitted once the round is over.
+ROUND_IS_OVER = "round is over"
+
+
+class BadBody(ValueError):
+    """§5: a move body rejected as a whole (HTTP 400 code 4); str(exc) is the <reason>."""
+
+
+class Round:
+    """One DatsPulse round: pure, deterministic state machine (no clock, no I/O). Team index = seat (DP-5)."""
+
+    config: DatsPulseConfig
+    seed: int
+    team_names: list[str]
+
+    def __init__(
+        self,
+        config: DatsPulseConfig,
+        seed: int,
+        state: State,
+        streams: Streams,
+        generator: str = "",
+    ) -> None:
+        """Wrap an already built state (use `create`; tests build §9 boards through `dp_testkit`)."""
+        self.config = config
+        self.seed = seed
+        self.team_names = [t.name for t in state.teams]
+        self.generator = generator
+        self.state = state
+        self.streams = streams
+        self.union_kills: list[tuple[int, int]] = []  # (turn, team) of each §6.4 Union kill, in order
+        self._events: list[tuple[int, str]] = []
+        self._visible: dict[int, list[int]] = {}
+
+    @classmethod
+    def create(
+        cls,
+        config: DatsPulseConfig,
+        seed: int,
+        team_names: Sequence[str],
+        *,
+        round_number: int = 1,
+        streams: StreamSource | None = None,
+    ) -> Round:
+        """The round at turn 0 (`rules.setup`, §3.5, §3.6). Raises ConfigError (botarena.core.config)
+        when the map cannot be generated for len(team_names) teams.
+
+        `round_number` (1-based within the series) picks the generator when `map_generator` is `cycle`
+        (DP-47). `streams` replaces the seeded streams (tests only)."""
+        made = setup(config, seed, team_names, round_number=round_number, streams=streams)
+        return cls(config, seed, made.state, made.streams, made.generator)
+
+    # -- the clock-free state ------------------------------------------------------------------------
+
+    @property
+    def turn_no(self) -> int:
+        """The current turn: 0 at the start, `config.turns` at the end (§4 `turnNo`)."""
+        return self.state.turn
+
+    @property
+    def finished(self) -> bool:
+        """True once turn_no == config.turns (DP-81)."""
+        return self.state.turn >= self.config.turns
+
+    @property
+    def radius(self) -> int:
+        """The map radius R (DP-4)."""
+        return self.state.grid.radius
+
+    def _team(self, team: int) -> int:
+        if not 0 <= team < len(self.state.teams):
+            raise IndexError(f"no team {team} in this round")
+        return team
+
+    # -- observation ---------------------------------------------------------------------------------
+
+    def refresh_views(self, terrain: bool = False) -> None:
+        """Forget the cached visible sets (and the arena's tiles too when `terrain`); call it after
+        editing `state` directly (tests that build §9 boards, the benchmark). The engine never needs it."""
+        self._visible = {}
+        if terrain:
+            self.state.tile_json = None
+
+    def prepare_views(self) -> None:
+        """Build now what every team's first arena would build: the `map` entries of every hex (50
+        teams: ~120k small dicts). The real-time server calls it when a round starts, before it
+        freezes the round's objects out of the garbage collector's passes (see its GcPacer);
+        built lazily instead, they stay young until the first transition, and every collection
+        of the young generations meanwhile scans them all (tens of milliseconds each)."""
+        observe.tile_templates(self.state)
+
+    def _visible_cells(self, team: int) -> list[int]:
+        found = self._visible.get(team)
+        if found is None:
+            found = self._visible[team] = observe.visible_set(self.state, team)
+        return found
+
+    def arena(self, team: int, next_turn_in: float) -> dict[str, Any]:
+        """The §4 arena object for `team`, keys in the §7.1 order, ints as ints, optional ant keys omitted.
+        `next_turn_in` is put in as given (callers round it, §7.1)."""
+        return observe.arena(self.state, team, self._visible_cells(self._team(team)), next_turn_in)
+
+    def visible_hexes(self, team: int) -> list[tuple[int, int]]:
+        """The team's visible set (DP-90) in canonical order (viewer/tests)."""
+        hexes = self.state.grid.hexes
+        return [hexes[h] for h in self._visible_cells(self._team(team))]
+
+    def spectator_frame(self) -> dict[str, Any]:
+        """§4 "Spectator frame" (never sent to bots): {turnNo, teams, units, food, events}; `events` are the
+        last transition's log lines as {team, message}."""
+        return observe.spectator_frame(self.state, self._events)
+
+    def terrain(self) -> dict[str, Any]:
+        """{radius, tiles: [[q, r, type], ...]} in canonical hex order (§4), for the replay header."""
+        return observe.terrain(self.state)
+
+    # -- orders --------------------------------------------------------------------------------------
+
+    def _living_ant(self, team: int) -> Callable[[str], AntView | None]:
+        """§5 check 1: the living ant of `team` an `ant` string names, or None (dead, unknown, foreign)."""
+        state = self.state
+
+        def living(ant: str) -> AntView | None:
+            unit = state.by_id.get(ant)
+            if unit is None or unit.team != team or not unit.alive:
+                return None
+            return AntView(state.grid.hexes[unit.pos], state.stats[unit.type].speed)
+
+        return living
+
+    def submit(self, team: int, body: Any) -> list[str]:
+        """Validate a parsed JSON move body (§5) for `team` at the current turn and merge the accepted
+        paths into the team's orders for the next transition (latest accepted wins per ant, §7.2).
+        Returns the `errors` strings in order. Raises BadBody for a whole-body rejection (top level not
+        an object, `moves` neither array nor null). Body size and JSON syntax are the caller's checks.
+
+        Once the round is finished a well-formed body changes nothing and gets `["round is over"]` (§7.2)."""
+        orders = self.state.teams[self._team(team)].orders
+        if self.finished:
+            orders = {}
+        try:
+            errors = validate_moves(body, self._living_ant(team), self.state.grid.index.__contains__, orders)
+        except BodyError as exc:
+            raise BadBody(str(exc)) from None
+        return [ROUND_IS_OVER] if self.finished else errors
+
+    def orders(self, team: int) -> dict[str, list[tuple[int, int]]]:
+        """The team's accepted order slots for the coming transition (ant id -> path), for replays."""
+        return {ant: list(path) for ant, path in self.state.teams[self._team(team)].orders.items()}
+
+    def order_slots(self) -> list[Mapping[str, Sequence[tuple[int, int]]]]:
+        """Every team's accepted order slots as they stand, by team index, without a copy (the
+        real-time driver takes them under the game lock). Taken just before `transition()`, they stay
+        exactly the orders that transition ran with: it hands every team a fresh slot table rather
+        than clearing the old one (DP-70), and a submit never changes an accepted path in place.
+        Read them, never change them."""
+        return [team.orders for team in self.state.teams]
+
+    def set_orders(self, team: int, orders: Mapping[str, Sequence[tuple[int, int]]]) -> None:
+        """Install recorded orders verbatim (replay re-runs and the lockstep/real-time identity test)."""
+        self.state.teams[self._team(team)].orders = {
+            str(ant): [(int(h[0]), int(h[1])) for h in path] for ant, path in orders.items()
+        }
+
+    # -- the transition ------------------------------------------------------------------------------
+
+    def transition(self) -> dict[int, list[str]]:
+        """Run one §3.8 transition; clears all orders; turn_no += 1. Returns the new §7.7 log lines per team
+        index (already formatted `turn <t+1>: <text>`). Raises RuntimeError if finished."""
+        if self.finished:
+            raise RuntimeError("the round is over: no more transitions")
+        step = Transition(self.state, self.streams)
+        log = step.run()
+        self.union_kills.extend((log.turn, team) for team in step.union_kills)
+        self._events = log.events
+        self._visible = {}
+        return log.lines
+
+    # -- results -------------------------------------------------------------------------------------
+
+    def results(self) -> list[dict[str, Any]]:
+        """§6.1/6.2 per team index: {index, name, score, place, points, unitsLost}."""
+        teams = self.state.teams
+        scores = [t.score for t in teams]
+        places = round_places(scores)
+        return [
+            {
+                "index": t.index,
+                "name": t.name,
+                "score": t.score,
+                "place": place,
+                "points": round_points(self.config, place, t.score),
+                "unitsLost": t.units_lost,
+            }
+            for t, place in zip(teams, places, strict=True)
+        ]
 
 
 def default_team_names(count: int) -> list[str]:
@@ -237,66 +450,3 @@ def _body_too_big(payload: Any) -> str | None:
 def _error_text(value: Any) -> str:
     text = value if isinstance(value, str) else orjson.dumps(value, default=str).decode()
     return text[:_ERROR_TEXT_LIMIT]
-
-
-def hidden_info_check(game: Any) -> None:
-    """The conformance suite's check of §4 *Hidden* (`GameInfo.extras["hidden_info_check"]`).
-
-    Seat 0 plays the same seeded random walker against opponents that play very differently, on a map
-    where the teams do not meet in the first turns and no food spawns (a pile's place depends on where
-    every unit stands, DP-80). Its observations must be identical turn by turn, its own ant ids aside:
-    they come from the one `ids` stream in spawn order (DP-95), so they differ when other teams spawn
-    differently, without telling anything about them. Every observation also shows enemies without ids,
-    and only enemies, piles and stores on tiles of its own `map` (DP-90).
-    """
-    from botarena.games.datspulse.bots import STARTERS
-
-    config = game.config(overrides={"turns": 4, "map_radius": 16, "food_spawn_chance": 0.0})
-    opponents: list[Any] = [lambda: None, STARTERS["random_walker"], STARTERS["forager"], STARTERS["raider"]]
-    views = [_seat_zero_views(game, config, opponent) for opponent in opponents]
-    for view in views[1:]:
-        assert view == views[0], "seat 0's observations depend on what seat 1 does"
-
-
-def _seat_zero_views(game: Any, config: Any, opponent: Any) -> list[Any]:
-    from botarena.games.datspulse.bots import RandomWalker
-
-    engine = game.new_engine(config, 20250711, 2)
-    starts = engine.start_requests()
-    engine.apply_start([Reply(r.seat, Status.OK, {}) for r in starts])
-    bots = [RandomWalker(), opponent()]
-    for bot, request in zip(bots, starts, strict=True):
-        if bot is not None:
-            bot.setup(request.payload)
-    ids: dict[str, int] = {}
-    views: list[Any] = []
-    while requests := engine.next_requests():
-        for request in requests:
-            _check_visible_only(request.payload)
-        views.append(_with_spawn_numbers(requests[0].payload, ids))
-        replies = [
-            Reply(r.seat, Status.OK, bots[r.seat].act(r.payload) if bots[r.seat] else {}) for r in requests
-        ]
-        engine.apply(replies)
-    return views
-
-
-def _check_visible_only(arena: dict[str, Any]) -> None:
-    tiles = {(tile["q"], tile["r"]) for tile in arena["map"]}
-    for enemy in arena["enemies"]:
-        assert set(enemy) == {"q", "r", "type", "health", "food", "attack"}, (
-            "an enemy shows more than §4 lists"
-        )
-        assert (enemy["q"], enemy["r"]) in tiles, "an enemy outside the visible set"
-    for pile in arena["food"]:
-        assert (pile["q"], pile["r"]) in tiles, "food outside the visible set"
-
-
-def _with_spawn_numbers(arena: dict[str, Any], ids: dict[str, int]) -> Any:
-    """The arena with each own ant id replaced by its number in order of first appearance."""
-    text = orjson.dumps(arena).decode()
-    for ant in arena["ants"]:
-        ids.setdefault(ant["id"], len(ids))
-    for ant_id, number in ids.items():
-        text = text.replace(ant_id, f"ant#{number}")
-    return orjson.loads(text)

@@ -1,14 +1,30 @@
-"""What a team sees (spec §3.9, §4) and what a spectator sees.
+"""What each seat sees (spec §3.9, §4, §7.5, §7.6), what a spectator sees, and the check of both.
 
-`arena` builds the §4 object with the §7.1 key order: plain dicts whose insertion order is the wire
-order, ints as ints, optional ant keys omitted. Only the visible set (DP-90) is shown: tiles, piles,
-anthill nectar stores and living enemy units; enemies carry no id.
+- `arena` builds the §4 object (the `/api/arena` body, a turn's observation) with the §7.1 key order:
+  plain dicts whose insertion order is the wire order, ints as ints, optional ant keys omitted. Only
+  the visible set (DP-90) is shown: tiles, piles, anthill nectar stores and living enemy units; enemies
+  carry no id.
+- The payloads of the generic JSON-lines protocol around it: `start_payload` (§7.6, the config without
+  the real-time-only keys), `turn_payload` (the arena plus `errors`, the rejections of the bot's
+  previous reply, §7.5) and `end_payload` (the final arena, the team's score, place and points, and
+  every team's result, §7.6). Every payload is built fresh: an in-process bot may change what it is
+  given (the conformance suite checks that the engine never reads a payload back).
+- `spectator_frame` and `terrain`: what the replay and the viewer show (never sent to bots).
+- `hidden_info_check`: the conformance suite's check of §4 *Hidden*, played on the engine directly.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+import orjson
+
+from botarena.core.game import GameInfo
+from botarena.core.protocol import Reply
+from botarena.core.status import Status
+from botarena.games.datspulse.bots import STARTERS, RandomWalker
+from botarena.games.datspulse.config import GAME_ID, RULES_VERSION
 from botarena.games.datspulse.hexgrid import Hex
 from botarena.games.datspulse.state import FoodType, State, Unit
 
@@ -173,3 +189,114 @@ def terrain(state: State) -> dict[str, Any]:
         "radius": state.grid.radius,
         "tiles": [[q, r, kind] for (q, r), kind in zip(state.grid.hexes, state.terrain, strict=True)],
     }
+
+
+# -- the payloads of the generic protocol (§7.5, §7.6) ---------------------------------------------
+
+#: The keys of one team's entry in the `end` payload's `results` (§7.6), in that order.
+END_RESULT_KEYS = ("index", "name", "score", "place", "unitsLost")
+
+
+def start_payload(
+    seat: int, name: str, teams: int, bot_seed: int, lockstep_config: Mapping[str, Any]
+) -> dict[str, Any]:
+    """§7.6 `start`: who the bot is, how many teams play, its own seed, and the effective config.
+
+    `lockstep_config` is the config without the real-time-only keys (`DatsPulseConfig.lockstep_dict()`);
+    it is copied, so each seat gets its own objects.
+    """
+    return {
+        "game": GAME_ID,
+        "ruleset": RULES_VERSION,
+        "team": {"index": seat, "name": name},
+        "teams": teams,
+        "bot_seed": bot_seed,
+        "config": {
+            key: list(value) if isinstance(value, list | tuple) else value
+            for key, value in lockstep_config.items()
+        },
+    }
+
+
+def turn_payload(arena: dict[str, Any], errors: Sequence[str]) -> dict[str, Any]:
+    """§7.5 step 1: the arena with `errors` added last (the order of a `/api/move` reply, §7.1)."""
+    arena["errors"] = list(errors)
+    return arena
+
+
+def end_payload(arena: dict[str, Any], seat: int, results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """§7.6 `end`: the final arena, this team's score, place and points, and all teams' results.
+
+    `results` are `Round.results()` rows (`index, name, score, place, points, unitsLost`); the `results`
+    list of the payload keeps the five keys §7.6 names.
+    """
+    own = next(row for row in results if row["index"] == seat)
+    return {
+        "observation": arena,
+        "score": own["score"],
+        "place": own["place"],
+        "points": own["points"],
+        "results": [{key: row[key] for key in END_RESULT_KEYS} for row in results],
+    }
+
+
+# -- the check of §4 *Hidden* -----------------------------------------------------------------------
+
+
+def hidden_info_check(game: GameInfo) -> None:
+    """The conformance suite's check of §4 *Hidden* (`GameInfo.extras["hidden_info_check"]`).
+
+    Seat 0 plays the same seeded random walker against opponents that play very differently, on a map
+    where the teams do not meet in the first turns and no food spawns (a pile's place depends on where
+    every unit stands, DP-80). Its observations must be identical turn by turn, its own ant ids aside:
+    they come from the one `ids` stream in spawn order (DP-95), so they differ when other teams spawn
+    differently, without telling anything about them. Every observation also shows enemies without ids,
+    and only enemies, piles and stores on tiles of its own `map` (DP-90).
+    """
+    config = game.config(overrides={"turns": 4, "map_radius": 16, "food_spawn_chance": 0.0})
+    opponents: list[Any] = [lambda: None, STARTERS["random_walker"], STARTERS["forager"], STARTERS["raider"]]
+    views = [_seat_zero_views(game, config, opponent) for opponent in opponents]
+    for view in views[1:]:
+        assert view == views[0], "seat 0's observations depend on what seat 1 does"
+
+
+def _seat_zero_views(game: GameInfo, config: Any, opponent: Any) -> list[Any]:
+    engine = game.new_engine(config, 20250711, 2)
+    starts = engine.start_requests()
+    engine.apply_start([Reply(r.seat, Status.OK, {}) for r in starts])
+    bots = [RandomWalker(), opponent()]
+    for bot, request in zip(bots, starts, strict=True):
+        if bot is not None:
+            bot.setup(request.payload)
+    ids: dict[str, int] = {}
+    views: list[Any] = []
+    while requests := engine.next_requests():
+        for request in requests:
+            _check_visible_only(request.payload)
+        views.append(_with_spawn_numbers(requests[0].payload, ids))
+        replies = [
+            Reply(r.seat, Status.OK, bots[r.seat].act(r.payload) if bots[r.seat] else {}) for r in requests
+        ]
+        engine.apply(replies)
+    return views
+
+
+def _check_visible_only(arena: dict[str, Any]) -> None:
+    tiles = {(tile["q"], tile["r"]) for tile in arena["map"]}
+    for enemy in arena["enemies"]:
+        assert set(enemy) == {"q", "r", "type", "health", "food", "attack"}, (
+            "an enemy shows more than §4 lists"
+        )
+        assert (enemy["q"], enemy["r"]) in tiles, "an enemy outside the visible set"
+    for pile in arena["food"]:
+        assert (pile["q"], pile["r"]) in tiles, "food outside the visible set"
+
+
+def _with_spawn_numbers(arena: dict[str, Any], ids: dict[str, int]) -> Any:
+    """The arena with each own ant id replaced by its number in order of first appearance."""
+    text = orjson.dumps(arena).decode()
+    for ant in arena["ants"]:
+        ids.setdefault(ant["id"], len(ids))
+    for ant_id, number in ids.items():
+        text = text.replace(ant_id, f"ant#{number}")
+    return orjson.loads(text)

@@ -1,20 +1,30 @@
-"""The §3.8 transition from turn t to t+1, as named phases in the spec's order (DP-70 to DP-86).
+"""The rules of a DatsPulse round, in the spec's order: setup (§3.5, §3.6), the transition (§3.8), places
+and points (§6.2).
 
-`Transition(state, streams).run()` mutates the state and collects the §7.7 log lines per team. Every
-random draw goes through `Streams`, which hands out the named streams of DP-95 (or forced ones in tests).
+- `setup` generates the map and puts each team's first units on it (DP-50): turn 0.
+- `Transition(state, streams).run()` is the §3.8 transition from turn t to t+1 as named phases in the
+  spec's order (DP-70 to DP-81, with deaths and drops, DP-85 and DP-86); it mutates the state and
+  collects the §7.7 log lines per team.
+- `round_places` and `round_points`: a finished round's places and points (§6.2).
+
+Every random draw goes through `Streams`, which hands out the named streams of DP-95 of the match seed
+(`SeededStreams`), or forced ones in tests.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from botarena.core.rng import stream
 from botarena.games.datspulse import logs
+from botarena.games.datspulse.config import GAME_ID, DatsPulseConfig
 from botarena.games.datspulse.hexgrid import Hex
-from botarena.games.datspulse.state import FoodType, State, Team, Terrain, Unit
+from botarena.games.datspulse.mapgen import generate_map
+from botarena.games.datspulse.state import FoodType, State, Team, Terrain, Unit, UnitType
 
 StreamSource = Callable[[str], Any]
 
@@ -22,6 +32,17 @@ StreamSource = Callable[[str], Any]
 _ANTHILL, _DIRT, _ACID, _STONE = (
     int(t) for t in (Terrain.ANTHILL, Terrain.DIRT, Terrain.ACID, Terrain.STONE)
 )
+
+
+class SeededStreams:
+    """The DP-95 stream `name` of a match seed: `datspulse.<name>` (a class rather than a closure, so a
+    round's state can be deep-copied and pickled)."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+
+    def __call__(self, name: str) -> Any:
+        return stream(self.seed, f"{GAME_ID}.{name}")
 
 
 class Streams:
@@ -44,6 +65,42 @@ def new_unit_id(streams: Streams) -> str:
     raw[6] = (raw[6] & 0x0F) | 0x40
     raw[8] = (raw[8] & 0x3F) | 0x80
     return str(uuid.UUID(bytes=bytes(raw)))
+
+
+# -- setup (§3.5, §3.6) ----------------------------------------------------------------------------
+
+
+class Setup(NamedTuple):
+    """A round at turn 0: its state, its random streams and the map generator that made its map."""
+
+    state: State
+    streams: Streams
+    generator: str
+
+
+def setup(
+    config: DatsPulseConfig,
+    seed: int,
+    team_names: Sequence[str],
+    *,
+    round_number: int = 1,
+    streams: StreamSource | None = None,
+) -> Setup:
+    """Generate the map for len(team_names) teams (§3.5) and set up turn 0 (§3.6). Raises ConfigError
+    (botarena.core.config) when the map cannot be generated for that many teams.
+
+    `round_number` (1-based within the series) picks the generator when `map_generator` is `cycle`
+    (DP-47). `streams` replaces the seeded streams (tests only)."""
+    draws = Streams(streams or SeededStreams(seed))
+    made = generate_map(config, len(team_names), draws("map"), round_number)
+    state = State(config, made.grid, made.terrain, made.homes, list(team_names), made.piles)
+    for team in state.teams:  # DP-50: a worker, a soldier and a scout on every spot
+        for kind in (UnitType.WORKER, UnitType.SOLDIER, UnitType.SCOUT):
+            state.add_unit(team, kind, new_unit_id(draws))
+    return Setup(state, draws, made.generator)
+
+
+# -- the transition (§3.8) -------------------------------------------------------------------------
 
 
 def spawn_type(weights: tuple[int, ...], u: float) -> int:
@@ -313,12 +370,8 @@ class Transition:
                     break
             units = occupancy.get(h)
             if units:
-                if any(v.team != team for v in units):
-                    stop = logs.blocked_enemy_ant(uid, labels[h])
-                    break
-                same = next((v for v in units if v.type == kind_of_unit and v is not unit), None)
-                if same is not None:
-                    stop = logs.blocked_same_type(uid, labels[h], same.id)
+                stop = self.unit_in_the_way(unit, units, labels[h])
+                if stop is not None:
                     break
             cost = costs[kind]
             if cost > mp:
@@ -343,6 +396,17 @@ class Transition:
             self.log.add(team, logs.moved(uid, labels[start], labels[here], dirt))
         if died:
             self.kill(unit, "acid")
+
+    @staticmethod
+    def unit_in_the_way(unit: Unit, units: list[Unit], label: str) -> str | None:
+        """DP-75 stop conditions 3 and 4 on an occupied hex: the log line when an enemy unit stands there,
+        or an own unit of the same type; None when the unit may enter."""
+        if any(v.team != unit.team for v in units):
+            return logs.blocked_enemy_ant(unit.id, label)
+        same = next((v for v in units if v.type == unit.type and v is not unit), None)
+        if same is not None:
+            return logs.blocked_same_type(unit.id, label, same.id)
+        return None
 
     def acid_stay(self) -> None:
         """DP-76 step 4b: a living unit that entered no hex and stands on acid takes `acid_damage`."""
@@ -465,3 +529,19 @@ class Transition:
             kind = FoodType.APPLE if rng.random() < c.food_apple_share else FoodType.BREAD
             s.piles[h] = [int(kind), int(rng.integers(c.food_min_amount, c.food_max_amount + 1))]
             piles += 1
+
+
+# -- the round's result (§6.2) ---------------------------------------------------------------------
+
+
+def round_places(scores: Sequence[int]) -> list[int]:
+    """§6.2 competition ranking by score, descending (1, 1, 3)."""
+    return [1 + sum(1 for other in scores if other > s) for s in scores]
+
+
+def round_points(config: DatsPulseConfig, place: int, score: int) -> int:
+    """§6.2: `place_points[p-1]`, `place_points_floor` past the list, 0 for a zero score."""
+    if score <= 0:
+        return 0
+    table = config.place_points
+    return table[place - 1] if place <= len(table) else config.place_points_floor

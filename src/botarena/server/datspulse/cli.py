@@ -116,7 +116,7 @@ def client_command(
     """Play a starter bot against a DatsPulse server, as a team's client would (register, arena, move)."""
     import logging
 
-    from botarena.games.datspulse.client import ClientError, ClientOptions, run_client
+    from botarena.clients.datspulse import ClientError, ClientOptions, run_client
 
     if rounds < 1 or rate_limit < 1 or max_seconds <= 0 or not 0 <= seed < 2**32:
         raise ClientError("--rounds and --rate-limit must be >= 1, --max-seconds > 0, --seed in 0..2^32-1")

@@ -55,8 +55,9 @@ class RoundDriver:
         match_id: str,
         keyframe_every: int | None = None,
     ) -> None:
+        from botarena.games.datspulse.actions import orders_body
         from botarena.games.datspulse.config import GAME_ID, RULES_VERSION
-        from botarena.games.datspulse.engine import DatsPulseEngine, orders_body
+        from botarena.games.datspulse.engine import DatsPulseEngine
 
         self.round = round_
         self.engine = DatsPulseEngine.from_round(round_)

@@ -357,7 +357,7 @@ class SeriesRecorder:
         """§6.3 over every final round recorded so far, earlier runs of the series included."""
         if self.final_rounds == 0:
             return
-        from botarena.games.datspulse.round import standings
+        from botarena.games.datspulse.standings import standings
 
         rounds = [r for r in [*self._past_results, *self._results] if r]
         self.standings = standings(rounds) if rounds else []

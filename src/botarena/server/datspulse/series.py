@@ -77,7 +77,7 @@ class LiveRound:
     teams: list[str] = field(default_factory=list)  # registration order = team index (DP-5)
     index: dict[str, int] = field(default_factory=dict)
     seed: int = 0
-    round: Any = None  # botarena.games.datspulse.round.Round once started
+    round: Any = None  # botarena.games.datspulse.engine.Round once started
     driver: Any = None  # RoundDriver (or PlainDriver) once started
     logs: list[deque[dict[str, str]]] = field(default_factory=list)
     cancel_reason: str | None = None
@@ -151,7 +151,7 @@ DriverFactory = Callable[[Any, LiveRound], Any]
 
 
 def create_round(config: Any, seed: int, teams: Sequence[str], number: int) -> Any:
-    from botarena.games.datspulse.round import Round
+    from botarena.games.datspulse.engine import Round
 
     return Round.create(config, seed, list(teams), round_number=number)
 
@@ -545,7 +545,7 @@ class Series:
     def move(self, name: str, body: Any, now: float) -> dict[str, Any]:
         """POST /api/move with a parsed JSON body (§5, §7.2). Raises PublicError (400 code 4 for a body
         rejected as a whole)."""
-        from botarena.games.datspulse.round import BadBody
+        from botarena.games.datspulse.engine import BadBody
 
         live = self.current
         if self.phase is Phase.LOBBY and live is not None:

@@ -31,6 +31,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from botarena.games.datspulse.bots import STARTERS
+
 log = logging.getLogger(__name__)
 
 ARENA, MOVE, REGISTER = "/api/arena", "/api/move", "/api/register"
@@ -126,8 +128,6 @@ class RateLimiter:
 
 def make_bot(name: str, seed: int) -> Any:
     """A starter bot by name, set up with `seed` (its `bot_seed`; no config, so spec defaults)."""
-    from botarena.games.datspulse.bots import STARTERS
-
     factory = STARTERS.get(name)
     if factory is None:
         raise ClientError(f"unknown bot {name!r} (known: {', '.join(sorted(STARTERS))})")
