@@ -28,6 +28,7 @@ from botarena.games.datspulse.config import GAME_ID, PRESETS, RULES_VERSION, Dat
 from botarena.games.datspulse.engine import DatsPulseEngine
 from botarena.games.datspulse.observe import hidden_info_check
 from botarena.games.datspulse.standings import tournament_standings
+from botarena.games.datspulse.text import keyframe_text
 
 #: The registry-wide conformance suite plays many whole matches with 1 and 100 teams, and scans every
 #: payload of every seat: 3-turn rounds on maps of DP-4's automatic radius at its minimum of 300 hexes
@@ -46,6 +47,7 @@ GAME = GameInfo(
     starter_bots=STARTERS,
     random_bot=RandomWalker,
     keyframe_every=50,
+    text_renderer=keyframe_text,
     dynamics=Dynamics.SIMULTANEOUS,
     information=Information.HIDDEN,  # fog of war (§4)
     hidden_info_check=hidden_info_check,
