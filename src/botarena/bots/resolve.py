@@ -141,16 +141,17 @@ def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> 
 
 
 CPP_SUFFIXES = (".cc", ".cpp", ".cxx")
-"""A bot file with one of these suffixes is C++ source for the game's kit (extras["cpp_builder"])."""
+"""A bot file with one of these suffixes is C++ source for the game's kit (`cppkit.CPP_BUILDERS`)."""
 
 
 def _cpp_builder(game: GameInfo, spec: str) -> Callable[..., Path]:
-    """The game's "module:function" that compiles a player's source into a cached executable."""
-    target = game.extras.get("cpp_builder")
-    if target is None:
+    """The function that compiles a player's source for this game's C++ kit into a cached executable."""
+    from botarena.bots.cppkit import CPP_BUILDERS
+
+    builder = CPP_BUILDERS.get(game.id)
+    if builder is None:
         raise BotSpecError(f"{game.id} has no C++ kit; compile {spec} yourself and give the executable")
-    module_name, _, attr = str(target).partition(":")
-    return getattr(importlib.import_module(module_name), attr)  # type: ignore[no-any-return]
+    return builder
 
 
 def _compile_cpp(path: Path, game: GameInfo, spec: str, isolation: Isolation) -> Path:

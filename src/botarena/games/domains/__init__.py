@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from botarena.core.game import GameInfo
 from botarena.games.domains.bots import STARTERS
-from botarena.games.domains.bots.testing import RandomLegal
+from botarena.games.domains.bots.random import RandomLegal
 from botarena.games.domains.config import GAME_ID, PRESETS, RULES_VERSION, DomainsConfig
 from botarena.games.domains.engine import DomainsEngine
 from botarena.games.domains.observe import hidden_info_check
@@ -23,8 +23,6 @@ GAME = GameInfo(
     keyframe_every=50,
     extras={
         "conformance_overrides": {"number_of_rounds": 60, "board_height": 20, "board_width": 20},
-        "cpp_kit": "domains-cpp",
-        "cpp_builder": "botarena.games.domains.cppkit:compile_cached",
         "hidden_info_check": hidden_info_check,
     },
 )

@@ -13,21 +13,6 @@ from collections.abc import Iterator
 
 import numpy as np
 
-# (dx, dy) of each direction number (spec section 0)
-DELTAS: tuple[tuple[int, int], ...] = (
-    (0, 0),
-    (-1, 0),
-    (1, 0),
-    (0, -1),
-    (0, 1),
-    (-1, -1),
-    (-1, 1),
-    (1, -1),
-    (1, 1),
-)
-OPPOSITE = (0, 2, 1, 4, 3, 8, 7, 6, 5)
-ORTHOGONAL = (1, 2, 3, 4)
-
 
 def from_mask(mask: np.ndarray) -> int:
     """The board of a boolean array of H*W squares in row-major order."""

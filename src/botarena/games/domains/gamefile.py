@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -363,11 +362,11 @@ def import_game_file(text: str, source: str = "game file") -> Replay:
     )  # fmt: skip
 
 
-def looks_like_game_file(path: Path) -> bool:
-    """Whether `path` starts like an original game file ("<rounds> <H> <W>" then "<n> <names>")."""
-    try:
-        with path.open("rb") as handle:
-            head = handle.read(200)
-    except OSError:
-        return False
-    return re.match(rb"\d+ \d+ \d+\n[1-4] ", head) is not None
+GAME_FILE_HEAD = 200
+"""How many leading bytes of a file `looks_like_game_file` needs."""
+
+
+def looks_like_game_file(head: bytes) -> bool:
+    """Whether a file starting with `head` (its first GAME_FILE_HEAD bytes) is an original game file:
+    "<rounds> <H> <W>" then "<n> <names>"."""
+    return re.match(rb"\d+ \d+ \d+\n[1-4] ", head[:GAME_FILE_HEAD]) is not None

@@ -26,8 +26,6 @@ from botarena.games.domains.state import (
 )
 
 CROSS = ndimage.generate_binary_structure(2, 1)
-ORTHOGONAL = (Direction.up, Direction.down, Direction.left, Direction.right)
-DIAGONAL = (Direction.UL, Direction.UR, Direction.DL, Direction.DR)
 BUBBLE_MOVE_ORDER = (Direction.left, Direction.right, Direction.up, Direction.down)  # DR-27
 
 # Refusal codes for the round's event log (DR-11): warnings, never statuses.

@@ -55,3 +55,15 @@ def import_command(
     replay = import_game_file(game_file.read_text(encoding="ascii"), source=game_file.name)
     write_replay(replay, out)
     print(f"replay written to {out}")
+
+
+def is_game_file(path: Path) -> bool:
+    """Whether `path` is a readable file that starts like an original Domains game file."""
+    from botarena.games.domains.gamefile import GAME_FILE_HEAD, looks_like_game_file
+
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(GAME_FILE_HEAD)
+    except OSError:
+        return False
+    return looks_like_game_file(head)
