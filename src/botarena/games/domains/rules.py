@@ -354,48 +354,14 @@ class DomainsGame:
         if drawer_unit[s] != u:
             return
         geo = self.geo
-        full = geo.full
         painted = from_mask(state.painter == p)
         trail_u = from_mask(drawer_unit == u)
-        nonwall = full & ~(painted | trail_u)
+        nonwall = geo.full & ~(painted | trail_u)
         start = 1 << s
         # T and the regions next to it, on the whole board
         t_full = geo.flood4(start, trail_u)
-        pending = geo.grow4(t_full) & nonwall
-        regions: list[tuple[int, tuple[int, int, int, int]]] = []  # the bounded ones
-        if pending:
-            # The box lies within the bounding rectangle of p's owned squares and s, so a region that
-            # reaches that rectangle's boundary fails too: its inside is all a region may fill.
-            owned = painted | from_mask(state.drawer == p) | start
-            ox0, ox1, oy0, oy1 = geo.bounds(owned)
-            outside = full & ~geo.rectangle(ox0 + 1, ox1 - 1, oy0 + 1, oy1 - 1)
-        while pending:
-            region = geo.flood4_inner(pending & -pending, nonwall, outside)
-            if region < 0:  # reached the board edge or the owned rectangle's: fails whatever the box
-                pending &= ~(-region)
-                continue
-            pending &= ~region
-            regions.append((region, geo.bounds(region)))
-        # 1. the box, just far enough to decide
-        x0, x1, y0, y1 = geo.bounds(trail_u)
-        for _, (rx0, rx1, ry0, ry1) in regions:
-            x0, x1, y0, y1 = min(x0, rx0 - 1), max(x1, rx1 + 1), min(y0, ry0 - 1), max(y1, ry1 + 1)
-        box = self._box(p, painted, start, (x0, x1, y0, y1))
-        if box is None:  # the box holds the whole trail and every bounded region strictly inside
-            fill = 0
-            for region, _ in regions:
-                fill |= region
-            trail_box = trail_u
-        else:
-            bx0, bx1, by0, by1 = box
-            inside = geo.rectangle(bx0, bx1, by0, by1)
-            trail_box = trail_u & inside
-            t_box = t_full if trail_box == trail_u else geo.flood4(start, trail_box)
-            near = geo.grow4(t_box) & nonwall & inside
-            fill = 0
-            for region, (rx0, rx1, ry0, ry1) in regions:
-                if region & near and bx0 < rx0 and rx1 < bx1 and by0 < ry0 and ry1 < by1:
-                    fill |= region
+        regions = self._bounded_regions(p, painted, start, geo.grow4(t_full) & nonwall, nonwall)
+        fill, trail_box = self._enclosed(p, painted, start, trail_u, t_full, nonwall, regions)
         if fill:
             self._fill(p, fill)
         # 5. u's trail squares in the box become p's
@@ -403,6 +369,63 @@ class DomainsGame:
         state.painter[own] = p
         state.drawer[own] = NONE
         drawer_unit[own] = NONE
+
+    def _bounded_regions(
+        self, p: int, painted: int, start: int, pending: int, nonwall: int
+    ) -> list[tuple[int, tuple[int, int, int, int]]]:
+        """DR-19 step 3, on the whole board: the regions through the `pending` squares (those next to
+        the trail) that reach neither the board edge nor the boundary of the owned rectangle, with
+        their bounds. The others fail whatever the box."""
+        geo = self.geo
+        regions: list[tuple[int, tuple[int, int, int, int]]] = []
+        if not pending:
+            return regions
+        # The box lies within the bounding rectangle of p's owned squares and s, so a region that
+        # reaches that rectangle's boundary fails too: its inside is all a region may fill.
+        owned = painted | from_mask(self.state.drawer == p) | start
+        ox0, ox1, oy0, oy1 = geo.bounds(owned)
+        outside = geo.full & ~geo.rectangle(ox0 + 1, ox1 - 1, oy0 + 1, oy1 - 1)
+        while pending:
+            region = geo.flood4_inner(pending & -pending, nonwall, outside)
+            if region < 0:  # reached the board edge or the owned rectangle's: fails whatever the box
+                pending &= ~(-region)
+                continue
+            pending &= ~region
+            regions.append((region, geo.bounds(region)))
+        return regions
+
+    def _enclosed(
+        self,
+        p: int,
+        painted: int,
+        start: int,
+        trail_u: int,
+        t_full: int,
+        nonwall: int,
+        regions: list[tuple[int, tuple[int, int, int, int]]],
+    ) -> tuple[int, int]:
+        """DR-19 steps 1 and 3: the squares to fill (the bounded regions next to the trail strictly
+        inside the box) and u's trail squares in the box."""
+        geo = self.geo
+        # 1. the box, just far enough to decide
+        x0, x1, y0, y1 = geo.bounds(trail_u)
+        for _, (rx0, rx1, ry0, ry1) in regions:
+            x0, x1, y0, y1 = min(x0, rx0 - 1), max(x1, rx1 + 1), min(y0, ry0 - 1), max(y1, ry1 + 1)
+        box = self._box(p, painted, start, (x0, x1, y0, y1))
+        fill = 0
+        if box is None:  # the box holds the whole trail and every bounded region strictly inside
+            for region, _ in regions:
+                fill |= region
+            return fill, trail_u
+        bx0, bx1, by0, by1 = box
+        inside = geo.rectangle(bx0, bx1, by0, by1)
+        trail_box = trail_u & inside
+        t_box = t_full if trail_box == trail_u else geo.flood4(start, trail_box)
+        near = geo.grow4(t_box) & nonwall & inside
+        for region, (rx0, rx1, ry0, ry1) in regions:
+            if region & near and bx0 < rx0 and rx1 < bx1 and by0 < ry0 and ry1 < by1:
+                fill |= region
+        return fill, trail_box
 
     def _box(
         self, p: int, painted: int, start: int, goal: tuple[int, int, int, int]
