@@ -305,7 +305,7 @@ def view_command(
 
     from botarena.commands.domains import is_game_file
     from botarena.core.replay import read_replay, write_replay
-    from botarena.games.domains.gamefile import import_game_file
+    from botarena.games.domains.protocol import import_game_file
     from botarena.server.viewer import serve_viewer
 
     if is_game_file(file):  # the original's game file: shown as its web viewer shows it

@@ -15,12 +15,13 @@ from botarena.commands.domains import is_game_file
 from botarena.core.registry import get_game
 from botarena.core.replay import Replay, read_replay, write_replay
 from botarena.games.domains.engine import DomainsEngine
-from botarena.games.domains.gamefile import (
+from botarena.games.domains.protocol import (
     GameFileError,
+    OldFormatRecorder,
+    export_new,
     export_replay,
     import_game_file,
 )
-from botarena.games.domains.protocol import OldFormatRecorder, export_new
 from botarena.games.domains.state import Order, OrderKind
 from botarena.runner import run_match
 

@@ -1,4 +1,17 @@
-"""Domains (`domains`): the painting game of DarkJaslo/Domains for 2-4 players. Rules: spec domains.md."""
+"""Domains (`domains`): the painting game of DarkJaslo/Domains for 2-4 players. Rules: spec domains.md.
+
+The package has the shape of docs/architecture.md (`config`, `state`, `actions`, `rules`, `engine`,
+`observe`, `text`, `bots/` with `random.py`, and `protocol` for the original's game files and
+reference traces), plus Domains' own modules:
+
+- `api.py`: the Python player API of spec 7.2 (the original C++ API's names; a `Player` is a bot);
+- `bitboard.py`: boards as Python integers, for the enclosure (DR-19) and the starter bots' searches;
+- `rng.py`: the random sources of DR-1 (the original's pi-digit `reference` generator, PCG64) and
+  the bots' own `randomNumber`.
+
+Outside the package: `botarena domains export|import` (`botarena.commands.domains`) and the C++
+kit's compiler (`botarena.bots.cppkit`).
+"""
 
 from __future__ import annotations
 

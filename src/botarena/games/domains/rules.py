@@ -1,8 +1,10 @@
-"""The Domains rules (spec section 3): setup, one round as phases A-N, and the procedures.
+"""The Domains rules (spec section 3), in the spec's order: setup (DR-5 .. DR-7); a round as the named
+phases A-N (`play_round`: `phase_round_start` B, `phase_interleave` C with the orders DR-11 .. DR-16,
+`phase_free_attacks` D .. `phase_points` M, `phase_end_of_round` N); the procedures DR-17 .. DR-22.
 
 `DomainsGame` is the pure rule engine: give it each player's parsed order list per round and it
 plays the round (DR-9 .. DR-34) and produces the export frame (spec 7.4). `DomainsEngine` in
-`engine.py` wraps it in the platform's Engine interface.
+`engine.py` wraps it in the platform's Engine interface. No requests, replies or payloads here.
 """
 
 from __future__ import annotations
@@ -82,14 +84,16 @@ class DomainsGame:
         self._free_attacks: list[tuple[int, int, int]] = []
         self._ability_queue: list[int] = []
         self._s0: Snapshot | None = None
-        self._setup()
+        self.setup()
 
     def R(self, lo: int, hi: int) -> int:
         """DR-1: one call to the game's random source."""
         return self.source.draw(lo, hi)
 
     # -- setup (DR-5 .. DR-7) ------------------------------------------------------------------------
-    def _setup(self) -> None:
+    def setup(self) -> None:
+        """DR-5 .. DR-7 on the empty state: the bonus counters' first draws, each player's 3x3 of paint
+        and first unit; and the export's first frame."""
         state, config = self.state, self.config
         for k in range(config.bonus_table_size):  # DR-6
             state.bonus_counter[k] = self.R(0, config.max_rounds_per_bonus) - 1
@@ -112,28 +116,12 @@ class DomainsGame:
     def finished(self) -> bool:
         return self.state.round >= self.config.number_of_rounds
 
-    # -- a round (DR-9 .. DR-34) ---------------------------------------------------------------------
+    # -- a round (DR-8 .. DR-34): phases A-N in the spec's order -------------------------------------
     def play_round(self, orders: list[list[Order]]) -> None:
-        """Run round `state.round` with each player's parse-time order list `L_p` (DR-8)."""
-        state = self.state
-        self.events = []
-        # B. round start
-        s0 = self._s0 = Snapshot(state)
-        self._killed = set()
-        self._free_attacks = []
-        self._ability_queue = []
-        # C. interleaving
-        cursors = [0] * state.n
-        lists = [orders[p] if p < len(orders) else [] for p in range(state.n)]
-        while True:
-            active = [p for p in range(state.n) if cursors[p] < len(lists[p])]
-            if not active:
-                break
-            k = self.R(0, len(active) - 1) if len(active) > 1 else 0
-            p = active[k]
-            order = lists[p][cursors[p]]
-            cursors[p] += 1
-            self.execute(p, order)
+        """Run round `state.round` with each player's parse-time order list `L_p` (phase A, DR-8: the
+        replies were parsed by `actions.py`), through phases B to N."""
+        self.phase_round_start()  # B
+        self.phase_interleave(orders)  # C
         self.phase_free_attacks()  # D
         self.phase_bubble_timers()  # E
         self.phase_abilities()  # F
@@ -144,10 +132,32 @@ class DomainsGame:
         self.phase_bonus_spawn()  # K
         self.phase_energy()  # L
         self.phase_points()  # M
-        frame, changed = self._frame(state.round, s0)  # N
-        self.frames.append(frame)
-        self.changes = self._change_list(changed)
-        state.round += 1
+        self.phase_end_of_round()  # N
+        self.state.round += 1
+
+    def phase_round_start(self) -> None:
+        """B (DR-9): the snapshot S0 and points P0; clear the killed marks and both queues (and the
+        round's event log)."""
+        self.events = []
+        self._s0 = Snapshot(self.state)
+        self._killed = set()
+        self._free_attacks = []
+        self._ability_queue = []
+
+    def phase_interleave(self, orders: list[list[Order]]) -> None:
+        """C (DR-10): one order at a time, from a player drawn among those with orders left."""
+        n = self.state.n
+        cursors = [0] * n
+        lists = [orders[p] if p < len(orders) else [] for p in range(n)]
+        while True:
+            active = [p for p in range(n) if cursors[p] < len(lists[p])]
+            if not active:
+                break
+            k = self.R(0, len(active) - 1) if len(active) > 1 else 0
+            p = active[k]
+            order = lists[p][cursors[p]]
+            cursors[p] += 1
+            self.execute(p, order)
 
     # -- DR-11 .. DR-16: orders ----------------------------------------------------------------------
     def _refuse(self, p: int, order: Order, code: str) -> None:
@@ -805,6 +815,13 @@ class DomainsGame:
             state.points[p] += per * int(state.owned[p].size)
 
     # -- N: the export frame (spec 7.4) --------------------------------------------------------------
+    def phase_end_of_round(self) -> None:
+        """N (DR-34): the round's export frame against S0, and its changed squares for the replay."""
+        assert self._s0 is not None
+        frame, changed = self._frame(self.state.round, self._s0)
+        self.frames.append(frame)
+        self.changes = self._change_list(changed)
+
     def cell_codes(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The `<sq>` and `<ct>` codes (0-25, 0-13) of the given squares, now."""
         state = self.state
