@@ -383,11 +383,12 @@ def view_command(
     """Serve the web viewer for a replay (or a game file of the original Domains) and print its URL."""
     import tempfile
 
+    from botarena.commands.domains import is_game_file
     from botarena.core.replay import read_replay, write_replay
-    from botarena.games.domains.gamefile import import_game_file, looks_like_game_file
+    from botarena.games.domains.protocol import import_game_file
     from botarena.server.viewer import serve_viewer
 
-    if looks_like_game_file(file):  # the original's game file: shown as its web viewer shows it
+    if is_game_file(file):  # the original's game file: shown as its web viewer shows it
         replay = import_game_file(file.read_text(encoding="ascii"), source=file.name)
         with tempfile.TemporaryDirectory(prefix="botarena-view-") as folder:
             serve_viewer(write_replay(replay, Path(folder) / f"{file.stem}.json.gz"), host=host, port=port)
@@ -804,7 +805,7 @@ def serve_command(
 
 
 app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app, name="datspulse")
-app.add_typer(__import__("botarena.games.domains.cli", fromlist=["app"]).app, name="domains")
+app.add_typer(__import__("botarena.commands.domains", fromlist=["app"]).app, name="domains")
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:

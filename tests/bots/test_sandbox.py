@@ -505,7 +505,7 @@ def test_compiled_cpp_kit_player_plays_in_the_sandbox(tmp_path: Path, seat: int)
     """A Domains player built with the C++ kit (kits/domains-cpp) runs sealed like any command bot."""
     if shutil.which("g++") is None:
         pytest.skip("g++ is not installed")
-    from botarena.games.domains.cppkit import build_player, kit_dir
+    from botarena.bots.cppkit import build_player, kit_dir
 
     domains = get_game("domains")
     for folder in ("demo", "dummy"):  # each entrant in a folder of its own

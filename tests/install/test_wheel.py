@@ -79,7 +79,7 @@ def test_the_viewer_and_kits_are_installed(installed: Path, outside: Path) -> No
         "from botarena.server.viewer import web_root\n"
         "from botarena.server.app import create_app\n"
         "from botarena.bots.node import find_adapter\n"
-        "from botarena.games.domains.cppkit import kit_dir\n"
+        "from botarena.bots.cppkit import kit_dir\n"
         "root = web_root()\n"
         "assert (root / 'index.html').is_file() and (root / 'renderers' / 'drones.js').is_file(), root\n"
         "print(root)\n"

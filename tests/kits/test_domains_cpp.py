@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from botarena.bots.cppkit import CppKitError, build_player, kit_dir
 from botarena.bots.inprocess import PythonBot
 from botarena.bots.subprocess import SubprocessBot
 from botarena.core.registry import get_game
-from botarena.games.domains.cppkit import CppKitError, build_player, kit_dir
 from botarena.runner import run_match
 
 PLAYERS = Path(__file__).parent / "domains_cpp_players"

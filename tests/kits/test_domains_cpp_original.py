@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from botarena.bots.cppkit import CppKitError, build_player, compile_cached
 from botarena.bots.resolve import BotSpecError, resolve_bot, untrusted
 from botarena.bots.sandbox import SandboxUnavailable, check_sandbox
 from botarena.bots.subprocess import SubprocessBot
 from botarena.cli import main
 from botarena.core.registry import get_game
 from botarena.core.replay import read_replay
-from botarena.games.domains.cppkit import CppKitError, build_player, compile_cached
 from botarena.runner import run_match
 
 PLAYERS = Path(__file__).parent / "domains_cpp_players"

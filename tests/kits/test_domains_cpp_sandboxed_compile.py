@@ -19,13 +19,13 @@ from typing import Any
 
 import pytest
 
+from botarena.bots import cppkit
 from botarena.bots import resolve as resolve_module
+from botarena.bots.cppkit import CppKitError, build_player, compile_cached, kit_dir
 from botarena.bots.resolve import BotSpecError, resolve_bot, untrusted
 from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox, run_sealed
 from botarena.bots.subprocess import SubprocessBot
 from botarena.core.registry import get_game
-from botarena.games.domains import cppkit
-from botarena.games.domains.cppkit import CppKitError, build_player, compile_cached, kit_dir
 from botarena.runner import run_match
 
 PLAYERS = Path(__file__).parent / "domains_cpp_players"

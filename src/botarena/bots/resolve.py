@@ -148,11 +148,12 @@ CPP_SUFFIXES = (".cc", ".cpp", ".cxx")
 
 def _cpp_builder(game: GameInfo, spec: str) -> Callable[..., Path]:
     """The function that compiles a player's source for the game's C++ kit into a cached executable."""
-    if game.kits.cpp is None:
-        raise BotSpecError(f"{game.id} has no C++ kit; compile {spec} yourself and give the executable")
-    from botarena.games.domains.cppkit import compile_cached
+    from botarena.bots.cppkit import CPP_BUILDERS
 
-    return compile_cached
+    builder = CPP_BUILDERS.get(game.kits.cpp) if game.kits.cpp is not None else None
+    if builder is None:
+        raise BotSpecError(f"{game.id} has no C++ kit; compile {spec} yourself and give the executable")
+    return builder
 
 
 def _compile_cpp(path: Path, game: GameInfo, spec: str, isolation: Isolation) -> Path:

@@ -5,13 +5,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from domains_bots import Idle, Scripted, Sleeper
 
 from botarena.bots.inprocess import PythonBot
 from botarena.core.protocol import Reply
 from botarena.core.registry import get_game
 from botarena.core.status import Status
 from botarena.games.domains.actions import judge, parse_direction, parse_orders
-from botarena.games.domains.bots.testing import Idle, Scripted, Sleeper
 from botarena.games.domains.state import Order, OrderKind
 from botarena.runner import run_match
 

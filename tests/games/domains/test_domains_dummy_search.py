@@ -12,7 +12,7 @@ from dummy_model import Dummy as ModelDummy
 from botarena.bots.inprocess import PythonBot
 from botarena.core.registry import get_game
 from botarena.games.domains.bots.dummy import Dummy
-from botarena.games.domains.bots.testing import RandomLegal
+from botarena.games.domains.bots.random import RandomLegal
 from botarena.runner import run_match
 
 

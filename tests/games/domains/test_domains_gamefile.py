@@ -11,16 +11,17 @@ import pytest
 
 from botarena.bots.resolve import resolve_bot
 from botarena.cli import main
+from botarena.commands.domains import is_game_file
 from botarena.core.registry import get_game
 from botarena.core.replay import Replay, read_replay, write_replay
 from botarena.games.domains.engine import DomainsEngine
-from botarena.games.domains.gamefile import (
+from botarena.games.domains.protocol import (
     GameFileError,
+    OldFormatRecorder,
+    export_new,
     export_replay,
     import_game_file,
-    looks_like_game_file,
 )
-from botarena.games.domains.protocol import OldFormatRecorder, export_new
 from botarena.games.domains.state import Order, OrderKind
 from botarena.runner import run_match
 
@@ -63,7 +64,7 @@ def test_a_botarena_replay_exports_as_the_engine_writes_the_game(rng: str) -> No
 @pytest.mark.parametrize("path", REFERENCE, ids=lambda p: p.stem)
 def test_an_original_game_file_round_trips_byte_for_byte(path: Path) -> None:
     text = path.read_text(encoding="ascii")
-    assert looks_like_game_file(path)
+    assert is_game_file(path)
     replay = import_game_file(text, source=path.name)
     assert len(replay.steps) == 500 and [p["name"] for p in replay.players] == ["Dummy"] * len(replay.players)
     assert replay.config["points_per_pop"] == 5000 and replay.config["rounds_per_bubble_move"] == 5

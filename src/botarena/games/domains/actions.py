@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from botarena.core.numbers import as_wire_int
@@ -117,7 +116,3 @@ def order_json(order: Order) -> dict[str, Any]:
     if order.kind is not OrderKind.ability:
         data["dir"] = order.dir
     return data
-
-
-def finite(value: Any) -> bool:
-    return isinstance(value, float) and math.isfinite(value)

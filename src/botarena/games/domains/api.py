@@ -25,6 +25,7 @@ from enum import IntEnum
 from typing import Any, Generic, TypeVar
 
 from botarena.games.domains.rng import BotRandom
+from botarena.games.domains.state import DELTAS, Direction
 
 T = TypeVar("T")
 
@@ -33,30 +34,7 @@ def _warn(text: str) -> None:
     print(f"domains api warning: {text}", file=sys.stderr)
 
 
-class Direction(IntEnum):
-    null = 0
-    up = 1
-    down = 2
-    left = 3
-    right = 4
-    UL = 5
-    UR = 6
-    DL = 7
-    DR = 8
-
-
-_DELTA = {
-    0: (0, 0),
-    1: (-1, 0),
-    2: (1, 0),
-    3: (0, -1),
-    4: (0, 1),
-    5: (-1, -1),
-    6: (-1, 1),
-    7: (1, -1),
-    8: (1, 1),
-}
-_FROM_DELTA = {v: Direction(k) for k, v in _DELTA.items()}
+_FROM_DELTA = {delta: Direction(d) for d, delta in enumerate(DELTAS)}
 
 
 class UnitType(IntEnum):
@@ -104,7 +82,7 @@ class Position:
         d = _as_direction(other)
         if d is None:
             return NotImplemented
-        dx, dy = _DELTA[d]
+        dx, dy = DELTAS[d]
         return Position(self.x + dx, self.y + dy)
 
     def __sub__(self, other: Any) -> Position:
@@ -403,7 +381,7 @@ class utils:
         d = _as_direction(d)
         if d is None:
             return Direction.null
-        dx, dy = _DELTA[d]
+        dx, dy = DELTAS[d]
         return _FROM_DELTA[(-dx, -dy)]
 
     @staticmethod

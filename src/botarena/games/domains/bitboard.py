@@ -13,21 +13,6 @@ from collections.abc import Iterator
 
 import numpy as np
 
-# (dx, dy) of each direction number (spec section 0)
-DELTAS: tuple[tuple[int, int], ...] = (
-    (0, 0),
-    (-1, 0),
-    (1, 0),
-    (0, -1),
-    (0, 1),
-    (-1, -1),
-    (-1, 1),
-    (1, -1),
-    (1, 1),
-)
-OPPOSITE = (0, 2, 1, 4, 3, 8, 7, 6, 5)
-ORTHOGONAL = (1, 2, 3, 4)
-
 
 def from_mask(mask: np.ndarray) -> int:
     """The board of a boolean array of H*W squares in row-major order."""
@@ -56,7 +41,7 @@ def iter_indices(board: int) -> Iterator[int]:
 class Geometry:
     """The masks and shifts of one board size."""
 
-    __slots__ = ("H", "W", "_columns", "_rows", "edge", "full", "not_left", "not_right")
+    __slots__ = ("H", "W", "_columns", "_rows", "full", "not_left", "not_right")
 
     def __init__(self, H: int, W: int) -> None:
         self.H, self.W = H, W
@@ -66,30 +51,8 @@ class Geometry:
         right = left << (W - 1)
         self.not_left = self.full & ~left
         self.not_right = self.full & ~right
-        self.edge = left | right | row | (row << ((H - 1) * W))
         self._rows = row
         self._columns = [left * ((1 << (y + 1)) - 1) for y in range(W)]  # columns 0..y
-
-    def shift(self, board: int, direction: int) -> int:
-        """The squares `c + direction` for every c of the board that stay on it."""
-        W = self.W
-        if direction == 1:
-            return board >> W
-        if direction == 2:
-            return (board << W) & self.full
-        if direction == 3:
-            return (board & self.not_left) >> 1
-        if direction == 4:
-            return (board & self.not_right) << 1
-        if direction == 5:
-            return (board & self.not_left) >> (W + 1)
-        if direction == 6:
-            return (board & self.not_right) >> (W - 1)
-        if direction == 7:
-            return ((board & self.not_left) << (W - 1)) & self.full
-        if direction == 8:
-            return ((board & self.not_right) << (W + 1)) & self.full
-        return board
 
     def grow4(self, board: int) -> int:
         """The board and its orthogonal neighbours."""

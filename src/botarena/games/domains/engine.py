@@ -20,45 +20,15 @@ from botarena.games.domains.actions import judge
 from botarena.games.domains.config import GAME_ID, DomainsConfig
 from botarena.games.domains.observe import (
     ObservationBuilder,
+    bonus_rows,
+    bubble_rows,
     competition_ranks,
     end_payload,
     start_payload,
+    unit_rows,
 )
 from botarena.games.domains.rules import DomainsGame
 from botarena.games.domains.state import State
-
-
-def unit_rows(state: State) -> list[list[int]]:
-    """[id, player, x, y, upgraded, energy] of every living unit."""
-    W = state.W
-    return [
-        [
-            u,
-            owner,
-            state.unit_pos[u] // W,
-            state.unit_pos[u] % W,
-            int(state.unit_upgraded[u]),
-            state.unit_energy[u],
-        ]
-        for u, owner in enumerate(state.unit_owner)
-        if owner >= 0
-    ]
-
-
-def bubble_rows(state: State) -> list[list[int]]:
-    """[id, colour, x, y, rounds_to_pop] of every bubble on the board."""
-    W = state.W
-    return [
-        [b, colour, state.bubble_pos[b] // W, state.bubble_pos[b] % W, state.bubble_rtp[b]]
-        for b, colour in enumerate(state.bubble_colour)
-        if colour >= 0
-    ]
-
-
-def bonus_rows(state: State) -> list[list[int]]:
-    """[id, x, y] of every bonus on the board."""
-    W = state.W
-    return [[k, pos // W, pos % W] for k, pos in enumerate(state.bonus_pos) if pos >= 0]
 
 
 class DomainsEngine(Engine):

@@ -1,4 +1,5 @@
-"""What each player sees (spec section 4): the whole state, as plain JSON-able data.
+"""What each player sees (spec section 4): the whole state, as plain JSON-able data; the start and end
+payloads (7.1); the compact rows the replay records for the viewer; and `hidden_info_check`.
 
 Not shown: internal counters, trail-start records, the match seed, the random state, other bots'
 seeds (section 1).
@@ -11,6 +12,10 @@ from typing import Any
 import numpy as np
 
 from botarena.core.config import config_to_dict
+from botarena.core.game import GameInfo
+from botarena.core.protocol import Reply
+from botarena.core.status import Status
+from botarena.games.domains.bots.random import RandomLegal
 from botarena.games.domains.config import DomainsConfig
 from botarena.games.domains.state import State
 
@@ -51,6 +56,41 @@ def bonuses_json(state: State) -> list[dict[str, Any]]:
     return [{"id": k, "x": pos // W, "y": pos % W} for k, pos in enumerate(state.bonus_pos) if pos >= 0]
 
 
+# -- the replay's compact rows (step records and keyframes) -----------------------------------------
+def unit_rows(state: State) -> list[list[int]]:
+    """[id, player, x, y, upgraded, energy] of every living unit."""
+    W = state.W
+    return [
+        [
+            u,
+            owner,
+            state.unit_pos[u] // W,
+            state.unit_pos[u] % W,
+            int(state.unit_upgraded[u]),
+            state.unit_energy[u],
+        ]
+        for u, owner in enumerate(state.unit_owner)
+        if owner >= 0
+    ]
+
+
+def bubble_rows(state: State) -> list[list[int]]:
+    """[id, colour, x, y, rounds_to_pop] of every bubble on the board."""
+    W = state.W
+    return [
+        [b, colour, state.bubble_pos[b] // W, state.bubble_pos[b] % W, state.bubble_rtp[b]]
+        for b, colour in enumerate(state.bubble_colour)
+        if colour >= 0
+    ]
+
+
+def bonus_rows(state: State) -> list[list[int]]:
+    """[id, x, y] of every bonus on the board."""
+    W = state.W
+    return [[k, pos // W, pos % W] for k, pos in enumerate(state.bonus_pos) if pos >= 0]
+
+
+# -- the turn observation ---------------------------------------------------------------------------
 class ObservationBuilder:
     """Builds the turn payloads of a round: the shared parts once, fresh objects for every player.
 
@@ -127,22 +167,24 @@ def end_payload(points: list[int]) -> dict[str, Any]:
     return {"points": list(points), "ranks": competition_ranks(points)}
 
 
-def hidden_info_check(game: Any) -> None:
-    """Section 1 and 4: information is full, so every seat's observation is the same apart from `me`;
-    no request carries another seat's bot_seed (the registry-wide suite checks seeds)."""
-    from botarena.bots.inprocess import PythonBot
-    from botarena.games.domains.bots.testing import RandomLegal
-    from botarena.runner import run_match
+def hidden_info_check(game: GameInfo) -> None:
+    """Section 1 and 4: information is full, so every seat's observation is the same apart from `me`,
+    and the start payloads differ only in `me` and `bot_seed` (the registry-wide suite checks seeds).
 
-    seen: list[list[dict[str, Any]]] = [[], []]
-
-    class Recorder(RandomLegal):
-        def act(self, obs: dict[str, Any]) -> dict[str, Any]:
-            seen[obs["me"]].append({key: value for key, value in obs.items() if key != "me"})
-            return super().act(obs)
-
+    Plays a short 2-seat match on the engine itself, the random legal bot answering every request."""
     config = game.config(overrides={"number_of_rounds": 12, "board_height": 10, "board_width": 10})
-    run_match(game, [PythonBot(Recorder, "a"), PythonBot(Recorder, "b")], config=config, seed=99)
+    engine = game.new_engine(config, 99, 2)
+    bots = [RandomLegal(), RandomLegal()]
+    starts = engine.start_requests()
+    private = ("me", "bot_seed")
+    first_start, second_start = ({k: v for k, v in r.payload.items() if k not in private} for r in starts)
+    assert first_start == second_start
+    engine.apply_start([Reply(r.seat, Status.OK, bots[r.seat].setup(r.payload)) for r in starts])
+    seen: list[list[dict[str, Any]]] = [[], []]
+    while requests := engine.next_requests():
+        for request in requests:
+            seen[request.seat].append({k: v for k, v in request.payload.items() if k != "me"})
+        engine.apply([Reply(r.seat, Status.OK, bots[r.seat].act(r.payload)) for r in requests])
     assert len(seen[0]) == len(seen[1]) == 12
     for first, second in zip(*seen, strict=True):
         assert first == second

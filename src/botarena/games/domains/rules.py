@@ -1,8 +1,10 @@
-"""The Domains rules (spec section 3): setup, one round as phases A-N, and the procedures.
+"""The Domains rules (spec section 3), in the spec's order: setup (DR-5 .. DR-7); a round as the named
+phases A-N (`play_round`: `phase_round_start` B, `phase_interleave` C with the orders DR-11 .. DR-16,
+`phase_free_attacks` D .. `phase_points` M, `phase_end_of_round` N); the procedures DR-17 .. DR-22.
 
 `DomainsGame` is the pure rule engine: give it each player's parsed order list per round and it
 plays the round (DR-9 .. DR-34) and produces the export frame (spec 7.4). `DomainsEngine` in
-`engine.py` wraps it in the platform's Engine interface.
+`engine.py` wraps it in the platform's Engine interface. No requests, replies or payloads here.
 """
 
 from __future__ import annotations
@@ -26,8 +28,6 @@ from botarena.games.domains.state import (
 )
 
 CROSS = ndimage.generate_binary_structure(2, 1)
-ORTHOGONAL = (Direction.up, Direction.down, Direction.left, Direction.right)
-DIAGONAL = (Direction.UL, Direction.UR, Direction.DL, Direction.DR)
 BUBBLE_MOVE_ORDER = (Direction.left, Direction.right, Direction.up, Direction.down)  # DR-27
 
 # Refusal codes for the round's event log (DR-11): warnings, never statuses.
@@ -84,14 +84,16 @@ class DomainsGame:
         self._free_attacks: list[tuple[int, int, int]] = []
         self._ability_queue: list[int] = []
         self._s0: Snapshot | None = None
-        self._setup()
+        self.setup()
 
     def R(self, lo: int, hi: int) -> int:
         """DR-1: one call to the game's random source."""
         return self.source.draw(lo, hi)
 
     # -- setup (DR-5 .. DR-7) ------------------------------------------------------------------------
-    def _setup(self) -> None:
+    def setup(self) -> None:
+        """DR-5 .. DR-7 on the empty state: the bonus counters' first draws, each player's 3x3 of paint
+        and first unit; and the export's first frame."""
         state, config = self.state, self.config
         for k in range(config.bonus_table_size):  # DR-6
             state.bonus_counter[k] = self.R(0, config.max_rounds_per_bonus) - 1
@@ -114,28 +116,12 @@ class DomainsGame:
     def finished(self) -> bool:
         return self.state.round >= self.config.number_of_rounds
 
-    # -- a round (DR-9 .. DR-34) ---------------------------------------------------------------------
+    # -- a round (DR-8 .. DR-34): phases A-N in the spec's order -------------------------------------
     def play_round(self, orders: list[list[Order]]) -> None:
-        """Run round `state.round` with each player's parse-time order list `L_p` (DR-8)."""
-        state = self.state
-        self.events = []
-        # B. round start
-        s0 = self._s0 = Snapshot(state)
-        self._killed = set()
-        self._free_attacks = []
-        self._ability_queue = []
-        # C. interleaving
-        cursors = [0] * state.n
-        lists = [orders[p] if p < len(orders) else [] for p in range(state.n)]
-        while True:
-            active = [p for p in range(state.n) if cursors[p] < len(lists[p])]
-            if not active:
-                break
-            k = self.R(0, len(active) - 1) if len(active) > 1 else 0
-            p = active[k]
-            order = lists[p][cursors[p]]
-            cursors[p] += 1
-            self.execute(p, order)
+        """Run round `state.round` with each player's parse-time order list `L_p` (phase A, DR-8: the
+        replies were parsed by `actions.py`), through phases B to N."""
+        self.phase_round_start()  # B
+        self.phase_interleave(orders)  # C
         self.phase_free_attacks()  # D
         self.phase_bubble_timers()  # E
         self.phase_abilities()  # F
@@ -146,10 +132,32 @@ class DomainsGame:
         self.phase_bonus_spawn()  # K
         self.phase_energy()  # L
         self.phase_points()  # M
-        frame, changed = self._frame(state.round, s0)  # N
-        self.frames.append(frame)
-        self.changes = self._change_list(changed)
-        state.round += 1
+        self.phase_end_of_round()  # N
+        self.state.round += 1
+
+    def phase_round_start(self) -> None:
+        """B (DR-9): the snapshot S0 and points P0; clear the killed marks and both queues (and the
+        round's event log)."""
+        self.events = []
+        self._s0 = Snapshot(self.state)
+        self._killed = set()
+        self._free_attacks = []
+        self._ability_queue = []
+
+    def phase_interleave(self, orders: list[list[Order]]) -> None:
+        """C (DR-10): one order at a time, from a player drawn among those with orders left."""
+        n = self.state.n
+        cursors = [0] * n
+        lists = [orders[p] if p < len(orders) else [] for p in range(n)]
+        while True:
+            active = [p for p in range(n) if cursors[p] < len(lists[p])]
+            if not active:
+                break
+            k = self.R(0, len(active) - 1) if len(active) > 1 else 0
+            p = active[k]
+            order = lists[p][cursors[p]]
+            cursors[p] += 1
+            self.execute(p, order)
 
     # -- DR-11 .. DR-16: orders ----------------------------------------------------------------------
     def _refuse(self, p: int, order: Order, code: str) -> None:
@@ -356,48 +364,14 @@ class DomainsGame:
         if drawer_unit[s] != u:
             return
         geo = self.geo
-        full = geo.full
         painted = from_mask(state.painter == p)
         trail_u = from_mask(drawer_unit == u)
-        nonwall = full & ~(painted | trail_u)
+        nonwall = geo.full & ~(painted | trail_u)
         start = 1 << s
         # T and the regions next to it, on the whole board
         t_full = geo.flood4(start, trail_u)
-        pending = geo.grow4(t_full) & nonwall
-        regions: list[tuple[int, tuple[int, int, int, int]]] = []  # the bounded ones
-        if pending:
-            # The box lies within the bounding rectangle of p's owned squares and s, so a region that
-            # reaches that rectangle's boundary fails too: its inside is all a region may fill.
-            owned = painted | from_mask(state.drawer == p) | start
-            ox0, ox1, oy0, oy1 = geo.bounds(owned)
-            outside = full & ~geo.rectangle(ox0 + 1, ox1 - 1, oy0 + 1, oy1 - 1)
-        while pending:
-            region = geo.flood4_inner(pending & -pending, nonwall, outside)
-            if region < 0:  # reached the board edge or the owned rectangle's: fails whatever the box
-                pending &= ~(-region)
-                continue
-            pending &= ~region
-            regions.append((region, geo.bounds(region)))
-        # 1. the box, just far enough to decide
-        x0, x1, y0, y1 = geo.bounds(trail_u)
-        for _, (rx0, rx1, ry0, ry1) in regions:
-            x0, x1, y0, y1 = min(x0, rx0 - 1), max(x1, rx1 + 1), min(y0, ry0 - 1), max(y1, ry1 + 1)
-        box = self._box(p, painted, start, (x0, x1, y0, y1))
-        if box is None:  # the box holds the whole trail and every bounded region strictly inside
-            fill = 0
-            for region, _ in regions:
-                fill |= region
-            trail_box = trail_u
-        else:
-            bx0, bx1, by0, by1 = box
-            inside = geo.rectangle(bx0, bx1, by0, by1)
-            trail_box = trail_u & inside
-            t_box = t_full if trail_box == trail_u else geo.flood4(start, trail_box)
-            near = geo.grow4(t_box) & nonwall & inside
-            fill = 0
-            for region, (rx0, rx1, ry0, ry1) in regions:
-                if region & near and bx0 < rx0 and rx1 < bx1 and by0 < ry0 and ry1 < by1:
-                    fill |= region
+        regions = self._bounded_regions(p, painted, start, geo.grow4(t_full) & nonwall, nonwall)
+        fill, trail_box = self._enclosed(p, painted, start, trail_u, t_full, nonwall, regions)
         if fill:
             self._fill(p, fill)
         # 5. u's trail squares in the box become p's
@@ -405,6 +379,63 @@ class DomainsGame:
         state.painter[own] = p
         state.drawer[own] = NONE
         drawer_unit[own] = NONE
+
+    def _bounded_regions(
+        self, p: int, painted: int, start: int, pending: int, nonwall: int
+    ) -> list[tuple[int, tuple[int, int, int, int]]]:
+        """DR-19 step 3, on the whole board: the regions through the `pending` squares (those next to
+        the trail) that reach neither the board edge nor the boundary of the owned rectangle, with
+        their bounds. The others fail whatever the box."""
+        geo = self.geo
+        regions: list[tuple[int, tuple[int, int, int, int]]] = []
+        if not pending:
+            return regions
+        # The box lies within the bounding rectangle of p's owned squares and s, so a region that
+        # reaches that rectangle's boundary fails too: its inside is all a region may fill.
+        owned = painted | from_mask(self.state.drawer == p) | start
+        ox0, ox1, oy0, oy1 = geo.bounds(owned)
+        outside = geo.full & ~geo.rectangle(ox0 + 1, ox1 - 1, oy0 + 1, oy1 - 1)
+        while pending:
+            region = geo.flood4_inner(pending & -pending, nonwall, outside)
+            if region < 0:  # reached the board edge or the owned rectangle's: fails whatever the box
+                pending &= ~(-region)
+                continue
+            pending &= ~region
+            regions.append((region, geo.bounds(region)))
+        return regions
+
+    def _enclosed(
+        self,
+        p: int,
+        painted: int,
+        start: int,
+        trail_u: int,
+        t_full: int,
+        nonwall: int,
+        regions: list[tuple[int, tuple[int, int, int, int]]],
+    ) -> tuple[int, int]:
+        """DR-19 steps 1 and 3: the squares to fill (the bounded regions next to the trail strictly
+        inside the box) and u's trail squares in the box."""
+        geo = self.geo
+        # 1. the box, just far enough to decide
+        x0, x1, y0, y1 = geo.bounds(trail_u)
+        for _, (rx0, rx1, ry0, ry1) in regions:
+            x0, x1, y0, y1 = min(x0, rx0 - 1), max(x1, rx1 + 1), min(y0, ry0 - 1), max(y1, ry1 + 1)
+        box = self._box(p, painted, start, (x0, x1, y0, y1))
+        fill = 0
+        if box is None:  # the box holds the whole trail and every bounded region strictly inside
+            for region, _ in regions:
+                fill |= region
+            return fill, trail_u
+        bx0, bx1, by0, by1 = box
+        inside = geo.rectangle(bx0, bx1, by0, by1)
+        trail_box = trail_u & inside
+        t_box = t_full if trail_box == trail_u else geo.flood4(start, trail_box)
+        near = geo.grow4(t_box) & nonwall & inside
+        for region, (rx0, rx1, ry0, ry1) in regions:
+            if region & near and bx0 < rx0 and rx1 < bx1 and by0 < ry0 and ry1 < by1:
+                fill |= region
+        return fill, trail_box
 
     def _box(
         self, p: int, painted: int, start: int, goal: tuple[int, int, int, int]
@@ -784,6 +815,13 @@ class DomainsGame:
             state.points[p] += per * int(state.owned[p].size)
 
     # -- N: the export frame (spec 7.4) --------------------------------------------------------------
+    def phase_end_of_round(self) -> None:
+        """N (DR-34): the round's export frame against S0, and its changed squares for the replay."""
+        assert self._s0 is not None
+        frame, changed = self._frame(self.state.round, self._s0)
+        self.frames.append(frame)
+        self.changes = self._change_list(changed)
+
     def cell_codes(self, indices: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The `<sq>` and `<ct>` codes (0-25, 0-13) of the given squares, now."""
         state = self.state

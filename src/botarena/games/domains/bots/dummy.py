@@ -17,7 +17,8 @@ from __future__ import annotations
 from typing import Any
 
 from botarena.games.domains.api import Direction, Player
-from botarena.games.domains.bitboard import DELTAS, Geometry, iter_indices
+from botarena.games.domains.bitboard import Geometry, iter_indices
+from botarena.games.domains.state import DELTAS
 
 TARGET_DEPTH = 20
 DIAGONALS = (int(Direction.UL), int(Direction.UR), int(Direction.DL), int(Direction.DR))

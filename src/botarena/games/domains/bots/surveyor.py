@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections import deque
 
 from botarena.games.domains.api import Direction, Player
+from botarena.games.domains.state import DELTAS
 
-DELTAS = ((0, 0), (-1, 0), (1, 0), (0, -1), (0, 1), (-1, -1), (-1, 1), (1, -1), (1, 1))
 ORTHO = (Direction.up, Direction.down, Direction.left, Direction.right)
 ALL = (*ORTHO, Direction.UL, Direction.UR, Direction.DL, Direction.DR)
 

@@ -1,6 +1,8 @@
-"""Building C++ players against the Domains kit (`kits/domains-cpp`, spec 7.3).
+"""Building C++ players against the Domains kit (`kits/domains-cpp`, spec 7.3): the bots layer's
+compiler for that kit (a game package never runs a process; `CPP_BUILDERS` keys it by kit, the
+`GameInfo.kits.cpp` a game names).
 
-    python -m botarena.games.domains.cppkit AIMyBot.cc -o mybot
+    python -m botarena.bots.cppkit AIMyBot.cc -o mybot
     botarena play domains AIMyBot.cc dummy          (compiles it first, cached by content)
 
 `build_player` runs `g++ -std=c++17 -O2 -I <kit>/game -I <kit>/bots <kit>/game/*.cc <sources> -o <out>`
@@ -29,7 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, run_sealed
@@ -313,8 +315,14 @@ def compile_cached(
     return binary
 
 
+CPP_BUILDERS: dict[str, Callable[..., Path]] = {KIT: compile_cached}
+"""Kit name (`GameInfo.kits.cpp`) -> the function that compiles a player's C++ source into a cached
+executable (called as `builder(path)` or `builder(path, sandbox=policy)`): how
+`botarena.bots.resolve` runs a .cc bot file."""
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m botarena.games.domains.cppkit")
+    parser = argparse.ArgumentParser(prog="python -m botarena.bots.cppkit")
     parser.add_argument("sources", nargs="+", help="the player's .cc files")
     parser.add_argument("-o", "--output", required=True, help="the executable to write")
     args = parser.parse_args(argv)

@@ -34,7 +34,7 @@ def export_command(
 ) -> None:
     """Write a finished botarena Domains game in the original's game-file format (spec 7.4)."""
     from botarena.core.replay import read_replay
-    from botarena.games.domains.gamefile import GameFileError, export_replay
+    from botarena.games.domains.protocol import GameFileError, export_replay
 
     if fmt not in ("new", "old"):
         raise GameFileError(f"--format must be new or old, not {fmt!r}")
@@ -50,8 +50,20 @@ def import_command(
 ) -> None:
     """Convert an original game file into a botarena replay that `botarena view` shows."""
     from botarena.core.replay import write_replay
-    from botarena.games.domains.gamefile import import_game_file
+    from botarena.games.domains.protocol import import_game_file
 
     replay = import_game_file(game_file.read_text(encoding="ascii"), source=game_file.name)
     write_replay(replay, out)
     print(f"replay written to {out}")
+
+
+def is_game_file(path: Path) -> bool:
+    """Whether `path` is a readable file that starts like an original Domains game file."""
+    from botarena.games.domains.protocol import GAME_FILE_HEAD, looks_like_game_file
+
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(GAME_FILE_HEAD)
+    except OSError:
+        return False
+    return looks_like_game_file(head)

@@ -1,8 +1,8 @@
-"""Test-only bots: the random legal player of the conformance suite, and misbehaving ones."""
+"""`RandomLegal`, the random legal player: the registry's `random_bot`, which the conformance suite and
+fuzzing play in every seat."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
@@ -35,29 +35,3 @@ class RandomLegal:
             else:
                 orders.append({"unit": unit["id"], "type": "move", "dir": int(self.rng.integers(0, 9))})
         return {"orders": orders}
-
-
-class Idle:
-    """No orders, ever."""
-
-    def act(self, obs: Payload) -> Payload:
-        return {"orders": []}
-
-
-class Scripted:
-    """Replies with the listed payloads in order, then `{"orders": []}`."""
-
-    def __init__(self, replies: list[Any]) -> None:
-        self.replies = list(replies)
-
-    def act(self, obs: Payload) -> Any:
-        return self.replies.pop(0) if self.replies else {"orders": []}
-
-
-class Sleeper:
-    """Sleeps far past any test deadline in round 1, then plays nothing."""
-
-    def act(self, obs: Payload) -> Payload:
-        if obs["round"] == 1:
-            time.sleep(60)
-        return {"orders": []}
