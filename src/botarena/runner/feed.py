@@ -6,7 +6,8 @@ replay's match is played again through the engine (`ReplayRerun`, the machinery 
 not the requests, but the engine is deterministic. The bot under test then gets:
 
 1. its seat's start request, so a stateful bot is set up as in the match (step 0 feeds only this);
-2. with `history`, every earlier request of its seat, in order, its own replies discarded;
+2. with `history`, every earlier request of its seat, in order, its own replies discarded (with
+   `request`, the seat's earlier requests of the same step too);
 3. the step's request(s) of its seat: a step is one batch, so a seat may have several (a Devops
    faction's base call and one per unit); all of them, or only the `request`-th (1-based).
 
@@ -242,8 +243,13 @@ def _walk(
             sender.budgets.charge(request, reply.time_ms)  # the match's accounting, as recorded
         rerun.apply_step()
     pending = rerun.next_step()
+    before = [r for r in pending.requests[: picked[0]] if r.seat == seat]
+    if history and before:  # with `request`: the seat's earlier requests of this very step
+        answers = sender.send(before, charge=False)
+        report.history += len(answers)
+        report.history_not_ok += sum(reply.status is not Status.OK for _e, reply, _n in answers)
     for i, (request, reply) in enumerate(zip(pending.requests, pending.replies, strict=True)):
-        if i not in picked:  # e.g. the faction's earlier calls of this turn, with --request
+        if i not in picked:  # e.g. the faction's earlier calls of this turn, with `request`
             sender.budgets.charge(request, reply.time_ms)
     answers = sender.send([pending.requests[i] for i in picked], charge=True)
     replies = list(pending.replies)
