@@ -217,6 +217,24 @@ def _walk(
     rerun: ReplayRerun, sender: _Sender, picked: list[int], step: int, seat: int, history: bool, name: str
 ) -> FeedReport:
     """The start exchange, the earlier steps (sent with `history`) and the fed step."""
+    report = FeedReport(rerun.replay.game, step, seat, name, _feed_start(rerun, sender, seat))
+    if step == 0:
+        report.fed.append(report.start)
+        return report
+    rerun.apply_start()
+    for _ in range(step - 1):
+        pending = rerun.next_step()
+        if history:
+            _send_history(sender, report, [r for r in pending.requests if r.seat == seat])
+        for request, reply in zip(pending.requests, pending.replies, strict=True):
+            sender.budgets.charge(request, reply.time_ms)  # the match's accounting, as recorded
+        rerun.apply_step()
+    _feed_step(rerun, sender, picked, history, report)
+    return report
+
+
+def _feed_start(rerun: ReplayRerun, sender: _Sender, seat: int) -> FedRequest:
+    """Send the seat's start request and judge the reply on a fresh engine."""
     replay = rerun.replay
     start_requests = rerun.start_requests()
     start_replies = rerun.start_replies()
@@ -227,27 +245,27 @@ def _walk(
     start = FedRequest("start", envelope, start_replies[index], _recorded_verdict(replay.start, index), new)
     start.note = note
     start.new_verdict = _judge_start(replay, start_replies, index, new)
-    report = FeedReport(replay.game, step, seat, name, start)
-    if step == 0:
-        report.fed.append(start)
-        return report
-    rerun.apply_start()
-    for _ in range(step - 1):
-        pending = rerun.next_step()
-        mine = [r for r in pending.requests if r.seat == seat]
-        if history and mine:
-            answers = sender.send(mine, charge=False)
-            report.history += len(answers)
-            report.history_not_ok += sum(reply.status is not Status.OK for _e, reply, _n in answers)
-        for request, reply in zip(pending.requests, pending.replies, strict=True):
-            sender.budgets.charge(request, reply.time_ms)  # the match's accounting, as recorded
-        rerun.apply_step()
+    return start
+
+
+def _send_history(sender: _Sender, report: FeedReport, requests: list[Request]) -> None:
+    """Send earlier requests of the seat; their replies are only counted."""
+    if not requests:
+        return
+    answers = sender.send(requests, charge=False)
+    report.history += len(answers)
+    report.history_not_ok += sum(reply.status is not Status.OK for _e, reply, _n in answers)
+
+
+def _feed_step(
+    rerun: ReplayRerun, sender: _Sender, picked: list[int], history: bool, report: FeedReport
+) -> None:
+    """Send the step's picked requests and judge the replies: the engine applies the step with them in
+    place of the recorded ones (the walk ends here, so the engine itself can take them)."""
+    seat = report.seat
     pending = rerun.next_step()
-    before = [r for r in pending.requests[: picked[0]] if r.seat == seat]
-    if history and before:  # with `request`: the seat's earlier requests of this very step
-        answers = sender.send(before, charge=False)
-        report.history += len(answers)
-        report.history_not_ok += sum(reply.status is not Status.OK for _e, reply, _n in answers)
+    if history:  # with `request`: the seat's earlier requests of this very step
+        _send_history(sender, report, [r for r in pending.requests[: picked[0]] if r.seat == seat])
     for i, (request, reply) in enumerate(zip(pending.requests, pending.replies, strict=True)):
         if i not in picked:  # e.g. the faction's earlier calls of this turn, with `request`
             sender.budgets.charge(request, reply.time_ms)
@@ -256,16 +274,14 @@ def _walk(
     for i, (_envelope, reply, _note) in zip(picked, answers, strict=True):
         replies[i] = reply
     verdicts = [verdict_json(v) for v in rerun.engine.apply(replies).verdicts]
-    mine = [r for r in pending.requests if r.seat == seat]
+    mine = [i for i, r in enumerate(pending.requests) if r.seat == seat]
     for i, (envelope, reply, note) in zip(picked, answers, strict=True):
-        k = sum(1 for r in pending.requests[:i] if r.seat == seat) + 1
-        label = pending.where + (f" · request {k} of {len(mine)}" if len(mine) > 1 else "")
+        label = pending.where + (f" · request {mine.index(i) + 1} of {len(mine)}" if len(mine) > 1 else "")
         fed = FedRequest(label, envelope, pending.replies[i], _recorded_verdict(pending.recorded, i), reply)
         fed.note = note
         if pending.requests[i].await_reply and i < len(verdicts):
             fed.new_verdict = verdicts[i]
         report.fed.append(fed)
-    return report
 
 
 def _recorded_verdict(exchange: dict[str, Any] | None, index: int) -> list[Any]:
