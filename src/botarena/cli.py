@@ -357,12 +357,51 @@ def config_command(
 def replay_command(
     file: Annotated[Path, typer.Argument(help="A replay file (.json.gz or .json).")],
     verify: Annotated[bool, typer.Option("--verify", help="Re-run the match and compare.")] = False,
+    feed: Annotated[
+        int | None,
+        typer.Option(
+            "--feed",
+            metavar="STEP",
+            help="Send the recorded request(s) of this step (1-based, as the viewer counts; 0: the "
+            "start exchange) to --bot, after the seat's start request, and compare its replies.",
+        ),
+    ] = None,
+    seat: Annotated[int | None, typer.Option(help="--feed: the seat whose requests are sent.")] = None,
+    bot: Annotated[
+        str | None,
+        typer.Option(
+            help="--feed: the bot, named as `botarena play` takes it (starter, file, URL, command)."
+        ),
+    ] = None,
+    request: Annotated[
+        int | None,
+        typer.Option(
+            metavar="K",
+            help="--feed: only the seat's K-th request of the step (1-based; a devops faction has "
+            "one per unit). Default: all of them.",
+        ),
+    ] = None,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history", help="--feed: first send every earlier request of the seat (replies discarded)."
+        ),
+    ] = False,
+    full: Annotated[
+        bool, typer.Option("--full", help="--feed: print requests and payloads in full.")
+    ] = False,
 ) -> None:
-    """Summarise a replay, or re-run it with --verify and prove it identical."""
+    """Summarise a replay, re-run it with --verify and prove it identical, or --feed a step's request
+    to a bot and print its reply next to the recorded one."""
     from botarena.core.replay import read_replay
     from botarena.runner.verify import verify_replay
 
     data = read_replay(file)
+    if feed is not None or seat is not None or bot is not None or request is not None or history or full:
+        if verify:
+            raise UserError("--verify and --feed are separate: give one of them")
+        _feed(data, feed, seat, bot, request, history, full)
+        return
     if not verify:
         _print_result(data.game, data.seed, data)
         return
@@ -370,6 +409,30 @@ def replay_command(
     print(report)
     if not report.identical:
         raise typer.Exit(1)
+
+
+def _feed(
+    data: Any,
+    step: int | None,
+    seat: int | None,
+    spec: str | None,
+    request: int | None,
+    history: bool,
+    full: bool,
+) -> None:
+    """`replay --feed`: check the arguments (one line each), resolve the bot as `play` does, feed."""
+    from botarena.bots.resolve import resolve_bot
+    from botarena.runner.feed import feed_replay, format_report, seat_requests
+
+    if step is None or seat is None or spec is None:
+        raise UserError(
+            "--feed STEP needs --seat SEAT and --bot SPEC (and --request, --history, --full need --feed)"
+        )
+    seat_requests(data, step, seat, request)  # a bad step, seat or request fails before any bot starts
+    report = feed_replay(
+        data, resolve_bot(spec, get_game(data.game)), step=step, seat=seat, request=request, history=history
+    )
+    print(format_report(report, full=full))
 
 
 @app.command("view")

@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
-from botarena.core.game import Engine
-from botarena.core.protocol import Reply
+from botarena.core.game import Engine, Step
+from botarena.core.protocol import Reply, Request
 from botarena.core.registry import get_game
 from botarena.core.replay import Replay, verdict_json
 
@@ -30,7 +30,9 @@ class VerifyReport:
         return f"differs at {self.where}: {self.detail}"
 
 
-class _Mismatch(Exception):
+class RerunMismatch(Exception):
+    """Where a re-run first differs from its replay (`where`), and how (`detail`)."""
+
     def __init__(self, where: str, detail: str) -> None:
         super().__init__(where, detail)
         self.where = where
@@ -76,7 +78,7 @@ def _short(value: Any) -> str:
 def _check(where: str, expected: Any, actual: Any, what: str = "") -> None:
     found = first_difference(_canon(expected), _canon(actual), what)
     if found:
-        raise _Mismatch(where, found)
+        raise RerunMismatch(where, found)
 
 
 def _step_label(index: int, record: Any) -> str:
@@ -92,7 +94,7 @@ def _replies(recorded: Any, where: str) -> list[Reply]:
     try:
         return [Reply.from_json(item) for item in recorded]
     except (KeyError, TypeError, ValueError) as exc:
-        raise _Mismatch(where, f"unreadable reply in the replay ({exc})") from None
+        raise RerunMismatch(where, f"unreadable reply in the replay ({exc})") from None
 
 
 def _late_by_step(replay: Replay) -> dict[int, list[Reply]]:
@@ -104,69 +106,148 @@ def _late_by_step(replay: Replay) -> dict[int, list[Reply]]:
             after = int(entry["after_step"])
             late.setdefault(after, []).extend(_replies([entry["reply"]], where))
         except (KeyError, TypeError, ValueError) as exc:
-            raise _Mismatch(where, f"unreadable late reply in the replay ({exc})") from None
+            raise RerunMismatch(where, f"unreadable late reply in the replay ({exc})") from None
     return late
 
 
-def _feed_late(engine: Engine, late: dict[int, list[Reply]], after_step: int) -> None:
-    """Hand the engine the late replies the match handed it after `after_step`, in the same order."""
-    for reply in late.get(after_step, ()):
-        engine.late_reply(reply)
+@dataclass
+class PendingStep:
+    """A recorded step, re-created but not yet applied: the engine's requests and the recorded replies
+    (same order, same seats)."""
+
+    index: int
+    """1-based, as `replay --verify` and the viewer count steps."""
+    where: str
+    requests: list[Request]
+    replies: list[Reply]
+    recorded: dict[str, Any]
 
 
-def _rerun_steps(engine: Engine, replay: Replay) -> int:
-    keyframes = {frame["step"]: frame["state"] for frame in replay.keyframes}
-    late = _late_by_step(replay)
-    stray = sorted(step for step in late if not 0 <= step <= len(replay.steps))
-    if stray:
-        raise _Mismatch(
-            "late replies", f"a late reply after step {stray[0]}, but the replay has {len(replay.steps)}"
+class ReplayRerun:
+    """A replay's match played again through a fresh engine, exchange by exchange, checking every
+    verdict, record and keyframe against the replay as it goes (raises RerunMismatch at the first
+    difference).
+
+    The caller drives it: `start_requests()`, `apply_start()`, then for each recorded step
+    `next_step()` (the engine's requests, regenerated exactly) and `apply_step()`, then `finish()`.
+    `verify_replay` walks it to the end; `botarena replay --feed` stops at a step to send its requests
+    to another bot (runner/feed.py).
+    """
+
+    def __init__(self, replay: Replay) -> None:
+        game = get_game(replay.game)
+        if replay.rules != game.rules_version:
+            raise RerunMismatch("header", f"rules {replay.rules!r}, this botarena has {game.rules_version!r}")
+        self.replay = replay
+        self.game = game
+        self.engine = new_engine_for(replay)
+        self.steps_done = 0
+        self._keyframes = {frame["step"]: frame["state"] for frame in replay.keyframes}
+        self._late = _late_by_step(replay)
+        stray = sorted(step for step in self._late if not 0 <= step <= len(replay.steps))
+        if stray:
+            raise RerunMismatch(
+                "late replies", f"a late reply after step {stray[0]}, but the replay has {len(replay.steps)}"
+            )
+        self._pending: PendingStep | None = None
+
+    def start_requests(self) -> list[Request]:
+        """The start exchange's requests, as the engine makes them."""
+        return self.engine.start_requests()
+
+    def start_replies(self) -> list[Reply]:
+        """The start exchange's recorded replies."""
+        return _replies((self.replay.start or {}).get("replies", []), "start")
+
+    def apply_start(self) -> None:
+        """Apply the recorded start replies and check their verdicts (after `start_requests`)."""
+        verdicts = self.engine.apply_start(self.start_replies())
+        _check(
+            "start",
+            (self.replay.start or {}).get("verdicts"),
+            [verdict_json(v) for v in verdicts],
+            "verdicts",
         )
-    if 0 in keyframes:
-        _check("keyframe at step 0", keyframes[0], engine.keyframe())
-    # a game whose steps take inputs from outside the bots (devops bonus codes) re-takes them from
-    # each step's recorded record before that step's requests
-    for index, recorded in enumerate(replay.steps, start=1):
+        if 0 in self._keyframes:
+            _check("keyframe at step 0", self._keyframes[0], self.engine.keyframe())
+
+    def next_step(self) -> PendingStep:
+        """Re-create the next recorded step: restore its external inputs (devops bonus codes, from
+        its record), hand the engine the late replies the match handed it before it, and regenerate
+        its requests."""
+        index = self.steps_done + 1
+        recorded = self.replay.steps[index - 1]
         where = _step_label(index, recorded.get("record"))
-        engine.restore_external_inputs(recorded.get("record"))
-        _feed_late(engine, late, index - 1)
-        requests = engine.next_requests()
+        self.engine.restore_external_inputs(recorded.get("record"))
+        self._feed_late(index - 1)
+        requests = self.engine.next_requests()
         if not requests:
-            raise _Mismatch(where, "the re-run game is over, but the replay has more steps")
+            raise RerunMismatch(where, "the re-run game is over, but the replay has more steps")
         replies = _replies(recorded.get("replies", []), where)
         if [r.seat for r in requests] != [r.seat for r in replies]:
             asked, answered = [r.seat for r in requests], [r.seat for r in replies]
-            raise _Mismatch(where, f"the engine asks seats {asked}, the replay answers {answered}")
-        step = engine.apply(replies)
+            raise RerunMismatch(where, f"the engine asks seats {asked}, the replay answers {answered}")
+        self._pending = PendingStep(index, where, requests, replies, recorded)
+        return self._pending
+
+    def apply_step(self) -> Step:
+        """Apply the recorded replies of the step `next_step` re-created and check its record,
+        verdicts and keyframe."""
+        pending, self._pending = self._pending, None
+        if pending is None:
+            raise RuntimeError("apply_step() without next_step()")
+        step = self.engine.apply(pending.replies)
         # The record first: it shows the effect of a difference (`requested`, `applied`, counts).
-        _check(where, recorded.get("record"), step.record, "record")
-        _check(where, recorded.get("verdicts"), [verdict_json(v) for v in step.verdicts], "verdicts")
-        if index in keyframes:
-            _check(f"keyframe at step {index}", keyframes[index], engine.keyframe())
-    _feed_late(engine, late, len(replay.steps))
-    if engine.next_requests():
-        raise _Mismatch(f"step {len(replay.steps) + 1}", "the replay ends before the re-run game is over")
-    return len(replay.steps)
+        _check(pending.where, pending.recorded.get("record"), step.record, "record")
+        _check(
+            pending.where,
+            pending.recorded.get("verdicts"),
+            [verdict_json(v) for v in step.verdicts],
+            "verdicts",
+        )
+        if pending.index in self._keyframes:
+            _check(
+                f"keyframe at step {pending.index}", self._keyframes[pending.index], self.engine.keyframe()
+            )
+        self.steps_done = pending.index
+        return step
+
+    def finish(self) -> None:
+        """After the last step: the game must be over, with the recorded result."""
+        self._feed_late(len(self.replay.steps))
+        if self.engine.next_requests():
+            raise RerunMismatch(
+                f"step {len(self.replay.steps) + 1}", "the replay ends before the re-run game is over"
+            )
+        _check("result", self.replay.result, self.engine.result().to_json(), "result")
+
+    def _feed_late(self, after_step: int) -> None:
+        """Hand the engine the late replies the match handed it after `after_step`, in the same order."""
+        for reply in self._late.get(after_step, ()):
+            self.engine.late_reply(reply)
 
 
-def verify_replay(replay: Replay) -> VerifyReport:
-    """Re-run `replay` through its game's engine and compare everything it recorded."""
+def new_engine_for(replay: Replay) -> Engine:
+    """A fresh engine set up as the replay's match was: its game, config, seed, seats and names."""
     game = get_game(replay.game)
-    if replay.rules != game.rules_version:
-        detail = f"rules {replay.rules!r}, this botarena has {game.rules_version!r}"
-        return VerifyReport(False, 0, "header", detail)
     config = game.config("default", replay.config)
     engine = game.new_engine(config, replay.seed, len(replay.players))
     # as run_match does: games whose records show the players' names
     engine.set_player_names([str(player.get("name", "")) for player in replay.players])
-    steps = 0
+    return engine
+
+
+def verify_replay(replay: Replay) -> VerifyReport:
+    """Re-run `replay` through its game's engine and compare everything it recorded."""
     try:
-        engine.start_requests()
-        start = replay.start or {}
-        verdicts = engine.apply_start(_replies(start.get("replies", []), "start"))
-        _check("start", start.get("verdicts"), [verdict_json(v) for v in verdicts], "verdicts")
-        steps = _rerun_steps(engine, replay)
-        _check("result", replay.result, engine.result().to_json(), "result")
-    except _Mismatch as mismatch:
-        return VerifyReport(False, steps, mismatch.where, mismatch.detail)
-    return VerifyReport(True, steps)
+        rerun = ReplayRerun(replay)
+        rerun.start_requests()
+        rerun.apply_start()
+        for _ in replay.steps:
+            rerun.next_step()
+            rerun.apply_step()
+        rerun.finish()
+    except RerunMismatch as mismatch:
+        # nothing counts as checked once a difference is found
+        return VerifyReport(False, 0, mismatch.where, mismatch.detail)
+    return VerifyReport(True, len(replay.steps))
