@@ -806,12 +806,16 @@ window.__botarena = {
 };
 
 bindControls();
+// A page written by `botarena view FILE --html`: the replay is in the page itself (no server, file://).
+const embedded = document.getElementById("replay-data");
 const params = new URLSearchParams(window.location.search);
 const liveSource = params.get("live");
 const source = params.get("replay");
 // Opened from the arena (a live match or a stored one): offer the way back.
 $("arena-link").hidden = !(liveSource || (source && source.startsWith("/api/matches/")));
-if (liveSource) {
+if (embedded) {
+  openReplay(async () => checkReplay(JSON.parse(embedded.textContent)));
+} else if (liveSource) {
   openLive(new URL(liveSource, window.location.href).href);
 } else if (source) {
   openReplay(() => loadFromUrl(new URL(source, window.location.href).href));
