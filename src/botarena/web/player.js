@@ -6,7 +6,7 @@
 // `load`, `append` and `finish` are also how a live game feeds the page: `?live=<url>` follows a
 // match's server-sent events (header -> load, steps -> append, end -> finish).
 
-import { DEFAULT_COLORS, genericRenderer, getRenderer } from "./registry.js";
+import { DEFAULT_COLORS, genericRenderer, getRenderer, scoreline } from "./registry.js";
 
 const BASE_STEPS_PER_SECOND = 2;
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
@@ -14,6 +14,9 @@ const STATUS_ORDER = ["OK", "INVALID", "TIMEOUT", "CRASHED"];
 const GAME_ID = /^[a-z][a-z0-9_]*$/;
 
 const $ = (id) => document.getElementById(id);
+// A page written by `botarena view FILE --html`: the replay and its renderer are in the page, which
+// may be opened from file://, where no module can be fetched: it loads nothing more.
+const EMBEDDED = document.getElementById("replay-data");
 
 const state = {
   replay: null,
@@ -225,7 +228,7 @@ async function loadFromFile(file) {
 
 async function rendererFor(game) {
   if (typeof game === "string" && GAME_ID.test(game)) {
-    if (!getRenderer(game)) {
+    if (!getRenderer(game) && !EMBEDDED) {
       try {
         await import(`./renderers/${game}.js`);
       } catch (err) {
@@ -267,6 +270,7 @@ function setReplay(replay) {
   renderHeader();
   buildPlayerPanels();
   buildOptions(true);
+  renderLegend();
   renderLogs();
   updateSlider();
   render();
@@ -414,7 +418,7 @@ function defaultResultText(replay) {
   const names = replay.players.map((p) => p.name);
   const best = Math.min(...result.ranks);
   const winners = result.ranks.map((r, i) => (r === best ? names[i] : null)).filter(Boolean);
-  const scores = (result.scores || []).join("–");
+  const scores = scoreline(result.scores);
   const head = winners.length === names.length ? "draw" : `${winners.join(", ")} wins`;
   return scores ? `${head} (${scores})` : head;
 }
@@ -565,6 +569,25 @@ function setOption(key, value) {
   if (!state.replay || !state.renderer.setOption) return;
   state.renderer.setOption(key, value);
   render();
+}
+
+// ---------------------------------------------------------------------------------------- legend
+
+// The renderer's legend under the canvas: a small glyph in its colour, then what it means.
+function renderLegend() {
+  const box = $("legend");
+  const items = state.renderer.legend ? state.renderer.legend(state.replay) || [] : [];
+  box.replaceChildren(
+    ...items.map((item) =>
+      el(
+        "li",
+        { class: "legend-item", "data-testid": "legend-item" },
+        el("span", { class: `glyph glyph-${item.shape || "square"}`, style: `--c:${item.color}`, "aria-hidden": "true", text: item.text || "" }),
+        el("span", { text: item.label }),
+      ),
+    ),
+  );
+  box.hidden = items.length === 0;
 }
 
 // ---------------------------------------------------------------------------------------- logs
@@ -946,15 +969,13 @@ window.__botarena = {
 };
 
 bindControls();
-// A page written by `botarena view FILE --html`: the replay is in the page itself (no server, file://).
-const embedded = document.getElementById("replay-data");
 const params = new URLSearchParams(window.location.search);
 const liveSource = params.get("live");
 const source = params.get("replay");
 // Opened from the arena (a live match or a stored one): offer the way back.
 $("arena-link").hidden = !(liveSource || (source && source.startsWith("/api/matches/")));
-if (embedded) {
-  openReplay(async () => checkReplay(JSON.parse(embedded.textContent)));
+if (EMBEDDED) {
+  openReplay(async () => checkReplay(JSON.parse(EMBEDDED.textContent)));
 } else if (liveSource) {
   openLive(new URL(liveSource, window.location.href).href);
 } else if (source) {
