@@ -121,7 +121,8 @@ def test_signed_scores_use_a_minus_sign_and_a_colon(page: Any, short: Any) -> No
     unknown = negative(replay, ranks=[1, 2], scores=[20095, -10500])
     unknown["game"] = "nosuchgame"
     assert load(page, unknown) == f"{names[0]} wins (20095 : {MINUS}10500)"
-    assert load(page, negative(replay, ranks=[2, 1], scores=[-3, 12.5])) == f"{names[1]} wins ({MINUS}3 : 12.5)"
+    fraction = negative(replay, ranks=[2, 1], scores=[-3, 12.5])
+    assert load(page, fraction) == f"{names[1]} wins ({MINUS}3 : 12.5)"
 
 
 @pytest.mark.parametrize("game", ["devops", "craftingquest"])
@@ -140,10 +141,11 @@ OVERFLOW = """() => {
         if (!r.width || r.right <= width + 0.5) return false;
         for (let p = e.parentElement; p; p = p.parentElement) {   // inside a box that scrolls: fine
             const s = getComputedStyle(p);
-            if (/(auto|scroll|hidden)/.test(s.overflowX) && p.getBoundingClientRect().right <= width + 0.5) return false;
+            const clips = /(auto|scroll|hidden)/.test(s.overflowX);
+            if (clips && p.getBoundingClientRect().right <= width + 0.5) return false;
         }
         return true;
-    }).map((e) => `${e.tagName.toLowerCase()}${e.id ? '#' + e.id : ''}.${e.className} right=${Math.round(e.getBoundingClientRect().right)}`);
+    }).map((e) => `${e.tagName}#${e.id}.${e.className} right=${e.getBoundingClientRect().right}`);
     return {scrollWidth: document.documentElement.scrollWidth, wide};
 }"""
 
