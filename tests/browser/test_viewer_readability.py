@@ -161,3 +161,25 @@ def test_the_viewer_fits_a_390_px_phone(game: str, phone_page: Any, short: Any) 
         assert measured["scrollWidth"] <= PHONE["width"], measured
         assert not measured["wide"], measured
     assert texts(page)["step-counter"].endswith(f"/ {len(replay.steps)}")
+
+
+def test_each_seat_panel_holds_its_log_for_the_whole_match(page: Any, short: Any) -> None:
+    replay, html = short["drones"]
+    open_page(page, html)
+    data: dict[str, Any] = json.loads(replay.dumps())
+    data["logs"] = [
+        {"seat": 0, "text": "turn 1: attack\n</script><b>not markup</b>\n", "dropped_bytes": 0},
+        {"seat": 1, "text": "", "dropped_bytes": 4096},
+    ]
+    load(page, data)
+    log = page.get_by_test_id("player-0-log")
+    assert log.locator("summary").inner_text() == "log for the whole match (2 lines)"
+    assert not page.get_by_test_id("player-0-log-text").is_visible()  # collapsed until asked for
+    log.locator("summary").click()
+    shown = page.get_by_test_id("player-0-log-text").inner_text()
+    assert shown == "turn 1: attack\n</script><b>not markup</b>\n"
+    other = page.get_by_test_id("player-1-log")
+    assert other.locator("summary").inner_text() == "log for the whole match (0 lines, 4096 bytes dropped)"
+    data["logs"] = []
+    load(page, data)
+    assert page.get_by_test_id("player-0-log").locator("summary").inner_text() == "log: no output"

@@ -475,6 +475,12 @@ function buildPlayerPanels() {
       ),
       el("div", { class: "counts", id: id("counts"), "data-testid": id("counts") }),
       el("div", { class: "warnings", id: id("warnings"), "data-testid": id("warnings") }),
+      el(
+        "details",
+        { class: "pcard-log", id: id("log"), "data-testid": id("log") },
+        el("summary", { id: id("log-summary"), text: "log" }),
+        el("pre", { id: id("log-text"), "data-testid": id("log-text") }),
+      ),
     );
     box.append(card);
   });
@@ -592,20 +598,22 @@ function renderLegend() {
 
 // ---------------------------------------------------------------------------------------- logs
 
+// Each seat's stdout/stderr for the whole match, collapsed in its panel. (Replays keep a seat's log
+// as one capped text, not per step: the runner does not record where each step's output starts.)
 function renderLogs() {
-  const box = $("logs");
-  box.replaceChildren();
-  const logs = state.replay.logs || [];
-  let any = false;
-  for (const log of logs) {
-    const name = (state.replay.players[log.seat] || {}).name || `seat ${log.seat}`;
+  const bySeat = new Map((state.replay.logs || []).map((log) => [log.seat, log]));
+  state.replay.players.forEach((p, seat) => {
+    const log = bySeat.get(seat) || {};
     const text = log.text || "";
-    if (!text && !log.dropped_bytes) continue;
-    any = true;
-    box.append(el("h3", { style: `color:${colorOf(log.seat)}`, text: name }));
-    box.append(el("pre", { text: text + (log.dropped_bytes ? `\n… ${log.dropped_bytes} bytes dropped` : "") }));
-  }
-  if (!any) box.append(el("p", { class: "muted", text: "No bot output." }));
+    const lines = text ? text.replace(/\n$/, "").split("\n").length : 0;
+    const dropped = log.dropped_bytes ? `, ${log.dropped_bytes} bytes dropped` : "";
+    $(`player-${seat}-log-summary`).textContent = lines || dropped
+      ? `log for the whole match (${lines} line${lines === 1 ? "" : "s"}${dropped})`
+      : "log: no output";
+    $(`player-${seat}-log-text`).textContent =
+      text + (log.dropped_bytes ? `\n… ${log.dropped_bytes} bytes dropped (the log is capped)` : "");
+    $(`player-${seat}-log`).classList.toggle("empty", !(lines || dropped));
+  });
 }
 
 // ---------------------------------------------------------------------------------------- canvas
