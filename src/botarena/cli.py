@@ -442,6 +442,14 @@ def view_command(
     ],
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: pick a free one).")] = 0,
+    html: Annotated[
+        Path | None,
+        typer.Option(
+            "--html",
+            help="Write one self-contained HTML page that plays the replay (opens from file://, "
+            "no server) instead of serving the viewer.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the web viewer for a replay (or a game file of the original Domains) and print its URL."""
     import tempfile
@@ -451,6 +459,21 @@ def view_command(
     from botarena.games.domains.protocol import import_game_file
     from botarena.server.viewer import serve_viewer
 
+    if html is not None:
+        from botarena.server.standalone import StandaloneError, write_standalone_html
+
+        shown = (
+            import_game_file(file.read_text(encoding="ascii"), source=file.name)
+            if is_game_file(file)
+            else read_replay(file)
+        )
+        try:
+            written = write_standalone_html(shown, html)
+        except (StandaloneError, OSError) as exc:
+            raise UserError(f"cannot write {html}: {exc}") from None
+        steps = len(shown.steps)
+        print(f"wrote {written}: {shown.game} seed {shown.seed}, {steps} steps; open it in a browser")
+        return
     if is_game_file(file):  # the original's game file: shown as its web viewer shows it
         replay = import_game_file(file.read_text(encoding="ascii"), source=file.name)
         with tempfile.TemporaryDirectory(prefix="botarena-view-") as folder:

@@ -337,7 +337,7 @@ def test_a_running_tournament_refreshes_itself(
                 .map((e) => e.innerText).join() === 'finished,scheduled'""",
             timeout=10_000,
         )
-        assert texts_of(page, "match-result")[0] == "zergy wins (6–4)"
+        assert texts_of(page, "match-result")[0] == "zergy wins (6 : 4)"
         assert texts_of(page, "watch") == ["watch"]
         assert page.get_by_test_id("tournament-progress").inner_text().startswith("1 / 2")
 

@@ -66,7 +66,8 @@ def test_header_and_first_step(serve: Any, open_viewer: Any, zergy_replay: tuple
     assert text(page, "seed") == "7"
     totals = replay.result["details"]["roundTotals"]
     assert replay.result["details"]["outcome"] == "PLAYER 2"
-    assert text(page, "result") == f"adaptive (PLAYER 2) wins {totals['player1Wins']}–{totals['player2Wins']}"
+    score = f"{totals['player1Wins']} : {totals['player2Wins']}"
+    assert text(page, "result") == f"adaptive (PLAYER 2) wins {score}"
     assert text(page, "player-0-name") == "zergy"
     assert text(page, "player-1-name") == "adaptive"
     assert_step_shown(page, replay, 0)

@@ -1,6 +1,8 @@
 // What the arena pages (arena.html, tournament.html) share: fetching the JSON API, building DOM
 // nodes, formatting, and a poller that refreshes a page while something is going on.
 
+import { scoreline } from "./registry.js";
+
 export const $ = (id) => document.getElementById(id);
 
 export function el(tag, attrs = {}, ...children) {
@@ -79,7 +81,7 @@ export function resultText(seats, ranks, scores) {
   if (!Array.isArray(ranks) || !ranks.length) return "";
   const best = Math.min(...ranks);
   const winners = seats.filter((_, i) => ranks[i] === best);
-  const score = Array.isArray(scores) && scores.length ? ` (${scores.map((s) => fixed(s, Number.isInteger(s) ? 0 : 1)).join("–")})` : "";
+  const score = Array.isArray(scores) && scores.length ? ` (${scoreline(scores)})` : "";
   if (winners.length === seats.length) return `draw${score}`;
   return `${winners.join(", ")} ${winners.length > 1 ? "win" : "wins"}${score}`;
 }

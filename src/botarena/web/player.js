@@ -6,7 +6,7 @@
 // `load`, `append` and `finish` are also how a live game feeds the page: `?live=<url>` follows a
 // match's server-sent events (header -> load, steps -> append, end -> finish).
 
-import { DEFAULT_COLORS, genericRenderer, getRenderer } from "./registry.js";
+import { DEFAULT_COLORS, genericRenderer, getRenderer, scoreline } from "./registry.js";
 
 const BASE_STEPS_PER_SECOND = 2;
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
@@ -14,6 +14,9 @@ const STATUS_ORDER = ["OK", "INVALID", "TIMEOUT", "CRASHED"];
 const GAME_ID = /^[a-z][a-z0-9_]*$/;
 
 const $ = (id) => document.getElementById(id);
+// A page written by `botarena view FILE --html`: the replay and its renderer are in the page, which
+// may be opened from file://, where no module can be fetched: it loads nothing more.
+const EMBEDDED = document.getElementById("replay-data");
 
 const state = {
   replay: null,
@@ -31,32 +34,161 @@ const state = {
 
 // ---------------------------------------------------------------------------------------- loading
 
+const GZIP_MAGIC = [0x1f, 0x8b];
+
+// Bytes of a .json.gz inflated, or the bytes as they are (plain JSON). A failure says which:
+// a stream that ends early (a truncated download or copy) or data that is not gzip.
 async function inflate(buffer) {
   const bytes = new Uint8Array(buffer);
-  if (bytes.length >= 2 && bytes[0] === 0x1f && bytes[1] === 0x8b) {
-    if (typeof DecompressionStream === "undefined") throw new Error("this browser cannot read .gz files");
-    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
-    return new Uint8Array(await new Response(stream).arrayBuffer());
+  if (bytes.length < 2 || bytes[0] !== GZIP_MAGIC[0] || bytes[1] !== GZIP_MAGIC[1]) return bytes;
+  if (typeof DecompressionStream === "undefined") throw new Error("this browser cannot read .gz files");
+  const stream = new DecompressionStream("gzip");
+  const writer = stream.writable.getWriter();
+  const output = new Response(stream.readable).arrayBuffer();
+  output.catch(() => {}); // its error is only "Failed to fetch": the writer's says what went wrong
+  try {
+    await writer.write(bytes);
+  } catch (err) {
+    throw new Error(`this replay's gzip data is corrupt (${err.message || err})`);
   }
-  return bytes;
+  try {
+    await writer.close();
+  } catch {
+    throw new Error(`this replay is truncated: the gzip stream ends early (after ${bytes.length} bytes)`);
+  }
+  return new Uint8Array(await output);
+}
+
+// Where `text` stops being JSON, for the error message (JSON.parse does not always say):
+// {offset, end} with `end` true when the text simply stops (a truncated file).
+export function jsonErrorAt(text) {
+  let i = 0;
+  const n = text.length;
+  const stop = (end = i >= n) => {
+    throw { offset: Math.min(i, n), end };
+  };
+  const space = () => {
+    while (i < n && " \t\n\r".includes(text[i])) i += 1;
+  };
+  const literal = (word) => {
+    for (const ch of word) {
+      if (i >= n) stop(true);
+      if (text[i] !== ch) stop(false);
+      i += 1;
+    }
+  };
+  const string = () => {
+    i += 1; // the opening quote
+    for (;;) {
+      if (i >= n) stop(true);
+      const ch = text[i];
+      if (ch === '"') { i += 1; return; }
+      if (ch === "\\") {
+        i += 1;
+        if (i >= n) stop(true);
+        if (text[i] === "u") {
+          for (let k = 1; k <= 4; k += 1) {
+            if (i + k >= n) { i = n; stop(true); }
+            if (!/[0-9a-fA-F]/.test(text[i + k])) { i += k; stop(false); }
+          }
+          i += 5;
+        } else if ('"\\/bfnrt'.includes(text[i])) i += 1;
+        else stop(false);
+      } else if (ch < " ") stop(false);
+      else i += 1;
+    }
+  };
+  const number = () => {
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
+    if (!match) stop();
+    i += match[0].length;
+  };
+  const value = () => {
+    space();
+    if (i >= n) stop(true);
+    const ch = text[i];
+    if (ch === "{" || ch === "[") {
+      const close = ch === "{" ? "}" : "]";
+      i += 1;
+      space();
+      if (text[i] === close) { i += 1; return; }
+      for (;;) {
+        if (ch === "{") {
+          space();
+          if (i >= n) stop(true);
+          if (text[i] !== '"') stop(false);
+          string();
+          space();
+          if (i >= n) stop(true);
+          if (text[i] !== ":") stop(false);
+          i += 1;
+        }
+        value();
+        space();
+        if (i >= n) stop(true);
+        if (text[i] === close) { i += 1; return; }
+        if (text[i] !== ",") stop(false);
+        i += 1;
+      }
+    }
+    if (ch === '"') return string();
+    if (ch === "t") return literal("true");
+    if (ch === "f") return literal("false");
+    if (ch === "n") return literal("null");
+    return number();
+  };
+  try {
+    value();
+    space();
+    if (i < n) stop(false);
+  } catch (err) {
+    if (err && typeof err.offset === "number") return err;
+    throw err;
+  }
+  return null;
+}
+
+function jsonError(text, bytes) {
+  const at = jsonErrorAt(text);
+  if (!at) return "not valid JSON";
+  const byte = new TextEncoder().encode(text.slice(0, at.offset)).length;
+  if (at.end) return `this replay is truncated: the JSON ends early at byte ${byte} of ${bytes}`;
+  const near = JSON.stringify(text.slice(at.offset, at.offset + 12));
+  return `not valid JSON at byte ${byte} (near ${near})`;
 }
 
 // A replay from raw bytes: gzip (the file as written) or plain JSON (also what a server sends
 // with Content-Encoding: gzip, since the browser has already inflated it).
 export async function parseReplay(buffer) {
-  const text = new TextDecoder().decode(await inflate(buffer));
+  if (!buffer.byteLength) throw new Error("the file is empty");
+  const bytes = await inflate(buffer);
+  let text;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw new Error("not a botarena replay: the file is neither gzip nor UTF-8 JSON text");
+  }
   let data;
   try {
     data = JSON.parse(text);
-  } catch (err) {
-    throw new Error(`not valid JSON (${err.message})`);
+  } catch {
+    throw new Error(jsonError(text, bytes.length));
   }
   return checkReplay(data);
 }
 
+// The fields the viewer cannot do without; the rest default (a live header has no steps yet).
 function checkReplay(data) {
-  if (!data || data.format !== "botarena.replay") throw new Error("not a botarena replay (no format marker)");
-  if (data.format_version !== 1) throw new Error(`unsupported replay format version ${data.format_version}`);
+  if (!data || typeof data !== "object" || Array.isArray(data)) {
+    throw new Error(`not a botarena replay: the JSON is ${Array.isArray(data) ? "an array" : String(data === null ? "null" : typeof data)}, not an object`);
+  }
+  if (data.format === undefined) throw new Error("not a botarena replay: missing 'format'");
+  if (data.format !== "botarena.replay") throw new Error(`not a botarena replay: 'format' is ${JSON.stringify(data.format)}`);
+  if (data.format_version !== 1) throw new Error(`unsupported replay format version ${JSON.stringify(data.format_version)} (this viewer reads 1)`);
+  if (typeof data.game !== "string" || !data.game) throw new Error("not a botarena replay: missing 'game'");
+  for (const key of ["players", "steps"]) {
+    if (data[key] !== undefined && !Array.isArray(data[key])) throw new Error(`not a botarena replay: '${key}' is not a list`);
+  }
   return data;
 }
 
@@ -81,12 +213,22 @@ async function loadFromUrl(url) {
 }
 
 async function loadFromFile(file) {
-  return parseReplay(await file.arrayBuffer());
+  let buffer;
+  try {
+    buffer = await file.arrayBuffer();
+  } catch (err) {
+    throw new Error(`${file.name}: cannot read the file (${err.message || err})`);
+  }
+  try {
+    return await parseReplay(buffer);
+  } catch (err) {
+    throw new Error(`${file.name}: ${err.message || err}`);
+  }
 }
 
 async function rendererFor(game) {
   if (typeof game === "string" && GAME_ID.test(game)) {
-    if (!getRenderer(game)) {
+    if (!getRenderer(game) && !EMBEDDED) {
       try {
         await import(`./renderers/${game}.js`);
       } catch (err) {
@@ -102,6 +244,7 @@ async function rendererFor(game) {
 async function openReplay(loader) {
   pause();
   state.ready = false;
+  state.error = null; // until this load ends one way or the other
   try {
     const replay = await loader();
     state.renderer = await rendererFor(replay.game);
@@ -127,6 +270,7 @@ function setReplay(replay) {
   renderHeader();
   buildPlayerPanels();
   buildOptions(true);
+  renderLegend();
   renderLogs();
   updateSlider();
   render();
@@ -274,7 +418,7 @@ function defaultResultText(replay) {
   const names = replay.players.map((p) => p.name);
   const best = Math.min(...result.ranks);
   const winners = result.ranks.map((r, i) => (r === best ? names[i] : null)).filter(Boolean);
-  const scores = (result.scores || []).join("–");
+  const scores = scoreline(result.scores);
   const head = winners.length === names.length ? "draw" : `${winners.join(", ")} wins`;
   return scores ? `${head} (${scores})` : head;
 }
@@ -331,6 +475,12 @@ function buildPlayerPanels() {
       ),
       el("div", { class: "counts", id: id("counts"), "data-testid": id("counts") }),
       el("div", { class: "warnings", id: id("warnings"), "data-testid": id("warnings") }),
+      el(
+        "details",
+        { class: "pcard-log", id: id("log"), "data-testid": id("log") },
+        el("summary", { id: id("log-summary"), text: "log" }),
+        el("pre", { id: id("log-text"), "data-testid": id("log-text") }),
+      ),
     );
     box.append(card);
   });
@@ -427,22 +577,43 @@ function setOption(key, value) {
   render();
 }
 
+// ---------------------------------------------------------------------------------------- legend
+
+// The renderer's legend under the canvas: a small glyph in its colour, then what it means.
+function renderLegend() {
+  const box = $("legend");
+  const items = state.renderer.legend ? state.renderer.legend(state.replay) || [] : [];
+  box.replaceChildren(
+    ...items.map((item) =>
+      el(
+        "li",
+        { class: "legend-item", "data-testid": "legend-item" },
+        el("span", { class: `glyph glyph-${item.shape || "square"}`, style: `--c:${item.color}`, "aria-hidden": "true", text: item.text || "" }),
+        el("span", { text: item.label }),
+      ),
+    ),
+  );
+  box.hidden = items.length === 0;
+}
+
 // ---------------------------------------------------------------------------------------- logs
 
+// Each seat's stdout/stderr for the whole match, collapsed in its panel. (Replays keep a seat's log
+// as one capped text, not per step: the runner does not record where each step's output starts.)
 function renderLogs() {
-  const box = $("logs");
-  box.replaceChildren();
-  const logs = state.replay.logs || [];
-  let any = false;
-  for (const log of logs) {
-    const name = (state.replay.players[log.seat] || {}).name || `seat ${log.seat}`;
+  const bySeat = new Map((state.replay.logs || []).map((log) => [log.seat, log]));
+  state.replay.players.forEach((p, seat) => {
+    const log = bySeat.get(seat) || {};
     const text = log.text || "";
-    if (!text && !log.dropped_bytes) continue;
-    any = true;
-    box.append(el("h3", { style: `color:${colorOf(log.seat)}`, text: name }));
-    box.append(el("pre", { text: text + (log.dropped_bytes ? `\n… ${log.dropped_bytes} bytes dropped` : "") }));
-  }
-  if (!any) box.append(el("p", { class: "muted", text: "No bot output." }));
+    const lines = text ? text.replace(/\n$/, "").split("\n").length : 0;
+    const dropped = log.dropped_bytes ? `, ${log.dropped_bytes} bytes dropped` : "";
+    $(`player-${seat}-log-summary`).textContent = lines || dropped
+      ? `log for the whole match (${lines} line${lines === 1 ? "" : "s"}${dropped})`
+      : "log: no output";
+    $(`player-${seat}-log-text`).textContent =
+      text + (log.dropped_bytes ? `\n… ${log.dropped_bytes} bytes dropped (the log is capped)` : "");
+    $(`player-${seat}-log`).classList.toggle("empty", !(lines || dropped));
+  });
 }
 
 // ---------------------------------------------------------------------------------------- canvas
@@ -811,7 +982,9 @@ const liveSource = params.get("live");
 const source = params.get("replay");
 // Opened from the arena (a live match or a stored one): offer the way back.
 $("arena-link").hidden = !(liveSource || (source && source.startsWith("/api/matches/")));
-if (liveSource) {
+if (EMBEDDED) {
+  openReplay(async () => checkReplay(JSON.parse(EMBEDDED.textContent)));
+} else if (liveSource) {
   openLive(new URL(liveSource, window.location.href).href);
 } else if (source) {
   openReplay(() => loadFromUrl(new URL(source, window.location.href).href));

@@ -19,6 +19,10 @@
 //                                             view choices the shell offers under the canvas (a select, or a
 //                                             checkbox for a toggle), e.g. "view as" a team's fog of war;
 //                                             each control has data-testid="option-<key>"
+//   legend(replay) -> [{label, color, shape, text?}]   what each colour and glyph of the board means,
+//                                             shown under the canvas; shape: square | dot | ring |
+//                                             diamond | triangle | inset | hatch | letter (`text` on
+//                                             a `color` square) | bar
 //   setOption(key, value)                     a control changed (value: the choice's string, or a boolean);
 //                                             the shell redraws afterwards
 
@@ -35,6 +39,21 @@ export const THEME = {
 };
 
 export const DEFAULT_COLORS = ["#3b82f6", "#ef4444", "#22c55e", "#eab308", "#a855f7", "#14b8a6"];
+
+// A number as people read it: a real minus sign (U+2212, which a hyphen or dash next to it cannot
+// be mistaken for), integers whole, fractions to at most `digits` places.
+export function formatNumber(value, digits = 2) {
+  if (typeof value !== "number" || !Number.isFinite(value)) return value == null ? "–" : String(value);
+  const text = Number.isInteger(value) ? String(Math.abs(value)) : String(Number(Math.abs(value).toFixed(digits)));
+  return value < 0 && text !== "0" ? `\u2212${text}` : text;
+}
+
+// Scores side by side, in seat order: "20095 : −10500" (a colon: a dash between two numbers reads
+// as a range, or as a minus when the second is negative). Every scoreline of the viewer uses it.
+export const SCORE_SEPARATOR = " : ";
+export function scoreline(scores) {
+  return (scores || []).map((s) => formatNumber(s)).join(SCORE_SEPARATOR);
+}
 
 export function registerRenderer(gameId, renderer) {
   if (typeof gameId !== "string" || !gameId) throw new Error("registerRenderer: game id must be a string");

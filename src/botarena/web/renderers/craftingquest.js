@@ -8,7 +8,7 @@
 // and towers after the event and the cells it changed, so step i is the latest keyframe at or before it
 // with the later records applied (StepStates).
 
-import { DEFAULT_COLORS, StepStates, THEME, registerRenderer } from "../registry.js";
+import { DEFAULT_COLORS, StepStates, THEME, registerRenderer, scoreline } from "../registry.js";
 
 const W = 1200;
 const H = 780;
@@ -538,13 +538,28 @@ function playerFields(replay, i, seat) {
   ];
 }
 
+// What the map's colours and letters mean (the canvas repeats the terrain and items).
+function legend() {
+  return [
+    ...Object.entries(TERRAIN_NAMES).map(([ch, name]) => ({ shape: "square", color: TERRAIN[ch], label: name })),
+    { shape: "square", color: RESOURCE, label: "resources" },
+    { shape: "square", color: OBJECT, label: "objects" },
+    { shape: "square", color: BURIED, label: "buried" },
+    { shape: "square", color: CAMP, label: "camp" },
+    ...KINDS.map((kind) => ({ shape: "letter", text: LETTER[kind], color: TEAM[0], label: `${kind} (its team's colour)` })),
+    { shape: "dot", color: OK, label: "action succeeded" },
+    { shape: "dot", color: ERROR, label: "action failed" },
+    { shape: "ring", color: SCAN, label: "scan" },
+  ];
+}
+
 function resultText(replay) {
   const ranks = replay.result?.ranks;
   if (!ranks || !ranks.length) return "in progress";
   const scores = replay.result.scores || [];
-  if (ranks.every((r) => r === ranks[0])) return `draw (${scores.join("–")})`;
+  if (ranks.every((r) => r === ranks[0])) return `draw (${scoreline(scores)})`;
   const winner = ranks.indexOf(Math.min(...ranks));
-  return `${replay.players[winner]?.name || `player ${winner + 1}`} wins (${scores.join("–")})`;
+  return `${replay.players[winner]?.name || `player ${winner + 1}`} wins (${scoreline(scores)})`;
 }
 
 function probe(replay, i) {
@@ -605,6 +620,7 @@ registerRenderer("craftingquest", {
   stepLabel,
   playerFields,
   resultText,
+  legend,
   options: () => [{ key: "hidden", label: "buried deposits", toggle: true, value: view.hidden, title: "the hidden layer: buried resources (for analysis after the game)" }],
   setOption(key, value) {
     if (key === "hidden") view.hidden = !!value;

@@ -7,7 +7,7 @@
 // Every step's record is a whole spectator frame; a keyframe's state is {terrain, frame}, and the
 // terrain never changes during a match, so the map is drawn once per replay and size.
 
-import { THEME, registerRenderer } from "../registry.js";
+import { THEME, formatNumber, registerRenderer } from "../registry.js";
 
 const W = 1200;
 const H = 780;
@@ -604,6 +604,19 @@ function playerFields(replay, i, seat) {
   ];
 }
 
+// What the map's colours and glyphs mean (units in team 1's colour: every team's are alike).
+function legend() {
+  return [
+    ...[1, 2, 3, 4, 5].map((type) => ({ shape: "square", color: TERRAIN[type], label: TERRAIN_NAMES[type] })),
+    ...[1, 2, 3].map((type) => ({ shape: "square", color: FOOD[type], label: FOOD_NAMES[type] })),
+    { shape: "dot", color: TEAM_COLORS[0], label: "worker" },
+    { shape: "square", color: TEAM_COLORS[0], label: "soldier" },
+    { shape: "triangle", color: TEAM_COLORS[0], label: "scout" },
+    { shape: "bar", color: ATTACK, label: "attack" },
+    { shape: "square", color: "#04070e", label: "fog of war (when viewing as a team)" },
+  ];
+}
+
 function resultText(replay) {
   const ranks = replay.result?.ranks;
   if (!ranks || !ranks.length) return "in progress";
@@ -612,7 +625,7 @@ function resultText(replay) {
   const scores = replay.result.scores || [];
   const top = scores[ranks.indexOf(best)];
   const head = winners.length > 1 ? `tie: ${winners.join(", ")}` : `${winners[0]} wins`;
-  return top == null ? head : `${head} (${top})`;
+  return top == null ? head : `${head} (${formatNumber(top)})`;
 }
 
 function options(replay) {
@@ -686,6 +699,7 @@ registerRenderer("datspulse", {
   stepLabel,
   playerFields,
   resultText,
+  legend,
   options,
   setOption,
   probe,

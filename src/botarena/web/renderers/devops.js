@@ -5,7 +5,7 @@
 // Keyframes carry whole states; every step's record carries the tiles changed that turn plus every
 // unit and faction, so step i is the latest keyframe at or before it with the later records applied.
 
-import { StepStates, THEME, registerRenderer } from "../registry.js";
+import { StepStates, THEME, registerRenderer, scoreline } from "../registry.js";
 
 const W = 960;
 const H = 540;
@@ -187,6 +187,22 @@ function draw(ctx, replay, i) {
   });
 }
 
+// What the map's colours and glyphs mean (units in faction 1's colour: every faction's are alike).
+function legend() {
+  return [
+    { shape: "square", color: NEUTRAL, label: "unowned tile" },
+    { shape: "square", color: blend(FACTION_COLORS[0]), label: "territory (its faction's colour, pale)" },
+    { shape: "square", color: "#374151", label: "base (top-left)" },
+    { shape: "diamond", color: "#06b6d4", label: "resource (top-right)" },
+    { shape: "square", color: "#6b7280", label: "fortified (bottom-left)" },
+    { shape: "dot", color: FACTION_COLORS[0], label: "bomb (bottom-right, its owner's colour)" },
+    ...Object.entries(LETTER).map(([type, letter]) => ({
+      shape: "letter", text: letter, color: FACTION_COLORS[0], label: type.toLowerCase(),
+    })),
+    { shape: "ring", color: "#fde047", label: "enlightened unit (yellow frame)" },
+  ];
+}
+
 function stepLabel(replay, i) {
   const record = replay.steps[i]?.record;
   return record ? `Turn ${record.turn}` : "";
@@ -207,7 +223,9 @@ function resultText(replay) {
   const rows = replay.result?.details?.results;
   if (!rows) return "";
   const winners = rows.filter((r) => r.rank === 1).map((r) => nameOf(replay, r.factionId));
-  return winners.length > 1 ? `Draw: ${winners.join(", ")}` : `${winners[0]} wins`;
+  const head = winners.length > 1 ? `Draw: ${winners.join(", ")}` : `${winners[0]} wins`;
+  const scores = replay.result?.scores;
+  return scores && scores.length ? `${head} (${scoreline(scores)})` : head;
 }
 
 function playerFields(replay, i, seat) {
@@ -261,5 +279,6 @@ registerRenderer("devops", {
   stepLabel,
   playerFields,
   resultText,
+  legend,
   probe,
 });

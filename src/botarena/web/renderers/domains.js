@@ -5,7 +5,7 @@
 // and bonus lists; keyframes carry whole boards. The board after step i is the latest keyframe at or
 // before it with the later records applied (cached, so playing forward is incremental).
 
-import { StepStates, THEME, registerRenderer } from "../registry.js";
+import { StepStates, THEME, registerRenderer, scoreline } from "../registry.js";
 
 const W = 960;
 const H = 540;
@@ -154,6 +154,15 @@ function playerCount(replay) {
   return recorded || (replay.players || []).length || 2;
 }
 
+// The board after step i carries the number of rounds played so far (the keyframes' `round`: the
+// round about to be played). The round it shows is the one just played, numbered from 0 as the
+// bots see it (DR-35, the observation's `round`), the same number as the step label.
+function roundText(replay, board) {
+  const total = replay.config?.number_of_rounds ?? replay.steps.length;
+  const played = Math.min(board.round, total);
+  return played > 0 ? `Round ${played - 1} · ${played} of ${total} played` : `Before round 0 · ${total} rounds`;
+}
+
 function drawSide(ctx, replay, board) {
   const n = playerCount(replay);
   const owned = ownedCounts(board, n);
@@ -163,8 +172,7 @@ function drawSide(ctx, replay, board) {
   ctx.textBaseline = "alphabetic";
   ctx.fillStyle = TEXT;
   ctx.font = `700 20px ${FONT}`;
-  const total = replay.config?.number_of_rounds ?? replay.steps.length;
-  ctx.fillText(`Round ${Math.min(board.round, total)} / ${total}`, SIDE.x + 16, SIDE.y + 32);
+  ctx.fillText(roundText(replay, board), SIDE.x + 16, SIDE.y + 32);
   for (let p = 0; p < n; p++) {
     const top = SIDE.y + 56 + p * 100;
     ctx.fillStyle = COLORS[p % 4];
@@ -222,7 +230,8 @@ function resultText(replay) {
   const n = result.ranks.length;
   const winners = [];
   for (let p = 0; p < n; p++) if (result.ranks[p] === 1) winners.push(replay.players?.[p]?.name || `player ${p}`);
-  return winners.length > 1 ? `Tie: ${winners.join(", ")}` : `${winners[0]} wins`;
+  const head = winners.length > 1 ? `Tie: ${winners.join(", ")}` : `${winners[0]} wins`;
+  return result.scores && result.scores.length ? `${head} (${scoreline(result.scores)})` : head;
 }
 
 function playerFields(replay, i, seat) {
@@ -268,6 +277,7 @@ function probe(replay, i) {
     paintColors: PAINT,
     players: n,
     round: board.round,
+    roundText: roundText(replay, board),
     points: board.points,
     paint: paint.filter(Boolean),
     trails,
@@ -281,7 +291,21 @@ function probe(replay, i) {
   };
 }
 
+// What the board's colours and glyphs mean (shown with player 0's colour: every player's are alike).
+function legend() {
+  return [
+    { shape: "square", color: PAINT[0], label: "owned square (its painter's colour, darkened)" },
+    { shape: "inset", color: COLORS[0], label: "trail (a unit's unclosed path)" },
+    { shape: "hatch", color: ZONE, label: "ability zone (over its owner's paint)" },
+    { shape: "dot", color: COLORS[0], label: "unit (number: energy)" },
+    { shape: "ring", color: UPGRADE, label: "upgraded unit (yellow rim)" },
+    { shape: "ring", color: COLORS[0], label: "bubble (number: rounds to pop once recoloured)" },
+    { shape: "diamond", color: BONUS, label: "bonus" },
+  ];
+}
+
 registerRenderer("domains", {
+  legend,
   size: { width: W, height: H },
   colors: COLORS,
   title: () => "Domains",

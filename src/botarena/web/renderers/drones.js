@@ -2,7 +2,7 @@
 // the turn's production, the applied actions (attack arrows), the clash on a round's last turn,
 // round tallies so far and a strip with one cell per round.
 
-import { THEME, registerRenderer } from "../registry.js";
+import { THEME, registerRenderer, scoreline } from "../registry.js";
 
 const W = 960;
 const H = 540;
@@ -156,11 +156,20 @@ function playerFields(replay, i, seat) {
   ];
 }
 
+// What the colours mean: the seats, a drawn round, and the statuses of a bad reply.
+function legend(replay) {
+  return [
+    ...[0, 1].map((seat) => ({ shape: "bar", color: COLORS[seat], label: `${nameOf(replay, seat)} (${SEATS[seat]}): producers and soldiers, log scale` })),
+    { shape: "square", color: DRAW_COLOR, label: "drawn round" },
+    ...Object.entries(STATUS_COLORS).map(([status, color]) => ({ shape: "dot", color, label: `${status} reply` })),
+  ];
+}
+
 function resultText(replay) {
   const details = (replay.result || {}).details;
   if (!details || !details.outcome) return "in progress";
   const totals = details.roundTotals || {};
-  const score = `${totals.player1Wins ?? "?"}–${totals.player2Wins ?? "?"}`;
+  const score = scoreline([totals.player1Wins ?? "?", totals.player2Wins ?? "?"]);
   const drawn = totals.draws ? `, ${plural(totals.draws, "drawn round")}` : "";
   const seat = winnerSeat(details.outcome);
   if (seat < 0) return `Draw ${score}${drawn}`;
@@ -510,5 +519,6 @@ registerRenderer("drones", {
   stepLabel,
   playerFields,
   resultText,
+  legend,
   probe,
 });
