@@ -305,6 +305,24 @@ def _failure_detail(verdict: list[Any], reply: Mapping[str, Any]) -> str:
     return f": {detail}" if detail else ""
 
 
+def unknown_key_notes(replay: Any) -> dict[int, str]:
+    """For each seat whose replies had keys the game does not read (UNKNOWN_KEY warnings): how many,
+    and the first, where."""
+    from botarena.core.status import UNKNOWN_KEY
+
+    found: dict[int, tuple[int, str]] = {}
+    exchanges = [("start", replay.start), *((f"step {i}", s) for i, s in enumerate(replay.steps, start=1))]
+    for where, exchange in exchanges:
+        for seat, verdict in enumerate((exchange or {}).get("verdicts") or []):
+            for warning in verdict[3] if len(verdict) > 3 and verdict[3] else []:
+                if warning.get("code") == UNKNOWN_KEY:
+                    count, first = found.get(seat, (0, f"{where}: {warning.get('detail', '')}"))
+                    found[seat] = (count + 1, first)
+    return {
+        seat: f"{count} unknown keys ignored, the first at {first}" for seat, (count, first) in found.items()
+    }
+
+
 STDERR_TAIL_LINES = 5
 """How many of a failing bot's last log lines `play` prints under its failure."""
 
@@ -313,6 +331,10 @@ def _print_failures(replay: Any, specs: Sequence[str]) -> bool:
     """A line on stderr for each seat whose bot crashed or never played (seat, bot as given, status,
     reason, where, detail), then the last lines of its log: the match went on without it, and the
     table above is its result. True if some seat never played."""
+    for seat, note in sorted(unknown_key_notes(replay).items()):
+        print(
+            f"botarena: seat {seat} ({replay.players[seat].get('name', '?')}) {note}"[:400], file=sys.stderr
+        )
     never = False
     for seat, what in sorted(first_failures(replay).items()):
         name = replay.players[seat].get("name", "?")

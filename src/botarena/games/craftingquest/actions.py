@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botarena.core.numbers import as_wire_int
+from botarena.core.status import Warning, unknown_key_warnings
 from botarena.games.craftingquest.constants import ITEM_RANK, OBJECT_TYPES, RESOURCE_TYPES
 from botarena.games.craftingquest.geometry import player_unit_ids
 
@@ -205,6 +206,33 @@ def _fields(name: str, payload: dict[str, Any], unit: int, max_quantity: int) ->
     if name == "buy":
         return Buy(unit, _object_id(payload, "blueprint"))
     return BuildTower(unit)
+
+
+_COMMON_KEYS = frozenset({"action", "unit", "error"})
+ACTION_KEYS: dict[str, frozenset[str]] = {
+    name: _COMMON_KEYS | frozenset(extra)
+    for name, extra in {
+        "move": ("x", "y"),
+        "dig": (),
+        "scan": (),
+        "pickup": ("items",),
+        "drop": ("items",),
+        "craft": ("object", "ingredients", "alternative"),
+        "sell": ("object", "quantity"),
+        "buy": ("blueprint",),
+        "build_tower": (),
+        "end_turn": (),
+    }.items()
+}
+"""The keys each action reads (spec 5.2); any other is ignored with an UNKNOWN_KEY warning."""
+
+
+def unknown_action_keys(payload: Any) -> list[Warning]:
+    """UNKNOWN_KEY warnings for the keys of an action that its kind does not read."""
+    if not isinstance(payload, dict):
+        return []
+    known = ACTION_KEYS.get(payload.get("action"))  # type: ignore[arg-type]
+    return [] if known is None else unknown_key_warnings(payload, known)
 
 
 def parse_action(payload: Any, player: int, max_quantity: int) -> Action | ActionError:

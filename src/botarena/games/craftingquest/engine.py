@@ -20,7 +20,7 @@ from botarena.core.game import Engine, MatchResult, Step
 from botarena.core.protocol import DISCONNECTED, MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed
 from botarena.core.status import Reason, Status
-from botarena.games.craftingquest.actions import ActionError, parse_action
+from botarena.games.craftingquest.actions import ActionError, parse_action, unknown_action_keys
 from botarena.games.craftingquest.config import GAME_ID, CraftingQuestConfig
 from botarena.games.craftingquest.geometry import PLAYERS, Cell
 from botarena.games.craftingquest.observe import (
@@ -226,7 +226,10 @@ class CraftingQuestEngine(Engine):
         self.dirty = set()
         # an unreadable line is the game's OperandError (5.5); the transport's reason stays as detail
         detail = reply.reason if reply.status is Status.INVALID else None
-        verdict = Verdict(reply.seat, Status(event["status"]), event["reason"], list(reply.warnings), detail)
+        warnings = list(reply.warnings)
+        if reply.status is Status.OK:
+            warnings += unknown_action_keys(reply.payload)
+        verdict = Verdict(reply.seat, Status(event["status"]), event["reason"], warnings, detail)
         return Step(record, [verdict])
 
     def _act(self, answer: Any) -> dict[str, Any]:

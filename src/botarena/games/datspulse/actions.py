@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from botarena.core.numbers import as_wire_int
+from botarena.core.status import Warning, unknown_key_warnings
 from botarena.games.datspulse.hexgrid import Hex, adjacent
 from botarena.games.datspulse.logs import at
 
@@ -56,6 +57,24 @@ def not_adjacent(ant: str, a: Hex, b: Hex) -> str:
 
 def tile_not_found(ant: str, h: Hex) -> str:
     return f"ant {ant} cannot move to {at(h)}, tile not found"
+
+
+BODY_KEYS = frozenset({"moves", "error"})
+"""The keys of a lockstep reply (§5's moves body, and the kit's `error`)."""
+ENTRY_KEYS = frozenset({"ant", "path"})
+"""The keys of a `moves` entry (§5)."""
+
+
+def unknown_keys(body: dict[str, Any]) -> list[Warning]:
+    """UNKNOWN_KEY warnings for the keys of a lockstep reply and of its entries that §5 does not
+    define: the platform's note to the bot author (the event's REST API answers as the event did)."""
+    warnings = unknown_key_warnings(body, BODY_KEYS)
+    moves = body.get("moves")
+    if isinstance(moves, list):
+        for index, entry in enumerate(moves):
+            if isinstance(entry, dict):
+                warnings += unknown_key_warnings(entry, ENTRY_KEYS, f"moves[{index}]: ")
+    return warnings
 
 
 def command_list(body: Any) -> list[Any]:

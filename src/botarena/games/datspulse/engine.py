@@ -37,7 +37,7 @@ from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed
 from botarena.core.status import Reason, Status, Warning
 from botarena.games.datspulse import observe
-from botarena.games.datspulse.actions import AntView, BodyError, validate_moves
+from botarena.games.datspulse.actions import AntView, BodyError, unknown_keys, validate_moves
 from botarena.games.datspulse.config import GAME_ID, DatsPulseConfig
 from botarena.games.datspulse.observe import end_payload, start_payload, turn_payload
 from botarena.games.datspulse.rules import (
@@ -380,7 +380,7 @@ class DatsPulseEngine(Engine):
             return Verdict(seat, Status.INVALID, INVALID_BODY, detail=str(exc))
         self._errors[seat] = list(errors)
         warnings: list[Warning] = [{"code": MOVE_REJECTED, "detail": text} for text in errors]
-        return Verdict(seat, Status.OK, None, warnings)
+        return Verdict(seat, Status.OK, None, warnings + unknown_keys(payload))
 
     # -- end (§7.6, §6) --------------------------------------------------------------------------
     def end_requests(self) -> list[Request]:

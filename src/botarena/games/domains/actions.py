@@ -6,7 +6,7 @@ from typing import Any
 
 from botarena.core.numbers import as_wire_int
 from botarena.core.protocol import Reply, Verdict
-from botarena.core.status import Reason, Status, Warning
+from botarena.core.status import Reason, Status, Warning, unknown_key_warnings
 from botarena.games.domains.state import Direction, Order, OrderKind
 
 MAX_ORDERS = 1000
@@ -48,6 +48,12 @@ def _error_text(value: Any) -> str:
         return f"<{type(value).__name__}>"
 
 
+REPLY_KEYS = frozenset({"orders", "error"})
+"""The keys of a reply (section 7.1); any other is ignored with an UNKNOWN_KEY warning."""
+ORDER_KEYS = frozenset({"unit", "type", "dir"})
+"""The keys of an order entry (section 7.1)."""
+
+
 def parse_orders(
     payload: Any, unit_table_size: int
 ) -> tuple[list[Order], Status, str | None, list[Warning], str | None]:
@@ -66,13 +72,14 @@ def parse_orders(
     if len(entries) > MAX_ORDERS:
         return [], Status.INVALID, TOO_MANY_ORDERS, [], f"{len(entries)} orders (at most {MAX_ORDERS})"
     orders: list[Order] = []
-    warnings: list[Warning] = []
+    warnings = unknown_key_warnings(payload, REPLY_KEYS)
     seen: set[int] = set()
     for index, entry in enumerate(entries):
         cause = None
         if not isinstance(entry, dict):
             cause = "not an object"
         else:
+            warnings += unknown_key_warnings(entry, ORDER_KEYS, f"entry {index}: ")
             unit = as_wire_int(_plain(entry.get("unit")))
             kind_name = entry.get("type")
             kind = KINDS.get(kind_name) if isinstance(kind_name, str) else None
