@@ -28,10 +28,17 @@ from types import ModuleType
 from typing import Any
 
 from botarena.bots.base import Bot
+from botarena.bots.devops_http import DevopsHttpBot
 from botarena.bots.inprocess import PythonBot
 from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.game import GameInfo
 from botarena.kit import module_bot_factory
+
+NATIVE_URL_BOTS: dict[str, type] = {
+    "devops": DevopsHttpBot,  # `botarena play devops http://...`: the course's HTTP contract (spec 7.1)
+}
+"""Game id -> the bot class that reaches an http(s) URL through the game's own HTTP contract
+(constructed with the URL); other games' URLs get the generic `HttpBot`."""
 
 
 @dataclass(frozen=True)
@@ -85,10 +92,9 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
     if spec in game.starter_bots:
         return PythonBot(game.starter_bots[spec], name=spec)
     if spec.startswith(("http://", "https://")):
-        native = game.extras.get("url_bot")
-        if native is not None:  # "module:Class": the game's own HTTP contract (devops spec 7.1)
-            module_name, _, attr = str(native).partition(":")
-            return getattr(importlib.import_module(module_name), attr)(spec)  # type: ignore[no-any-return]
+        native = NATIVE_URL_BOTS.get(game.id)
+        if native is not None:  # the game's own HTTP contract
+            return native(spec)  # type: ignore[no-any-return]
         from botarena.bots.http import HttpBot
 
         return HttpBot(spec)

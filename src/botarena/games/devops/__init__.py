@@ -1,13 +1,20 @@
-"""The Devops Game (`devops`): Ghent University's DevOps course game. Rules: spec devops.md."""
+"""The Devops Game (`devops`): Ghent University's DevOps course game. Rules: spec devops.md.
+
+The package has the shape of every game (docs/architecture.md): config, state, actions (the typed
+moves and their enums, DV-5's move table), rules (the phases of a turn), engine, observe, text and
+bots/ (one `FactionLogic` starter per module, `random.py` the random legal bot, `logic.py` the
+in-process adapter). Beyond the shape: `protocol.py`, the course's native JSON calls (its move
+factory), and `codes.py`, the plain-data rules of the spec 7.5 bonus codes whose HTTP routes are the
+server's (`botarena.server.devops`).
+"""
 
 from __future__ import annotations
 
 from botarena.core.game import GameInfo
 from botarena.games.devops.bots import STARTERS, RandomBot
-from botarena.games.devops.codes import live_routes
 from botarena.games.devops.config import GAME_ID, PRESETS, RULES_VERSION, DevopsConfig
+from botarena.games.devops.engine import DevopsEngine
 from botarena.games.devops.observe import hidden_info_check
-from botarena.games.devops.rules import DevopsEngine
 
 GAME = GameInfo(
     id=GAME_ID,
@@ -30,10 +37,6 @@ GAME = GameInfo(
             "map_height_max": 40,
             "turn_limit": 25,
         },
-        # `botarena play devops http://...` reaches a URL through the course's native HTTP contract
-        "url_bot": "botarena.bots.devops_http:DevopsHttpBot",
         "hidden_info_check": hidden_info_check,
-        # spec 7.5: the bonus-code routes of a `play --live` match (None unless bonus_codes_enabled)
-        "live_routes": live_routes,
     },
 )
