@@ -13,7 +13,6 @@ from typing import Any, NamedTuple
 from botarena.core.numbers import as_wire_int
 from botarena.core.protocol import Reply
 from botarena.core.status import Reason, Status
-from botarena.games.devops.config import UNIT_TYPES
 
 
 class UnitType(StrEnum):
@@ -74,7 +73,7 @@ class BaseMove(NamedTuple):
     """A parsed base move: `unit_type` for BUILD_UNIT, `target` (x, y) for MOVE_BASE."""
 
     type: BaseMoveType
-    unit_type: str | None = None
+    unit_type: UnitType | None = None
     target: tuple[int, int] | None = None
 
 
@@ -93,6 +92,7 @@ Judged = tuple[Move | None, Status, str | None]
 BASE_TYPES: dict[str, BaseMoveType] = {t.value: t for t in BaseMoveType}
 BASE_TYPES["START_BUILDING_UNIT"] = BaseMoveType.BUILD_UNIT
 UNIT_MOVE_TYPES: dict[str, UnitMoveType] = {t.value: t for t in UnitMoveType}
+UNIT_TYPE_NAMES: dict[str, UnitType] = {t.value: t for t in UnitType}
 TARGET_UNIT_MOVES = frozenset({UnitMoveType.ATTACK, UnitMoveType.HEAL, UnitMoveType.CONVERT})
 IDLE_BASE = BaseMove(BaseMoveType.IDLE)
 IDLE_UNIT = UnitMove(UnitMoveType.IDLE)
@@ -150,11 +150,12 @@ def judge_base(
         return None, Status.INVALID, BAD_TYPE
     if kind is BaseMoveType.BUILD_UNIT:
         unit = payload.get("unitToBuild")
-        if type(unit) is not str or unit not in UNIT_TYPES:
+        unit_type = UNIT_TYPE_NAMES.get(unit) if type(unit) is str else None
+        if unit_type is None:
             return None, Status.INVALID, BAD_PARAMETER
-        if unit_cost[unit] > gold:
+        if unit_cost[unit_type] > gold:
             return None, Status.INVALID, UNAFFORDABLE
-        return BaseMove(kind, unit_type=unit), Status.OK, None
+        return BaseMove(kind, unit_type=unit_type), Status.OK, None
     if kind is BaseMoveType.MOVE_BASE:
         target = _location(payload.get("baseLocation"), width, height)
         if target is None:
@@ -200,7 +201,7 @@ def move_json(move: Move | None) -> dict[str, Any] | None:
     kind = move.type.value
     if isinstance(move, BaseMove):
         if move.unit_type is not None:
-            return {"type": kind, "unitToBuild": move.unit_type}
+            return {"type": kind, "unitToBuild": move.unit_type.value}
         if move.target is not None:
             return {"type": kind, "baseLocation": {"x": move.target[0], "y": move.target[1]}}
         return {"type": kind}

@@ -1,11 +1,22 @@
 """The Devops course's native JSON calls: the move factory of spec 7.3, snake_case equivalents of the
 course's Java `MoveFactory`. Each builds the JSON body of a move exactly as the course's services send
 it (`POST /moves/base`, `POST /moves/unit`), which is what a `FactionLogic` returns; the typed moves
-the engine plays are `actions.BaseMove` and `actions.UnitMove`, with the move table of DV-5."""
+the engine plays are `actions.BaseMove` and `actions.UnitMove`."""
 
 from __future__ import annotations
 
 from typing import Any
+
+# Spec 7.3: the module also exports the enums, the DV-5 move table and the DV-2 neighbour order, so
+# bots can check a move before sending it
+from botarena.games.devops.actions import (
+    MOVES_BY_UNIT_TYPE,
+    BaseMoveType,
+    BonusType,
+    UnitMoveType,
+    UnitType,
+)
+from botarena.games.devops.state import NEIGHBOUR_OFFSETS as NEIGHBOUR_ORDER
 
 # The seed's MANUFACTURE_BOMB price, for bots whose input has no `context.bombCost` (the course's
 # 2024-25 GameContext, spec 4 and deviation 19, has none)
@@ -101,3 +112,33 @@ def unit_retire() -> dict[str, Any]:
 
 def unit_idle() -> dict[str, Any]:
     return {"type": "IDLE"}
+
+
+__all__ = [
+    "MOVES_BY_UNIT_TYPE",
+    "NEIGHBOUR_ORDER",
+    "SEED_BOMB_COST",
+    "BaseMoveType",
+    "BonusType",
+    "UnitMoveType",
+    "UnitType",
+    "base_build_unit",
+    "base_continue_building",
+    "base_idle",
+    "base_manufacture_bomb",
+    "base_receive_income",
+    "base_relocate",
+    "unit_attack",
+    "unit_clear_bomb",
+    "unit_convert",
+    "unit_deploy_bomb",
+    "unit_fortify_location",
+    "unit_generate_gold",
+    "unit_heal",
+    "unit_idle",
+    "unit_neutralize_location",
+    "unit_pray",
+    "unit_prepare_defense",
+    "unit_retire",
+    "unit_travel_to",
+]

@@ -221,7 +221,8 @@ def receive_income(state: GameState, c: DevopsConfig, f: Faction, move: BaseMove
 
 def build_unit(state: GameState, c: DevopsConfig, f: Faction, move: BaseMove, events: Events) -> Outcome:
     """DV-25."""
-    unit_type = str(move.unit_type)
+    assert move.unit_type is not None
+    unit_type = move.unit_type.value
     cost = effective_unit_cost(c, f, unit_type)
     if f.slot is not None:
         return "ignored", "slot_busy"
