@@ -312,260 +312,287 @@ def apply_base_move(state: GameState, c: DevopsConfig, f: Faction, move: BaseMov
 
 
 # -- unit moves (DV-31 .. DV-48) -------------------------------------------------------------------
-class UnitTurn:
-    """What a unit move's rule works on: the state, the config, the acting faction and unit, the
-    tile the unit stands on, and the turn's events."""
-
-    __slots__ = ("board", "c", "events", "f", "owner", "state", "tile", "unit")
-
-    def __init__(self, state: GameState, c: DevopsConfig, f: Faction, unit: Unit, events: Events) -> None:
-        self.state, self.c, self.f, self.unit, self.events = state, c, f, unit, events
-        self.board = state.board
-        self.tile = self.board.index(unit.x, unit.y)
-        self.owner = self.board.owner[self.tile]
-
-    def pay(self, kind: UnitMoveType) -> bool:
-        """DV-48, after the move's own conditions: the move's gold, if the faction has it."""
-        cost = self.c.move_cost(kind)
-        if cost > 0:
-            if self.f.gold < cost:
-                return False
-            self.f.gold -= cost
-        return True
-
-    def target(self, target_id: int | None, friendly: bool) -> tuple[Unit | None, str | None]:
-        """DV-36, DV-40, DV-41: a live target unit of the right side, adjacent to the actor."""
-        target = self.state.units.get(target_id) if target_id is not None else None
-        if target is None:
-            return None, "no_target"
-        if friendly and target.owner != self.unit.owner:
-            return None, "target_not_friendly"
-        if not friendly and target.owner == self.unit.owner:
-            return None, "target_not_enemy"
-        if self.board.distance(self.unit.x, self.unit.y, target.x, target.y) != 1:
-            return None, "not_adjacent"
-        return target, None
-
-    def remove(self, unit: Unit) -> None:
-        self.state.remove_unit(unit, self.c.unit_upkeep[unit.type])
-
-
-UnitRule = Callable[[UnitTurn, UnitMove], Outcome]
+# Each rule takes (state, config, acting faction, acting unit, move, events); "tile" is the tile the
+# unit stands on when the move is applied.
+UnitRule = Callable[[GameState, DevopsConfig, Faction, Unit, UnitMove, Events], Outcome]
 INSUFFICIENT_GOLD: Outcome = ("ignored", "insufficient_gold")
 
 
-def travel(u: UnitTurn, move: UnitMove) -> Outcome:
+def paid(c: DevopsConfig, f: Faction, kind: UnitMoveType) -> bool:
+    """DV-48, after the move's own conditions: the move's gold, if the faction has it."""
+    cost = c.move_cost(kind)
+    if cost > 0:
+        if f.gold < cost:
+            return False
+        f.gold -= cost
+    return True
+
+
+def find_target(
+    state: GameState, unit: Unit, target_id: int | None, friendly: bool
+) -> tuple[Unit | None, str | None]:
+    """DV-36, DV-40, DV-41: a live target unit of the right side, adjacent to the actor."""
+    target = state.units.get(target_id) if target_id is not None else None
+    if target is None:
+        return None, "no_target"
+    if friendly and target.owner != unit.owner:
+        return None, "target_not_friendly"
+    if not friendly and target.owner == unit.owner:
+        return None, "target_not_enemy"
+    if state.board.distance(unit.x, unit.y, target.x, target.y) != 1:
+        return None, "not_adjacent"
+    return target, None
+
+
+def travel(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-31, then DV-32."""
     assert move.target is not None
     x, y = move.target
-    if u.board.distance(u.unit.x, u.unit.y, x, y) != 1:
+    board = state.board
+    if board.distance(unit.x, unit.y, x, y) != 1:
         return "ignored", "not_adjacent"
-    if u.board.index(x, y) in u.board.unit_at:
+    if board.index(x, y) in board.unit_at:
         return "ignored", "target_occupied"
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    u.state.move_unit(u.unit, x, y)
-    detonate(u)
+    state.move_unit(unit, x, y)
+    detonate(state, c, unit, events)
     return APPLIED
 
 
-def detonate(u: UnitTurn) -> None:
+def detonate(state: GameState, c: DevopsConfig, unit: Unit, events: Events) -> None:
     """DV-32: a non-SAPPER stepping on another faction's bomb outside its own territory."""
-    unit, board = u.unit, u.board
+    board = state.board
     tile = board.index(unit.x, unit.y)
     bomb_owner = board.bomb.get(tile)
     if bomb_owner is None or unit.type == "SAPPER" or bomb_owner == unit.owner:
         return
     if board.owner[tile] == unit.owner:
         return
-    u.remove(unit)
+    state.remove_unit(unit, c.unit_upkeep[unit.type])
     del board.bomb[tile]
-    u.state.dirty.add(tile)
-    g = u.state.faction(bomb_owner)
+    state.dirty.add(tile)
+    g = state.faction(bomb_owner)
     g.kills += 1
-    g.score += u.c.score_kill
-    u.events.append({"event": "detonation", "faction": bomb_owner, "unit": unit.id, "x": unit.x, "y": unit.y})
+    g.score += c.score_kill
+    events.append({"event": "detonation", "faction": bomb_owner, "unit": unit.id, "x": unit.x, "y": unit.y})
 
 
-def conquer(u: UnitTurn, move: UnitMove) -> Outcome:
+def conquer(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-33."""
-    if u.owner != 0:
+    board = state.board
+    tile = board.index(unit.x, unit.y)
+    if board.owner[tile] != 0:
         return "ignored", "not_neutral"
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    c = u.c
-    u.state.set_owner(u.tile, u.f.id)
-    u.f.score += c.score_conquer + (c.score_conquer_resource if u.board.resource[u.tile] else 0)
+    state.set_owner(tile, f.id)
+    f.score += c.score_conquer + (c.score_conquer_resource if board.resource[tile] else 0)
     return APPLIED
 
 
-def neutralize(u: UnitTurn, move: UnitMove) -> Outcome:
+def neutralize(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-34 (and DV-20's RUSH_ATTACK)."""
-    if u.owner == 0 or u.owner == u.f.id:
+    board = state.board
+    tile = board.index(unit.x, unit.y)
+    owner = board.owner[tile]
+    if owner == 0 or owner == f.id:
         return "ignored", "not_enemy_tile"
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    c, f, board, tile = u.c, u.f, u.board, u.tile
     if board.fortified[tile]:
         board.fortified[tile] = 0
-        u.state.dirty.add(tile)
+        state.dirty.add(tile)
     elif "RUSH_ATTACK" in f.bonuses:
-        u.state.set_owner(tile, f.id)
+        state.set_owner(tile, f.id)
         f.score += c.score_neutralize + c.score_conquer
         f.score += c.score_conquer_resource if board.resource[tile] else 0
     else:
-        u.state.set_owner(tile, 0)
+        state.set_owner(tile, 0)
         f.score += c.score_neutralize
     return APPLIED
 
 
-def generate_gold(u: UnitTurn, move: UnitMove) -> Outcome:
+def generate_gold(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-35."""
-    if u.owner != u.f.id:
+    board = state.board
+    tile = board.index(unit.x, unit.y)
+    if board.owner[tile] != f.id:
         return "ignored", "not_own_tile"
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    gain = u.c.generated(u.unit.type)
-    if u.unit.type == "WORKER" and u.board.resource[u.tile]:
-        gain *= u.c.worker_resource_multiplier
-    u.f.gold += gain * income_factor(u.c, u.f)
+    gain = c.generated(unit.type)
+    if unit.type == "WORKER" and board.resource[tile]:
+        gain *= c.worker_resource_multiplier
+    f.gold += gain * income_factor(c, f)
     return APPLIED
 
 
-def attack(u: UnitTurn, move: UnitMove) -> Outcome:
+def attack(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-36."""
-    target, why = u.target(move.target_unit, friendly=False)
+    target, why = find_target(state, unit, move.target_unit, friendly=False)
     if target is None:
         return "ignored", why
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    c, f = u.c, u.f
     if target.enlightened:
         target.enlightened = False
     else:
-        damage = c.unit_damage[u.unit.type]
+        damage = c.unit_damage[unit.type]
         if target.defense:
             damage //= c.defense_divisor
             target.defense = False
         target.health -= damage
     if target.health <= 0:
-        u.remove(target)
+        state.remove_unit(target, c.unit_upkeep[target.type])
         f.kills += 1
         f.score += c.score_kill
-        u.events.append({"event": "kill", "faction": f.id, "unit": target.id, "by": u.unit.id})
+        events.append({"event": "kill", "faction": f.id, "unit": target.id, "by": unit.id})
     return APPLIED
 
 
-def prepare_defense(u: UnitTurn, move: UnitMove) -> Outcome:
+def prepare_defense(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-37."""
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    u.unit.defense = True
+    unit.defense = True
     return APPLIED
 
 
-def fortify(u: UnitTurn, move: UnitMove) -> Outcome:
+def fortify(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-38."""
-    if u.owner != u.f.id:
+    board = state.board
+    tile = board.index(unit.x, unit.y)
+    if board.owner[tile] != f.id:
         return "ignored", "not_own_tile"
-    if u.board.fortified[u.tile]:
+    if board.fortified[tile]:
         return "ignored", "already_fortified"
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    u.board.fortified[u.tile] = 1
-    u.state.dirty.add(u.tile)
-    u.f.score += u.c.score_fortify
+    board.fortified[tile] = 1
+    state.dirty.add(tile)
+    f.score += c.score_fortify
     return APPLIED
 
 
-def pray(u: UnitTurn, move: UnitMove) -> Outcome:
+def pray(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-39."""
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    u.unit.enlightened = True
+    unit.enlightened = True
     return APPLIED
 
 
-def heal(u: UnitTurn, move: UnitMove) -> Outcome:
+def heal(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-40."""
-    target, why = u.target(move.target_unit, friendly=True)
+    target, why = find_target(state, unit, move.target_unit, friendly=True)
     if target is None:
         return "ignored", why
-    full = u.c.unit_base_health[target.type]
+    full = c.unit_base_health[target.type]
     if target.health >= full:
         return "ignored", "full_health"
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    target.health = min(full, target.health + u.c.heal_amount)
-    u.f.score += u.c.score_heal
+    target.health = min(full, target.health + c.heal_amount)
+    f.score += c.score_heal
     return APPLIED
 
 
-def convert(u: UnitTurn, move: UnitMove) -> Outcome:
+def convert(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-41."""
-    if not u.unit.enlightened:
+    if not unit.enlightened:
         return "ignored", "not_enlightened"
-    target, why = u.target(move.target_unit, friendly=False)
+    target, why = find_target(state, unit, move.target_unit, friendly=False)
     if target is None:
         return "ignored", why
-    c, f = u.c, u.f
     if f.population >= population_cap(c, f):
         return "ignored", "population_cap"
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     old_owner = target.owner
-    u.state.change_owner(target, f.id, c.unit_upkeep[target.type])
+    state.change_owner(target, f.id, c.unit_upkeep[target.type])
     target.defense = False
     target.enlightened = False
-    u.unit.enlightened = False
+    unit.enlightened = False
     f.score += c.score_convert
-    u.events.append({"event": "convert", "faction": f.id, "unit": target.id, "from": old_owner})
+    events.append({"event": "convert", "faction": f.id, "unit": target.id, "from": old_owner})
     return APPLIED
 
 
-def deploy_bomb(u: UnitTurn, move: UnitMove) -> Outcome:
+def deploy_bomb(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-42 (DV-46: the bomb stays when the tile changes hands)."""
-    if u.owner != u.f.id:
+    board = state.board
+    tile = board.index(unit.x, unit.y)
+    if board.owner[tile] != f.id:
         return "ignored", "not_own_tile"
-    if u.tile in u.board.bomb:
+    if tile in board.bomb:
         return "ignored", "already_rigged"
-    if u.f.bombs < 1:
+    if f.bombs < 1:
         return "ignored", "no_bombs"
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    u.f.bombs -= 1
-    u.board.bomb[u.tile] = u.f.id
-    u.state.dirty.add(u.tile)
+    f.bombs -= 1
+    board.bomb[tile] = f.id
+    state.dirty.add(tile)
     return APPLIED
 
 
-def clear_bomb(u: UnitTurn, move: UnitMove) -> Outcome:
+def clear_bomb(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-43."""
-    if u.tile not in u.board.bomb:
+    board = state.board
+    tile = board.index(unit.x, unit.y)
+    if tile not in board.bomb:
         return "ignored", "not_rigged"
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    bomb_owner = u.board.bomb.pop(u.tile)
-    u.state.dirty.add(u.tile)
-    if bomb_owner != u.f.id:
-        u.f.score += u.c.score_defuse
+    bomb_owner = board.bomb.pop(tile)
+    state.dirty.add(tile)
+    if bomb_owner != f.id:
+        f.score += c.score_defuse
     return APPLIED
 
 
-def retire(u: UnitTurn, move: UnitMove) -> Outcome:
+def retire(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-44."""
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
-    c, unit = u.c, u.unit
-    u.remove(unit)
-    u.f.score -= c.score_create_basic if unit.type in BASIC_TYPES else c.score_create_special
-    u.events.append({"event": "retire", "faction": u.f.id, "unit": unit.id})
+    state.remove_unit(unit, c.unit_upkeep[unit.type])
+    f.score -= c.score_create_basic if unit.type in BASIC_TYPES else c.score_create_special
+    events.append({"event": "retire", "faction": f.id, "unit": unit.id})
     return APPLIED
 
 
-def unit_idle(u: UnitTurn, move: UnitMove) -> Outcome:
+def unit_idle(
+    state: GameState, c: DevopsConfig, f: Faction, unit: Unit, move: UnitMove, events: Events
+) -> Outcome:
     """DV-45 (a configured `unit_move_cost` for IDLE is still paid, DV-48)."""
-    if not u.pay(move.type):
+    if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     return APPLIED
 
@@ -595,7 +622,7 @@ def apply_unit_move(
     unit = state.units.get(unit_id)
     if unit is None or unit.owner != f.id:
         return "skipped", "unit_gone"
-    return UNIT_RULES[move.type](UnitTurn(state, c, f, unit, events), move)
+    return UNIT_RULES[move.type](state, c, f, unit, move, events)
 
 
 # -- end of turn (DV-49 .. DV-51) ------------------------------------------------------------------
