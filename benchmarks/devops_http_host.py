@@ -23,7 +23,7 @@ from typing import Any
 from botarena.bots.devops_http import DevopsHttpBot
 from botarena.core.protocol import MessageType, Request
 from botarena.games.devops import GAME
-from botarena.games.devops.rules import DevopsEngine
+from botarena.games.devops.engine import DevopsEngine
 
 SERVICE = r"""
 import asyncio, sys

@@ -171,7 +171,7 @@ def _play_live(
 
     from botarena.runner import run_match
     from botarena.server.app import ARENA_PAGE, live_events_url, serve
-    from botarena.server.live import LiveHub
+    from botarena.server.live import LIVE_ROUTES, LiveHub, LockedEngine
     from botarena.store import Store
     from botarena.tournament.executor import LiveStreamer
 
@@ -181,18 +181,20 @@ def _play_live(
     outcome: dict[str, Any] = {}
     # a game may serve routes of its own for the running match (devops: spec 7.5 bonus codes)
     match = SimpleNamespace(
-        engine=None, config=config, players=players, organizer_key=secrets.token_urlsafe(16)
+        engine=None,
+        config=config,
+        players=players,
+        organizer_key=secrets.token_urlsafe(16),
+        lock=threading.RLock(),
     )
-    router = None
-    if game.id == "devops":
-        from botarena.games.devops.codes import live_routes
-
-        router = live_routes(match)
+    make_routes = LIVE_ROUTES.get(game.id)
+    router = make_routes(match) if make_routes is not None else None
     if router is not None:
         make_engine = game.new_engine
 
         def new_engine(*args: Any) -> Any:
-            match.engine = make_engine(*args)
+            # the routes run on the server's threads: the engine's phases hold their lock
+            match.engine = LockedEngine(make_engine(*args), match.lock)
             return match.engine
 
         game = dataclasses.replace(game, new_engine=new_engine)
@@ -513,7 +515,7 @@ def devops_service_command(
 ) -> None:
     """Run the Devops Game starter logic service (POST /moves/base, /moves/unit; GET /logs)."""
     from botarena.games.devops.bots import LOGICS
-    from botarena.games.devops.starter_service import serve
+    from botarena.server.devops.starter_service import serve
 
     if bot not in LOGICS:
         raise UserError(f"unknown devops logic {bot!r} (known: {', '.join(sorted(LOGICS))})")

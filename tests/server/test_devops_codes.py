@@ -25,11 +25,11 @@ from botarena.core.replay import read_replay, write_replay
 from botarena.core.status import Status
 from botarena.games.devops import GAME
 from botarena.games.devops.bots import FactionBot
-from botarena.games.devops.bots.basic import Banker
-from botarena.games.devops.codes import live_routes
-from botarena.games.devops.rules import DevopsEngine
+from botarena.games.devops.bots.banker import Banker
+from botarena.games.devops.engine import DevopsEngine
 from botarena.runner import run_match
 from botarena.runner.verify import verify_replay
+from botarena.server.devops.codes import live_routes
 from botarena.store import Store
 
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -214,7 +214,7 @@ def test_play_live_serves_the_codes_of_its_match(tmp_path: Path) -> None:
     import uvicorn
 
     from botarena.games.devops.bots import LOGICS
-    from botarena.games.devops.starter_service import create_app as starter_app
+    from botarena.server.devops.starter_service import create_app as starter_app
     from botarena.server.viewer import bind_socket
 
     sock = bind_socket("127.0.0.1", 0)
@@ -274,3 +274,49 @@ def test_play_live_serves_the_codes_of_its_match(tmp_path: Path) -> None:
     assert {"event": "extra_gold", "faction": 1, "gold": 1000} in records[turn]["events"]
     report = verify_replay(replay)
     assert report.identical, str(report)
+
+
+def test_concurrent_redemptions_are_each_taken_once() -> None:
+    """The routes' threads redeem while the match thread plays its engine behind the same lock
+    (`LockedEngine`, as `play --live` does): every redemption is taken exactly once (DV-20)."""
+    import threading
+
+    from botarena.server.devops.codes import LiveCodes
+    from botarena.server.live import LockedEngine
+
+    overrides = {"bonus_codes_enabled": True, "bonus_duration_turns": 1000, "turn_limit": 100_000}
+    plain = DevopsEngine(GAME.config("smoke", overrides), 1, 2)
+    lock = threading.RLock()
+    e = LockedEngine(plain, lock)
+    match = SimpleNamespace(
+        engine=e, config=plain.config, players=[], organizer_key=ORGANIZER, team_keys=KEYS
+    )
+    match.lock = lock
+    codes = LiveCodes(match)
+    kinds = ["INCOME_MULTIPLIER", "CHEAPER_UNITS", "RUSH_ATTACK"]
+    issued = {
+        kind: [
+            codes.issue(plain.game_id, {"factionId": 1, "type": kind, "validTurns": 100_000}, ORGANIZER)[
+                "code"
+            ]
+            for _ in range(200)
+        ]
+        for kind in kinds
+    }
+
+    def redeem_many(kind: str) -> None:
+        for code in issued[kind]:
+            codes.redeem(plain.game_id, {"factionId": 1, "code": code}, KEYS[1])
+
+    threads = [threading.Thread(target=redeem_many, args=(kind,)) for kind in kinds]
+    taken = 0
+    for thread in threads:
+        thread.start()
+    while any(thread.is_alive() for thread in threads):
+        taken += len(play(e).get("redemptions", []))
+    for thread in threads:
+        thread.join()
+    taken += len(play(e).get("redemptions", []))
+    assert taken == 600
+    assert sorted(plain.state.faction(1).bonuses) == sorted(kinds)
+    assert codes.listing(plain.game_id, "1", KEYS[1]) == []  # all redeemed

@@ -35,6 +35,18 @@ from botarena.core.game import GameInfo
 from botarena.kit import module_bot_factory
 
 
+def _devops_http_bot(url: str) -> Bot:
+    """`botarena play devops http://...`: the course's HTTP contract (devops spec 7.1)."""
+    from botarena.bots.devops_http import DevopsHttpBot  # needs aiohttp (the `http` extra)
+
+    return DevopsHttpBot(url)
+
+
+NATIVE_URL_BOTS: dict[str, Callable[[str], Bot]] = {"devops": _devops_http_bot}
+"""Game id -> what reaches an http(s) URL through the game's own HTTP contract; other games' URLs
+get the generic `HttpBot`."""
+
+
 @dataclass(frozen=True)
 class Isolation:
     """How far to trust the bots a spec names (picklable: it travels to tournament workers)."""
@@ -86,10 +98,9 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
     if spec in game.starter_bots:
         return PythonBot(game.starter_bots[spec], name=spec)
     if spec.startswith(("http://", "https://")):
-        if game.id == "devops":  # the course's own HTTP contract (devops spec 7.1)
-            from botarena.bots.devops_http import DevopsHttpBot
-
-            return DevopsHttpBot(spec)
+        native = NATIVE_URL_BOTS.get(game.id)
+        if native is not None:  # the game's own HTTP contract
+            return native(spec)
         from botarena.bots.http import HttpBot
 
         return HttpBot(spec)

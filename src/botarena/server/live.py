@@ -513,3 +513,43 @@ async def sse_bytes(events: AsyncGenerator[LiveEvent, None]) -> AsyncGenerator[b
                 yield b"event: %s\ndata: %s\n\n" % (event.event.encode(), event.data)
     finally:
         await events.aclose()
+
+
+# -- a live match's own routes ---------------------------------------------------------------------
+
+
+class LockedEngine:
+    """The engine of a live match whose game serves routes of its own: every method call holds
+    `lock`, the lock those routes take, so a route never sees (or changes) the engine in the middle
+    of a phase. The engine itself stays single-threaded plain data; the lock is the server's."""
+
+    def __init__(self, engine: Any, lock: threading.RLock) -> None:
+        self._engine = engine
+        self._lock = lock
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self._engine, name)
+        if not callable(value):
+            return value
+        lock = self._lock
+
+        def locked(*args: Any, **kwargs: Any) -> Any:
+            with lock:
+                return value(*args, **kwargs)
+
+        return locked
+
+
+def _devops_routes(match: Any) -> Any:
+    from botarena.server.devops.codes import live_routes
+
+    return live_routes(match)
+
+
+LIVE_ROUTES: dict[str, Callable[[Any], Any]] = {
+    # spec 7.5: the bonus-code routes of a `play --live` match (None unless bonus_codes_enabled)
+    "devops": _devops_routes,
+}
+"""Game id -> the routes (a FastAPI APIRouter, or None) a live match of that game serves under
+`/api`, given the match (`.engine` once made, `.config`, `.players`, `.organizer_key`, `.lock`).
+The caller wraps the match's engine in a `LockedEngine` on `.lock`."""

@@ -7,7 +7,7 @@ from typing import Any
 from botarena.core.protocol import Reply
 from botarena.core.status import Status
 from botarena.games.devops import GAME
-from botarena.games.devops.rules import DevopsEngine
+from botarena.games.devops.engine import DevopsEngine
 from botarena.games.devops.state import Unit
 
 TEN = {"map_width_min": 10, "map_width_max": 10, "map_height_min": 10, "map_height_max": 10}

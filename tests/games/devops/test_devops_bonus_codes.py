@@ -1,16 +1,14 @@
-"""Spec 7.5 with DV-20 in the engine: redemptions from other threads wait for the next turn's start,
-the step record of that turn lists them, and a re-run takes them from there."""
+"""Spec 7.5 with DV-20 in the engine: a queued redemption waits for the next turn's start, the step
+record of that turn lists them, and a re-run takes them from there; the plain `CodeBook` judges a
+redemption against the engine (410, 423). Redemptions from the server's threads: tests/server."""
 
 from __future__ import annotations
 
-import threading
-
-import pytest
 from devops_testkit import engine, play
 
 from botarena.core.protocol import Reply
 from botarena.core.status import Status
-from botarena.games.devops.rules import RedemptionExpired, RedemptionLocked
+from botarena.games.devops.codes import CodeBook, CodeError
 
 
 def test_a_redemption_during_a_turn_activates_in_the_next_one() -> None:
@@ -30,18 +28,31 @@ def test_a_redemption_during_a_turn_activates_in_the_next_one() -> None:
 
 def test_checked_redemptions_refuse_expired_codes_and_finished_games() -> None:
     e = engine(bonus_codes_enabled=True)
+    book = CodeBook({1: "k1", 2: "k2"}, "boss")
+    issue = {"factionId": 1, "type": "EXTRA_GOLD", "validTurns": 1}
+    expired = book.issue(e, e.game_id, issue, "boss", "code-a")  # valid until turn 0 + 1
+    usable = book.issue(e, e.game_id, {**issue, "validTurns": 2}, "boss", "code-b")
+    second = book.issue(e, e.game_id, {**issue, "factionId": 2, "validTurns": 9}, "boss", "code-c")
+    late = book.issue(e, e.game_id, {**issue, "validTurns": 9}, "boss", "code-d")
     play(e)
     play(e)
-    with pytest.raises(RedemptionExpired):
-        e.redeem(1, "EXTRA_GOLD", 1)
-    assert e.redeem(1, "EXTRA_GOLD", 2) == 3
+
+    def status(code: dict[str, object], key: str) -> int:
+        body = {"factionId": code["factionId"], "code": code["code"]}
+        try:
+            book.redeem(e, e.game_id, body, key)
+        except CodeError as exc:
+            return exc.status
+        return 202
+
+    assert status(expired, "k1") == 410
+    assert book.redeem(e, e.game_id, {"factionId": 1, "code": usable["code"]}, "k1")["activatesAtTurn"] == 3
     e.state.faction(2).defeated = True
-    with pytest.raises(RedemptionLocked):
-        e.redeem(2, "EXTRA_GOLD", 9)
+    assert status(second, "k2") == 423
     e.state.finished = True
-    with pytest.raises(RedemptionLocked):
-        e.redeem(1, "EXTRA_GOLD", 9)
-    assert e.current_turn() == (2, True)
+    assert status(late, "k1") == 423
+    e.state.finished = False
+    assert play(e)[0]["redemptions"] == [{"faction": 1, "type": "EXTRA_GOLD", "validUntilTurn": 2}]
 
 
 def test_restored_inputs_replay_the_recorded_redemptions() -> None:
@@ -57,26 +68,3 @@ def test_restored_inputs_replay_the_recorded_redemptions() -> None:
     edited = {"redemptions": [{"faction": 9, "type": "EXTRA_GOLD", "validUntilTurn": 9}, "x", {"faction": 1}]}
     second.restore_external_inputs(edited)  # nothing usable: the re-run shows no redemption
     assert "redemptions" not in play(second)[0]
-
-
-def test_concurrent_redemptions_are_each_taken_once() -> None:
-    e = engine(bonus_codes_enabled=True, bonus_duration_turns=1000)
-    kinds = ["INCOME_MULTIPLIER", "CHEAPER_UNITS", "RUSH_ATTACK"]
-
-    def redeem_many(kind: str) -> None:
-        for _ in range(200):
-            e.queue_redemption(1, kind, 10_000)
-
-    threads = [threading.Thread(target=redeem_many, args=(kind,)) for kind in kinds]
-    taken = 0
-    for thread in threads:
-        thread.start()
-    while any(thread.is_alive() for thread in threads):
-        record, _, _ = play(e)
-        taken += len(record.get("redemptions", []))
-    for thread in threads:
-        thread.join()
-    record, _, _ = play(e)
-    taken += len(record.get("redemptions", []))
-    assert taken == 600
-    assert sorted(e.state.faction(1).bonuses) == sorted(kinds)

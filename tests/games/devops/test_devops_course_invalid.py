@@ -11,7 +11,7 @@ from devops_testkit import engine, own, unit
 from botarena.core.protocol import Reply
 from botarena.core.status import Status
 from botarena.games.devops import GAME
-from botarena.games.devops.rules import DevopsEngine
+from botarena.games.devops.engine import DevopsEngine
 
 # one of each kind of invalid move the seed says the host ignores: malformed, impossible, unaffordable
 INVALID_UNIT_MOVES: dict[str, dict[str, Any]] = {

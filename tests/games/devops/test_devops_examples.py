@@ -7,7 +7,8 @@ from devops_testkit import TEN, engine, inputs, own, play, unit
 from botarena.core.protocol import Reply
 from botarena.core.status import Status
 from botarena.games.devops import GAME
-from botarena.games.devops.rules import DevopsEngine
+from botarena.games.devops.engine import DevopsEngine
+from botarena.games.devops.rules import setup
 
 IDLE = {"type": "IDLE"}
 ZERO_UPKEEP = {"unit_upkeep": dict.fromkeys(("PIONEER", "WORKER", "FIGHTER", "CLERIC", "SAPPER"), 0)}
@@ -55,8 +56,7 @@ def test_example_01_dv8_shuffle_assigns_positions() -> None:
             return list(range(size))
 
     config = GAME.config(overrides=TEN)
-    e = DevopsEngine(config, 1, 2)
-    state = e._setup(Draws())  # type: ignore[arg-type]
+    state = setup(config, 2, Draws())  # type: ignore[arg-type]
     assert state.faction(2).base == (2, 5) and state.faction(1).base == (7, 5)
     assert [(u.id, u.owner, u.x, u.y) for u in state.units.values()] == [
         (1, 1, 8, 5),

@@ -10,8 +10,8 @@ from botarena.core.protocol import Reply
 from botarena.core.rng import stream
 from botarena.core.status import Status
 from botarena.games.devops import GAME
-from botarena.games.devops.actions import judge_base, judge_unit
-from botarena.games.devops.rules import DevopsEngine
+from botarena.games.devops.actions import UnitMove, UnitMoveType, judge_base, judge_unit
+from botarena.games.devops.engine import DevopsEngine
 
 
 def test_dv3_population_cap_grows_with_territory() -> None:
@@ -130,7 +130,7 @@ def test_section5_tolerant_parsing() -> None:
         10,
         10,
     )
-    assert ok[0] == ("TRAVEL", 3, 4) and ok[1] is Status.OK
+    assert ok[0] == UnitMove(UnitMoveType.TRAVEL, target=(3, 4)) and ok[1] is Status.OK
     attack = judge_unit(
         {"type": "ATTACK", "targetUnit": {"id": 4, "owner": 2, "type": "PIONEER"}},
         "FIGHTER",
@@ -139,7 +139,7 @@ def test_section5_tolerant_parsing() -> None:
         10,
         10,
     )
-    assert attack[0] == ("ATTACK", 4)
+    assert attack[0] == UnitMove(UnitMoveType.ATTACK, target_unit=4)
     assert (
         judge_unit({"type": "TRAVEL", "targetLocation": {"x": 1.5, "y": 0}}, "PIONEER", 0, costs, 10, 10)[2]
         == "bad_parameter"

@@ -1,34 +1,138 @@
-"""Parse and validate replies into typed moves (spec 5.1 tolerant parsing, 5.2 statuses).
+"""A faction's replies to typed moves (spec 5.1 tolerant parsing, 5.2 statuses), and back to JSON.
 
-A parsed move is a tuple: `(type,)`, `(type, unitType)`, `(type, x, y)` or `(type, unitId)`.
-`judge_*` return `(move, status, reason)`; a move is None unless the status is OK.
+The move enums are the types of the actions: a base reply parses into a `BaseMove` carrying its
+`BaseMoveType`, a unit reply into a `UnitMove` carrying its `UnitMoveType`. `judge_*` return
+`(move, status, reason)`; a move is None unless the status is OK.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from enum import StrEnum
+from typing import Any, NamedTuple
 
 from botarena.core.numbers import as_wire_int
-from botarena.core.status import Status
-from botarena.games.devops.config import UNIT_TYPES
-from botarena.games.devops.moves import MOVES_BY_UNIT_TYPE, UnitMoveType
+from botarena.core.protocol import Reply
+from botarena.core.status import Reason, Status
 
-Move = tuple[Any, ...]
+
+class _Named(StrEnum):
+    """A move enum: each member's name is its value, so str's C hash equals Enum's `hash(name)`;
+    the engine looks members up in dicts and sets on every call, and Enum's hash is Python code."""
+
+    __hash__ = str.__hash__
+
+
+class UnitType(_Named):
+    PIONEER = "PIONEER"
+    WORKER = "WORKER"
+    FIGHTER = "FIGHTER"
+    CLERIC = "CLERIC"
+    SAPPER = "SAPPER"
+
+
+class UnitMoveType(_Named):
+    TRAVEL = "TRAVEL"
+    CONQUER_NEUTRAL_TILE = "CONQUER_NEUTRAL_TILE"
+    NEUTRALIZE_ENEMY_TILE = "NEUTRALIZE_ENEMY_TILE"
+    GENERATE_GOLD = "GENERATE_GOLD"
+    ATTACK = "ATTACK"
+    PREPARE_DEFENSE = "PREPARE_DEFENSE"
+    FORTIFY = "FORTIFY"
+    PRAY = "PRAY"
+    HEAL = "HEAL"
+    CONVERT = "CONVERT"
+    DEPLOY_BOMB = "DEPLOY_BOMB"
+    CLEAR_BOMB = "CLEAR_BOMB"
+    RETIRE = "RETIRE"
+    IDLE = "IDLE"
+
+
+class BaseMoveType(_Named):
+    RECEIVE_INCOME = "RECEIVE_INCOME"
+    BUILD_UNIT = "BUILD_UNIT"
+    CONTINUE_BUILDING_UNIT = "CONTINUE_BUILDING_UNIT"
+    MANUFACTURE_BOMB = "MANUFACTURE_BOMB"
+    MOVE_BASE = "MOVE_BASE"
+    IDLE = "IDLE"
+
+
+class BonusType(_Named):
+    EXTRA_GOLD = "EXTRA_GOLD"
+    INCOME_MULTIPLIER = "INCOME_MULTIPLIER"
+    CHEAPER_UNITS = "CHEAPER_UNITS"
+    RUSH_ATTACK = "RUSH_ATTACK"
+
+
+_ALL = ("TRAVEL", "RETIRE", "IDLE")
+MOVES_BY_UNIT_TYPE: dict[str, frozenset[str]] = {
+    "PIONEER": frozenset({*_ALL, "CONQUER_NEUTRAL_TILE", "NEUTRALIZE_ENEMY_TILE", "GENERATE_GOLD", "ATTACK"}),
+    "WORKER": frozenset({*_ALL, "CONQUER_NEUTRAL_TILE", "GENERATE_GOLD", "FORTIFY"}),
+    "FIGHTER": frozenset(
+        {*_ALL, "CONQUER_NEUTRAL_TILE", "NEUTRALIZE_ENEMY_TILE", "ATTACK", "PREPARE_DEFENSE"}
+    ),
+    "CLERIC": frozenset({*_ALL, "ATTACK", "PRAY", "HEAL", "CONVERT"}),
+    "SAPPER": frozenset({*_ALL, "ATTACK", "PREPARE_DEFENSE", "DEPLOY_BOMB", "CLEAR_BOMB"}),
+}
+"""DV-5: the moves each unit type may make."""
+
+
+class BaseMove(NamedTuple):
+    """A parsed base move: `unit_type` for BUILD_UNIT, `target` (x, y) for MOVE_BASE."""
+
+    type: BaseMoveType
+    unit_type: UnitType | None = None
+    target: tuple[int, int] | None = None
+
+
+class UnitMove(NamedTuple):
+    """A parsed unit move: `target` (x, y) for TRAVEL, `target_unit` for ATTACK, HEAL and CONVERT."""
+
+    type: UnitMoveType
+    target: tuple[int, int] | None = None
+    target_unit: int | None = None
+
+
+Move = BaseMove | UnitMove
 Judged = tuple[Move | None, Status, str | None]
 
-BASE_TYPES = frozenset(
-    {"RECEIVE_INCOME", "BUILD_UNIT", "START_BUILDING_UNIT", "CONTINUE_BUILDING_UNIT", "MANUFACTURE_BOMB"}
-    | {"MOVE_BASE", "IDLE"}
-)
-UNIT_MOVE_NAMES = frozenset(m.value for m in UnitMoveType)
-TARGET_UNIT_MOVES = frozenset({"ATTACK", "HEAL", "CONVERT"})
+# the accepted spellings of a base move's type; START_BUILDING_UNIT is the original's alias (DV-25)
+BASE_TYPES: dict[str, BaseMoveType] = {t.value: t for t in BaseMoveType}
+BASE_TYPES["START_BUILDING_UNIT"] = BaseMoveType.BUILD_UNIT
+UNIT_MOVE_TYPES: dict[str, UnitMoveType] = {t.value: t for t in UnitMoveType}
+UNIT_TYPE_NAMES: dict[str, UnitType] = {t.value: t for t in UnitType}
+TARGET_UNIT_MOVES = frozenset({UnitMoveType.ATTACK, UnitMoveType.HEAL, UnitMoveType.CONVERT})
+# the moves without a parameter, made once: a turn parses a hundred moves and more
+PLAIN_BASE_MOVES: dict[BaseMoveType, BaseMove] = {t: BaseMove(t) for t in BaseMoveType}
+PLAIN_UNIT_MOVES: dict[UnitMoveType, UnitMove] = {t: UnitMove(t) for t in UnitMoveType}
+IDLE_BASE = PLAIN_BASE_MOVES[BaseMoveType.IDLE]
+IDLE_UNIT = PLAIN_UNIT_MOVES[UnitMoveType.IDLE]
+# members compared on every call, as plain globals: an Enum class attribute costs ten times more
+_BUILD_UNIT, _MOVE_BASE = BaseMoveType.BUILD_UNIT, BaseMoveType.MOVE_BASE
+_MANUFACTURE_BOMB, _TRAVEL = BaseMoveType.MANUFACTURE_BOMB, UnitMoveType.TRAVEL
 
 BAD_JSON = "bad_json"
 BAD_TYPE = "bad_type"
 TYPE_NOT_ALLOWED = "type_not_allowed"
 BAD_PARAMETER = "bad_parameter"
 UNAFFORDABLE = "unaffordable"
-IDLE_BASE: Move = ("IDLE",)
+TURN_BUDGET = "turn_budget"
+TRANSPORT = "transport"
+EXCEPTION = "exception"
+HTTP_STATUS = "http_status"
+
+
+def transport_reason(reply: Reply) -> str:
+    """Spec 5.2: the reason code of a failed call, from the transport's view of it."""
+    status, reason = reply.status, reply.reason
+    if status is Status.TIMEOUT:
+        return TURN_BUDGET if reason == TURN_BUDGET else Reason.DEADLINE
+    if status is Status.CRASHED:
+        if reason in (Reason.BOT_ERROR, EXCEPTION):
+            return EXCEPTION
+        if reason == HTTP_STATUS:
+            return HTTP_STATUS
+        return TRANSPORT
+    return BAD_JSON
 
 
 def _location(value: Any, width: int, height: int) -> tuple[int, int] | None:
@@ -53,24 +157,26 @@ def judge_base(
     """Spec 5.2 for a base-move reply, against the input's gold and costs (DV-19)."""
     if not isinstance(payload, dict):
         return None, Status.INVALID, BAD_JSON
-    kind = payload.get("type")
-    if type(kind) is not str or kind not in BASE_TYPES:
+    name = payload.get("type")
+    kind = BASE_TYPES.get(name) if type(name) is str else None
+    if kind is None:
         return None, Status.INVALID, BAD_TYPE
-    if kind in ("BUILD_UNIT", "START_BUILDING_UNIT"):
+    if kind is _BUILD_UNIT:
         unit = payload.get("unitToBuild")
-        if type(unit) is not str or unit not in UNIT_TYPES:
+        unit_type = UNIT_TYPE_NAMES.get(unit) if type(unit) is str else None
+        if unit_type is None:
             return None, Status.INVALID, BAD_PARAMETER
-        if unit_cost[unit] > gold:
+        if unit_cost[unit_type] > gold:
             return None, Status.INVALID, UNAFFORDABLE
-        return ("BUILD_UNIT", unit), Status.OK, None
-    if kind == "MOVE_BASE":
+        return BaseMove(kind, unit_type=unit_type), Status.OK, None
+    if kind is _MOVE_BASE:
         target = _location(payload.get("baseLocation"), width, height)
         if target is None:
             return None, Status.INVALID, BAD_PARAMETER
-        return ("MOVE_BASE", *target), Status.OK, None
-    if kind == "MANUFACTURE_BOMB" and bomb_cost > gold:
+        return BaseMove(kind, target=target), Status.OK, None
+    if kind is _MANUFACTURE_BOMB and bomb_cost > gold:
         return None, Status.INVALID, UNAFFORDABLE
-    return (kind,), Status.OK, None
+    return PLAIN_BASE_MOVES[kind], Status.OK, None
 
 
 def judge_unit(
@@ -79,24 +185,24 @@ def judge_unit(
     """Spec 5.2 for a unit-move reply of a unit of `unit_type`, against the input's gold (DV-19)."""
     if not isinstance(payload, dict):
         return None, Status.INVALID, BAD_JSON
-    kind = payload.get("type")
-    if type(kind) is not str or kind not in UNIT_MOVE_NAMES:
+    name = payload.get("type")
+    kind = UNIT_MOVE_TYPES.get(name) if type(name) is str else None
+    if kind is None:
         return None, Status.INVALID, BAD_TYPE
     if kind not in MOVES_BY_UNIT_TYPE[unit_type]:
         return None, Status.INVALID, TYPE_NOT_ALLOWED
-    move: Move
-    if kind == "TRAVEL":
+    if kind is _TRAVEL:
         target = _location(payload.get("targetLocation"), width, height)
         if target is None:
             return None, Status.INVALID, BAD_PARAMETER
-        move = ("TRAVEL", *target)
+        move = UnitMove(kind, target)
     elif kind in TARGET_UNIT_MOVES:
         unit_id = _unit_id(payload.get("targetUnit"))
         if unit_id is None:
             return None, Status.INVALID, BAD_PARAMETER
-        move = (kind, unit_id)
+        move = UnitMove(kind, None, unit_id)
     else:
-        move = (kind,)
+        move = PLAIN_UNIT_MOVES[kind]
     if move_cost.get(kind, 0) > gold:
         return None, Status.INVALID, UNAFFORDABLE
     return move, Status.OK, None
@@ -106,13 +212,15 @@ def move_json(move: Move | None) -> dict[str, Any] | None:
     """The replay form of a parsed move."""
     if move is None:
         return None
-    kind = move[0]
-    if len(move) == 1:
+    kind = move.type.value
+    if isinstance(move, BaseMove):
+        if move.unit_type is not None:
+            return {"type": kind, "unitToBuild": move.unit_type.value}
+        if move.target is not None:
+            return {"type": kind, "baseLocation": {"x": move.target[0], "y": move.target[1]}}
         return {"type": kind}
-    if kind == "BUILD_UNIT":
-        return {"type": kind, "unitToBuild": move[1]}
-    if kind == "MOVE_BASE":
-        return {"type": kind, "baseLocation": {"x": move[1], "y": move[2]}}
-    if kind == "TRAVEL":
-        return {"type": kind, "targetLocation": {"x": move[1], "y": move[2]}}
-    return {"type": kind, "targetUnit": {"id": move[1]}}
+    if move.target is not None:
+        return {"type": kind, "targetLocation": {"x": move.target[0], "y": move.target[1]}}
+    if move.target_unit is not None:
+        return {"type": kind, "targetUnit": {"id": move.target_unit}}
+    return {"type": kind}

@@ -31,10 +31,6 @@ DEFAULT_MOVE_COST = {"FORTIFY": 250, "DEPLOY_BOMB": 25}
 # Spec 5.2, deviation 6: the reasons of a readable reply that asks for a move the rules refuse;
 # `penalty_invalid` prices them (an unreadable reply, `bad_json`, costs `penalty_error`)
 INVALID_MOVE_REASONS = ("bad_type", "type_not_allowed", "bad_parameter", "unaffordable")
-# Spec 4, deviations 2, 3, 19: `botarena` sends the section 4 fields (the 2024-25 model plus `mined`,
-# `bombCost`, `activeBonuses`); `course-2024` sends exactly the fields of the course's 2024-25 model
-# classes, so a strict Jackson mapper (FAIL_ON_UNKNOWN_PROPERTIES) parses every body
-WIRE_MODELS = ("botarena", "course-2024")
 
 
 def _per_type(*values: int) -> dict[str, int]:
@@ -103,6 +99,9 @@ class DevopsConfig:
     penalty_timeout: Annotated[StrictInt, Field(ge=0)] = 100
     penalty_error: Annotated[StrictInt, Field(ge=0)] = 100
     penalty_invalid: Annotated[StrictInt, Field(ge=0)] = 100
+    # Spec 4, deviations 2, 3, 19: `botarena` sends the section 4 fields (the 2024-25 model plus
+    # `mined`, `bombCost`, `activeBonuses`); `course-2024` sends exactly the fields of the course's
+    # 2024-25 model classes, so a strict Jackson mapper (FAIL_ON_UNKNOWN_PROPERTIES) parses every body
     wire_model: Literal["botarena", "course-2024"] = "botarena"
     turn_timeout_ms: Annotated[StrictInt, Field(ge=50, le=60_000)] = 1000
     turn_budget_ms: Annotated[StrictInt, Field(ge=0, le=3_600_000)] = 20_000

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from botarena.games.devops.actions import BonusType
 from botarena.games.devops.config import UNIT_MOVE_TYPES, UNIT_TYPES, DevopsConfig
 from botarena.games.devops.state import Faction, GameState, Unit
 
-BONUS_TYPES = ("EXTRA_GOLD", "INCOME_MULTIPLIER", "CHEAPER_UNITS", "RUSH_ATTACK")
+BONUS_TYPES = tuple(b.value for b in BonusType)  # spec 4 `activeBonuses` lists them in this order
 
 
 def population_cap(config: DevopsConfig, faction: Faction) -> int:

@@ -18,7 +18,6 @@ NEIGHBOUR_OFFSETS: tuple[tuple[int, int], ...] = (
     (1, 1),
 )
 BASIC_TYPES = frozenset({"PIONEER", "WORKER", "FIGHTER"})
-SPECIAL_TYPES = frozenset({"CLERIC", "SAPPER"})
 
 
 @dataclass(slots=True)

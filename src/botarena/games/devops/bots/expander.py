@@ -1,13 +1,13 @@
 """`expander` (spec 10.5): the stronger starter. It remembers every tile it has seen and expands,
-grows its economy and pushes fighters towards enemy territory. Thread-safe (HTTP calls arrive
-concurrently): the shared memory is guarded by a lock."""
+grows its economy and pushes fighters towards enemy territory. Not thread-safe, and needs not be: behind
+HTTP, whose calls arrive concurrently, the starter service (`botarena.server.devops.starter_service`)
+runs the logic on its event loop, one call at a time."""
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
-from botarena.games.devops import moves as m
+from botarena.games.devops import protocol as m
 from botarena.games.devops.bots.logic import SeededLogic
 
 Tile = tuple[int, int]
@@ -16,7 +16,6 @@ Tile = tuple[int, int]
 class Expander(SeededLogic):
     def __init__(self) -> None:
         super().__init__()
-        self.lock = threading.Lock()
         self.reset()
 
     def reset(self) -> None:
@@ -79,9 +78,8 @@ class Expander(SeededLogic):
 
     # -- base --------------------------------------------------------------------------------------
     def next_base_move(self, input: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            self.observe(input)
-            return self._base(input)
+        self.observe(input)
+        return self._base(input)
 
     def _base(self, input: dict[str, Any]) -> dict[str, Any]:
         ctx, faction, slot = input["context"], input["faction"], input["buildSlotState"]
@@ -122,13 +120,12 @@ class Expander(SeededLogic):
 
     # -- units -------------------------------------------------------------------------------------
     def next_unit_move(self, input: dict[str, Any]) -> dict[str, Any]:
-        with self.lock:
-            self.observe(input)
-            self._remember(input)
-            unit = input["unit"]
-            turn = input["context"]["turnNumber"]
-            self.counts.setdefault(unit["type"], {})[unit["id"]] = turn
-            move = self._unit(input)
+        self.observe(input)
+        self._remember(input)
+        unit = input["unit"]
+        turn = input["context"]["turnNumber"]
+        self.counts.setdefault(unit["type"], {})[unit["id"]] = turn
+        move = self._unit(input)
         gold = input["faction"]["gold"]
         if input["context"]["unitMoveCost"].get(move["type"], 0) > gold:
             return m.unit_idle()

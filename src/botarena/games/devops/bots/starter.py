@@ -1,78 +1,11 @@
-"""The simple starter bots of spec 10: `idle`, `banker`, `random` and `starter` (the course's basic
-logic, with the FORTIFY gold fix)."""
+"""`starter` (spec 10.4): the course's basic logic, with the FORTIFY gold fix; a weak baseline on purpose."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from botarena.games.devops import moves as m
+from botarena.games.devops import protocol as m
 from botarena.games.devops.bots.logic import SeededLogic
-
-
-class Idle(SeededLogic):
-    """Spec 10.1: IDLE everywhere."""
-
-    def next_base_move(self, input: dict[str, Any]) -> dict[str, Any]:
-        return m.base_idle()
-
-    def next_unit_move(self, input: dict[str, Any]) -> dict[str, Any]:
-        return m.unit_idle()
-
-
-class Banker(SeededLogic):
-    """Spec 10.2: income and gold, defence for fighters and sappers."""
-
-    def next_base_move(self, input: dict[str, Any]) -> dict[str, Any]:
-        return m.base_receive_income()
-
-    def next_unit_move(self, input: dict[str, Any]) -> dict[str, Any]:
-        unit, here = input["unit"], input["unitLocation"]
-        kind = unit["type"]
-        if kind in ("PIONEER", "WORKER") and here["owner"] == unit["owner"]:
-            return m.unit_generate_gold()
-        if kind in ("FIGHTER", "SAPPER"):
-            return m.unit_prepare_defense()
-        return m.unit_idle()
-
-
-class RandomLogic(SeededLogic):
-    """Spec 10.3: a uniform pick among the moves valid in its input (never penalised)."""
-
-    def next_base_move(self, input: dict[str, Any]) -> dict[str, Any]:
-        self.observe(input)
-        context, faction = input["context"], input["faction"]
-        gold = faction["gold"]
-        options = [m.base_receive_income(), m.base_idle(), m.base_continue_building()]
-        options += [m.base_build_unit(t) for t, cost in context["unitCost"].items() if cost <= gold]
-        # `bombCost` is not in the course's 2024-25 GameContext (wire_model `course-2024`): assume the seed's
-        if context.get("bombCost", m.SEED_BOMB_COST) <= gold:
-            options.append(m.base_manufacture_bomb())
-        options.append(m.base_relocate(faction["base"]))
-        return self.rng.choice(options)
-
-    def next_unit_move(self, input: dict[str, Any]) -> dict[str, Any]:
-        self.observe(input)
-        unit, gold = input["unit"], input["faction"]["gold"]
-        costs = input["context"]["unitMoveCost"]
-        allowed = m.MOVES_BY_UNIT_TYPE[unit["type"]]
-        options: list[dict[str, Any]] = []
-        for kind in sorted(allowed):
-            if costs.get(kind, 0) > gold:
-                continue
-            if kind == "TRAVEL":
-                options += [
-                    m.unit_travel_to(n) for n in input["neighbouringLocations"] if n["occupyingUnit"] is None
-                ]
-            elif kind in ("ATTACK", "CONVERT", "HEAL"):
-                for n in input["neighbouringLocations"]:
-                    other = n["occupyingUnit"]
-                    if other is None:
-                        continue
-                    if (other["owner"] == unit["owner"]) == (kind == "HEAL"):
-                        options.append({"type": kind, "targetUnit": {"id": other["id"]}})
-            elif kind != "RETIRE" or self.rng.random() < 0.05:  # retiring everything ends the fuzzing
-                options.append({"type": kind})
-        return self.rng.choice(options) if options else m.unit_idle()
 
 
 def _random_travel(rng: Any, input: dict[str, Any], fallback: dict[str, Any]) -> dict[str, Any]:

@@ -1,72 +1,26 @@
-"""The move factory (spec 7.3): snake_case equivalents of the course's Java `MoveFactory`, the enums,
-the DV-5 move table and the DV-2 neighbour order, so bots can check a move before sending it."""
+"""The Devops course's native JSON calls: the move factory of spec 7.3, snake_case equivalents of the
+course's Java `MoveFactory`. Each builds the JSON body of a move exactly as the course's services send
+it (`POST /moves/base`, `POST /moves/unit`), which is what a `FactionLogic` returns; the typed moves
+the engine plays are `actions.BaseMove` and `actions.UnitMove`."""
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any
 
-from botarena.games.devops.state import NEIGHBOUR_OFFSETS
+# Spec 7.3: the module also exports the enums, the DV-5 move table and the DV-2 neighbour order, so
+# bots can check a move before sending it
+from botarena.games.devops.actions import (
+    MOVES_BY_UNIT_TYPE,
+    BaseMoveType,
+    BonusType,
+    UnitMoveType,
+    UnitType,
+)
+from botarena.games.devops.state import NEIGHBOUR_OFFSETS as NEIGHBOUR_ORDER
 
-
-class UnitType(StrEnum):
-    PIONEER = "PIONEER"
-    WORKER = "WORKER"
-    FIGHTER = "FIGHTER"
-    CLERIC = "CLERIC"
-    SAPPER = "SAPPER"
-
-
-class UnitMoveType(StrEnum):
-    TRAVEL = "TRAVEL"
-    CONQUER_NEUTRAL_TILE = "CONQUER_NEUTRAL_TILE"
-    NEUTRALIZE_ENEMY_TILE = "NEUTRALIZE_ENEMY_TILE"
-    GENERATE_GOLD = "GENERATE_GOLD"
-    ATTACK = "ATTACK"
-    PREPARE_DEFENSE = "PREPARE_DEFENSE"
-    FORTIFY = "FORTIFY"
-    PRAY = "PRAY"
-    HEAL = "HEAL"
-    CONVERT = "CONVERT"
-    DEPLOY_BOMB = "DEPLOY_BOMB"
-    CLEAR_BOMB = "CLEAR_BOMB"
-    RETIRE = "RETIRE"
-    IDLE = "IDLE"
-
-
-class BaseMoveType(StrEnum):
-    RECEIVE_INCOME = "RECEIVE_INCOME"
-    BUILD_UNIT = "BUILD_UNIT"
-    CONTINUE_BUILDING_UNIT = "CONTINUE_BUILDING_UNIT"
-    MANUFACTURE_BOMB = "MANUFACTURE_BOMB"
-    MOVE_BASE = "MOVE_BASE"
-    IDLE = "IDLE"
-
-
-class BonusType(StrEnum):
-    EXTRA_GOLD = "EXTRA_GOLD"
-    INCOME_MULTIPLIER = "INCOME_MULTIPLIER"
-    CHEAPER_UNITS = "CHEAPER_UNITS"
-    RUSH_ATTACK = "RUSH_ATTACK"
-
-
-_ALL = ("TRAVEL", "RETIRE", "IDLE")
-MOVES_BY_UNIT_TYPE: dict[str, frozenset[str]] = {
-    "PIONEER": frozenset({*_ALL, "CONQUER_NEUTRAL_TILE", "NEUTRALIZE_ENEMY_TILE", "GENERATE_GOLD", "ATTACK"}),
-    "WORKER": frozenset({*_ALL, "CONQUER_NEUTRAL_TILE", "GENERATE_GOLD", "FORTIFY"}),
-    "FIGHTER": frozenset(
-        {*_ALL, "CONQUER_NEUTRAL_TILE", "NEUTRALIZE_ENEMY_TILE", "ATTACK", "PREPARE_DEFENSE"}
-    ),
-    "CLERIC": frozenset({*_ALL, "ATTACK", "PRAY", "HEAL", "CONVERT"}),
-    "SAPPER": frozenset({*_ALL, "ATTACK", "PREPARE_DEFENSE", "DEPLOY_BOMB", "CLEAR_BOMB"}),
-}
-"""DV-5: the moves each unit type may make."""
-
-NEIGHBOUR_ORDER = NEIGHBOUR_OFFSETS
 # The seed's MANUFACTURE_BOMB price, for bots whose input has no `context.bombCost` (the course's
 # 2024-25 GameContext, spec 4 and deviation 19, has none)
 SEED_BOMB_COST = 500
-"""DV-2: (dx, dy) of the 8 neighbours, in the order `neighbouringLocations` lists them."""
 
 
 def _xy(location: Any) -> dict[str, int]:
@@ -158,3 +112,33 @@ def unit_retire() -> dict[str, Any]:
 
 def unit_idle() -> dict[str, Any]:
     return {"type": "IDLE"}
+
+
+__all__ = [
+    "MOVES_BY_UNIT_TYPE",
+    "NEIGHBOUR_ORDER",
+    "SEED_BOMB_COST",
+    "BaseMoveType",
+    "BonusType",
+    "UnitMoveType",
+    "UnitType",
+    "base_build_unit",
+    "base_continue_building",
+    "base_idle",
+    "base_manufacture_bomb",
+    "base_receive_income",
+    "base_relocate",
+    "unit_attack",
+    "unit_clear_bomb",
+    "unit_convert",
+    "unit_deploy_bomb",
+    "unit_fortify_location",
+    "unit_generate_gold",
+    "unit_heal",
+    "unit_idle",
+    "unit_neutralize_location",
+    "unit_pray",
+    "unit_prepare_defense",
+    "unit_retire",
+    "unit_travel_to",
+]

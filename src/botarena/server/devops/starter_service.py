@@ -5,7 +5,8 @@
 Routes: `POST /moves/base`, `POST /moves/unit`, `GET /logs` (spec 7.4). Environment: `HTTP_PORT`
 (default 8080), `SECURE_ENDPOINTS` (default false) and `SECURE_KEY`: when secured, a missing or wrong
 `X-SECURE-KEY` gets 401. An unparseable body gets 400, an exception in the logic 500, other paths 404.
-Calls may arrive concurrently; a new `gameId` resets the logic's memory (the starter bots do that
+Calls may arrive concurrently; the logic runs on the event loop, so it gets one call at a time and
+needs no lock of its own. A new `gameId` resets the logic's memory (the starter bots do that
 themselves, seeded by spec 10's rule) and logs a line.
 """
 
