@@ -151,6 +151,12 @@ def _unit_id(value: Any) -> int | None:
     return as_wire_int(value.get("id"))
 
 
+BASE_MOVE_KEYS = frozenset({"type", "unitToBuild", "baseLocation"})
+"""A BaseMove's keys (spec 7.1); any other is ignored with an UNKNOWN_KEY warning."""
+UNIT_MOVE_KEYS = frozenset({"type", "targetLocation", "targetUnit"})
+"""A UnitMove's keys (spec 7.1)."""
+
+
 def judge_base(
     payload: Any, gold: int, unit_cost: dict[str, int], bomb_cost: int, width: int, height: int
 ) -> Judged:

@@ -18,7 +18,7 @@ from botarena.core.config import ConfigError
 from botarena.core.game import Engine, MatchResult, Step
 from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed, stream
-from botarena.core.status import Status, Warning
+from botarena.core.status import Status, Warning, unknown_key_warnings
 from botarena.games.devops import actions, rules
 from botarena.games.devops.actions import IDLE_BASE, IDLE_UNIT, BaseMove, Move, UnitMove
 from botarena.games.devops.config import GAME_ID, INVALID_MOVE_REASONS, UNIT_MOVE_TYPES, DevopsConfig
@@ -179,7 +179,8 @@ class DevopsEngine(Engine):
             rules.penalise(f, c, status, invalid_move)
             return call, Verdict(reply.seat, status, reason, list(reply.warnings)), None
         call["move"] = actions.move_json(move)
-        return call, Verdict(reply.seat, Status.OK), move
+        known = actions.BASE_MOVE_KEYS if unit_id == 0 else actions.UNIT_MOVE_KEYS
+        return call, Verdict(reply.seat, Status.OK, None, unknown_key_warnings(reply.payload, known)), move
 
     # -- resolution and end of turn (DV-21 .. DV-51) ---------------------------------------------
     def apply(self, replies: list[Reply]) -> Step:
