@@ -116,7 +116,10 @@ def test_leaderboard_rows(page: Any, site: ArenaSite) -> None:
     assert rows.count() == len(ENTRANTS)
     for i, expected in enumerate(board["rows"]):
         row = rows.nth(i)
-        cell = lambda key, row=row: row.get_by_test_id(f"lb-{key}").inner_text()  # noqa: E731
+
+        def cell(key: str, row: Any = row) -> str:
+            return str(row.get_by_test_id(f"lb-{key}").inner_text())
+
         assert cell("rank") == str(expected["rank"])
         assert cell("name") == expected["name"]
         assert cell("ordinal") == f"{expected['ordinal']:.2f}"

@@ -61,7 +61,7 @@ TRUSTED = Isolation()
 """`botarena play`'s default: the person at the keyboard runs their own code."""
 
 
-def untrusted(sandbox: SandboxPolicy | None = SandboxPolicy()) -> Isolation:  # noqa: B008 - frozen
+def untrusted(sandbox: SandboxPolicy | None = SandboxPolicy()) -> Isolation:  # noqa: B008 - a frozen dataclass, safe to share
     """Isolation for strangers' code: .py files as kit subprocesses, sandboxed with `sandbox` if given."""
     return Isolation(python_in_process=False, sandbox=sandbox)
 

@@ -11,6 +11,7 @@ cannot help it.)
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import re
 import sqlite3
 import time
@@ -86,10 +87,8 @@ def make_engine(url: URL) -> Engine:
     """An engine for `url` with the store's connection settings (see the module docstring)."""
     common: dict[str, Any] = {"json_serializer": json_dumps, "json_deserializer": orjson.loads}
     if url.get_backend_name() == "postgresql":
-        try:
-            import psycopg  # noqa: F401
-        except ImportError:
-            raise StoreError("PostgreSQL needs psycopg: pip install 'botarena[postgres]'") from None
+        if importlib.util.find_spec("psycopg") is None:
+            raise StoreError("PostgreSQL needs psycopg: pip install 'botarena[postgres]'")
         return create_engine(
             url,
             pool_pre_ping=True,  # a restarted server must not fail the next request

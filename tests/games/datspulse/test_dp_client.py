@@ -16,7 +16,7 @@ import pytest
 
 aiohttp = pytest.importorskip("aiohttp", reason="the client needs aiohttp (botarena[http])")
 
-from botarena.clients.datspulse import (  # noqa: E402
+from botarena.clients.datspulse import (  # noqa: E402 - after importorskip: skipped without the extra
     RATE_MARGIN_S,
     ClientError,
     ClientOptions,

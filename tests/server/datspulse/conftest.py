@@ -16,12 +16,12 @@ pytest.importorskip("fastapi", reason="the server extra (fastapi) is not install
 pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
 aiohttp = pytest.importorskip("aiohttp", reason="aiohttp is not installed")
 
-from botarena.server.datspulse.server import DatsPulseServer  # noqa: E402
-from botarena.server.datspulse.settings import ServerSettings, parse_settings  # noqa: E402
-from botarena.server.httpconfig import server_config  # noqa: E402
-from botarena.server.live import LiveHub  # noqa: E402
-from botarena.server.viewer import bind_socket  # noqa: E402
-from botarena.store import Store  # noqa: E402
+from botarena.server.datspulse.server import DatsPulseServer  # noqa: E402 - after importorskip: skipped without the extra
+from botarena.server.datspulse.settings import ServerSettings, parse_settings  # noqa: E402 - after importorskip: skipped without the extra
+from botarena.server.httpconfig import server_config  # noqa: E402 - after importorskip: skipped without the extra
+from botarena.server.live import LiveHub  # noqa: E402 - after importorskip: skipped without the extra
+from botarena.server.viewer import bind_socket  # noqa: E402 - after importorskip: skipped without the extra
+from botarena.store import Store  # noqa: E402 - after importorskip: skipped without the extra
 
 TEAMS = {"tok-alpha": "alpha", "tok-beta": "beta", "tok-gamma": "gamma"}
 

@@ -300,7 +300,7 @@ class DatsPulseEngine(Engine):
 
     # -- start (§7.6) ----------------------------------------------------------------------------
     def start_requests(self) -> list[Request]:
-        self.round.turn_no  # generate the map now: a ConfigError comes before any bot is asked  # noqa: B018
+        _ = self.round  # generate the map now: a ConfigError comes before any bot is asked
         lockstep_config = self.config.lockstep_dict()
         return [
             Request(

@@ -569,7 +569,7 @@ class GameInfo:
     def maxNumberOfUnits(self) -> int:
         return int(self._obs.get("unit_table_size", 0))
 
-    def randomNumber(self, l: Any, r: Any) -> int:  # noqa: E741
+    def randomNumber(self, l: Any, r: Any) -> int:  # noqa: E741 - the original C++ API's parameter names
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (l, r)):
             _warn(f"randomNumber: bad bounds {l!r}, {r!r}")
             return l if isinstance(l, int) else 0
