@@ -368,8 +368,9 @@ def config_command(
         print(orjson.dumps([dataclasses.asdict(key) for key in keys]).decode())
         return
     table = Table(title=f"{game_id} config · preset {preset} · presets: {', '.join(sorted(game.presets))}")
-    for column in ("key", "value", "default", "allowed", "meaning"):
-        table.add_column(column, overflow="fold")
+    # Long values (tables such as place_points) fold in a capped column, so the meaning keeps room.
+    for column, cap in (("key", None), ("value", 30), ("default", 30), ("allowed", 26), ("meaning", None)):
+        table.add_column(column, overflow="fold", max_width=cap)
     for key in keys:
         shown = orjson.dumps(key.value).decode()
         default = "" if key.value == key.default else orjson.dumps(key.default).decode()

@@ -38,6 +38,20 @@ def test_every_key_of_every_preset_is_listed_with_its_value(game: object) -> Non
         assert {key.name: key.default for key in keys} == defaults
 
 
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.id)
+def test_every_key_has_a_meaning(game: object) -> None:
+    """Every key `botarena config GAME` lists says what it means, in one short line (the field's
+    description or attribute docstring)."""
+    from botarena.core.game import GameInfo
+
+    assert isinstance(game, GameInfo)
+    keys = describe_config(game.config_class, game.config())
+    missing = [key.name for key in keys if not key.meaning.strip()]
+    assert not missing, f"{game.id}: keys without a meaning: {missing}"
+    for key in keys:
+        assert len(key.meaning) <= 200 and "\n" not in key.meaning, (key.name, key.meaning)
+
+
 def test_the_command_prints_json_and_a_table() -> None:
     listed = botarena("config", "drones", "--preset", "bravolt2018", "--json")
     assert listed.returncode == 0, listed.stderr

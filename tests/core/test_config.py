@@ -59,7 +59,7 @@ def test_integral_floats_are_ints() -> None:
 
 
 def test_unknown_key() -> None:
-    assert error(colour="red") == "unknown config key 'colour'"
+    assert error(colour="red") == "unknown config key 'colour' (`botarena config GAME` lists the keys)"
 
 
 def test_unknown_preset_lists_the_known_ones() -> None:

@@ -15,10 +15,11 @@ RULES_VERSION = "domains_v1"
 class DomainsConfig:
     """Every key of spec section 2, with the original's `config.cnf` values as defaults."""
 
-    __pydantic_config__ = ConfigDict(extra="forbid")
+    __pydantic_config__ = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     num_players: Annotated[StrictInt, Field(ge=1, le=4, description="number of players (matches: 2-4)")] = 2
     rng: Literal["pcg64", "reference"] = "pcg64"
+    """Random source: `pcg64` for play, or `reference` to reproduce the original byte for byte (DR-2, DR-3)"""
     setup_timeout_ms: Annotated[
         StrictInt, Field(ge=10, le=120_000, description="deadline of the start exchange")
     ] = 5000

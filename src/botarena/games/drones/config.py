@@ -19,9 +19,10 @@ PlayerSeed = Annotated[StrictInt, Field(ge=0, le=2**32 - 1)]
 class DronesConfig:
     """Every parameter of spec 2.1. Validated by `botarena.core.config.build_config`."""
 
-    __pydantic_config__ = ConfigDict(extra="forbid")
+    __pydantic_config__ = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     rules: Literal["seed", "bravolt2018"] = "seed"
+    """Rule set: `seed` (integer counts, seeded tie-breaks) or `bravolt2018` (the 2018 original) (§2.2)"""
     rounds: Annotated[StrictInt, Field(ge=1, le=100_000, description="Rounds per match")] = 10
     turn_limit: Annotated[TurnCount, Field(description="Fixed turn limit of every round")] = 10
     turn_limit_range: Annotated[
@@ -30,8 +31,11 @@ class DronesConfig:
     ] = None
     defender_bonus: Annotated[StrictInt, Field(ge=0, le=1000, description="Lone defender's bonus")] = 1
     turn_timeout_ms: Annotated[StrictInt, Field(ge=1, le=60_000)] = 1000
+    """Deadline for a bot's reply to each turn request and to the end request"""
     setup_timeout_ms: Annotated[StrictInt, Field(ge=1, le=120_000)] = 10_000
+    """Deadline for the reply to the start request, process start and module loading included"""
     overage_bank_ms: Annotated[StrictInt, Field(ge=0, le=600_000)] = 0
+    """Each bot's overage bank in ms; 0 means no bank, so every deadline is hard"""
     player_seeds: Annotated[
         tuple[PlayerSeed, PlayerSeed] | None,
         Field(
