@@ -22,7 +22,7 @@ from botarena.games.drones.bots.tactician import (
     projection,
 )
 from botarena.games.drones.bots.testing import Garbage, Greedy, Idle, Kamikaze, RandomLegal, Sleeper
-from botarena.games.drones.rules import DronesEngine
+from botarena.games.drones.engine import DronesEngine
 from botarena.runner import run_match
 
 

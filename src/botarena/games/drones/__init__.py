@@ -6,8 +6,8 @@ from botarena.core.game import GameInfo
 from botarena.games.drones.bots import STARTERS
 from botarena.games.drones.bots.testing import RandomLegal
 from botarena.games.drones.config import EVENT_2018_CONFIG, GAME_ID, PRESETS, RULES_VERSION, DronesConfig
+from botarena.games.drones.engine import DronesEngine
 from botarena.games.drones.protocol import original_result_json
-from botarena.games.drones.rules import DronesEngine
 
 EVENT_2018_TOURNAMENT = {
     "format": "drones-2018",
