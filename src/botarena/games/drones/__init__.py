@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from botarena.core.game import GameInfo
 from botarena.games.drones.bots import STARTERS
-from botarena.games.drones.bots.testing import RandomLegal
+from botarena.games.drones.bots.random import RandomLegal
 from botarena.games.drones.config import EVENT_2018_CONFIG, GAME_ID, PRESETS, RULES_VERSION, DronesConfig
 from botarena.games.drones.engine import DronesEngine
 from botarena.games.drones.protocol import original_result_json
