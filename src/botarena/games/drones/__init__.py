@@ -1,4 +1,21 @@
-"""GameOfDrones (`drones`): the Bravo LT Code Challenge 2018 game. Rules: docs in spec drones.md."""
+"""GameOfDrones (`drones`): the Bravo LT Code Challenge 2018 game. Rules: spec drones.md.
+
+The package has the shape of docs/architecture.md:
+
+- `config.py`: `DronesConfig` (spec 2.1), `PRESETS` (`default`, `bravolt2018`), the 2018 event's config;
+- `state.py`: `MatchState` and its two `Side`s, plain data;
+- `actions.py`: a reply judged into an effective action, `seed` (5.2) and `bravolt2018` (5.3);
+- `rules.py`: the rules GD-1 .. GD-25 as phase functions over the state, in the spec's order;
+- `engine.py`: `DronesEngine`, which sequences the phases over the match's exchanges and records it;
+- `observe.py`: the start, turn and end payloads (section 4) and the round result as a seat sees it;
+- `text.py`: `keyframe_text` (a stored keyframe as ASCII) and `render_step` (a turn or round record);
+- `protocol.py`: the original 2018 engine's MatchResult JSON, byte for byte (spec 7.5);
+- `bots/`: `STARTERS` (spec 10), the random legal bot in `bots/random.py`.
+
+One module more, on the bot side: `api.py`, the typed player API (SDK) for Python bot authors
+(`Bot`, `Observation`, `Action`, ...; examples/drones), as Domains' `api.py` is for Domains. The
+engine never imports it.
+"""
 
 from __future__ import annotations
 
