@@ -43,16 +43,12 @@ class DronesEngine(Engine):
         return generator  # type: ignore[no-any-return]
 
     # -- start (GD-4, GD-5, spec 5.4) ------------------------------------------------------------
-    def player_seed(self, seat: int) -> int:
-        """GD-4: the seat's playerSeed."""
-        return rules.player_seed(self.config, self.seed, seat)
-
     def start_requests(self) -> list[Request]:
         timeout = self.config.setup_timeout_ms
         return [
             Request(
                 seat,
-                start_payload(self.config, self.player_seed(seat)),
+                start_payload(self.config, rules.player_seed(self.config, self.seed, seat)),
                 timeout,
                 MessageType.START,
             )
