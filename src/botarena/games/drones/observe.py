@@ -1,4 +1,8 @@
-"""What each bot sees (spec section 4): its own counts, the tallies and the last round's result."""
+"""What each bot sees (spec section 4): its own counts, the tallies and the last round's result.
+
+`start_payload` (4.1), `turn_observation` (4.2), `round_view` (4.3, GD-23), `end_payload` (4.4), and
+`hidden_info_check`, the game's own check of 4.5 that drives the engine directly.
+"""
 
 from __future__ import annotations
 
