@@ -2,7 +2,7 @@
 
 The package has the shape of docs/architecture.md:
 
-- `config.py`: `DronesConfig` (spec 2.1), `PRESETS` (`default`, `bravolt2018`), the 2018 event's config;
+- `config.py`: `DronesConfig` (spec 2.1), `PRESETS` (`default`, `bravolt2018`), the 2018 event (2.3);
 - `state.py`: `MatchState` and its two `Side`s, plain data;
 - `actions.py`: a reply judged into an effective action, `seed` (5.2) and `bravolt2018` (5.3);
 - `rules.py`: the rules GD-1 .. GD-25 as phase functions over the state, in the spec's order;
@@ -22,16 +22,9 @@ from __future__ import annotations
 from botarena.core.game import GameInfo
 from botarena.games.drones.bots import STARTERS
 from botarena.games.drones.bots.random import RandomLegal
-from botarena.games.drones.config import EVENT_2018_CONFIG, GAME_ID, PRESETS, RULES_VERSION, DronesConfig
+from botarena.games.drones.config import EVENT_2018_TOURNAMENT, GAME_ID, PRESETS, RULES_VERSION, DronesConfig
 from botarena.games.drones.engine import DronesEngine
 from botarena.games.drones.protocol import original_result_json
-
-EVENT_2018_TOURNAMENT = {
-    "format": "drones-2018",
-    "preset": "bravolt2018",
-    "config": {k: v for k, v in EVENT_2018_CONFIG.items() if k != "rules"},
-}
-"""Spec 2.3, the tournament preset `drones_2018_event`: format, game preset and config overrides."""
 
 GAME = GameInfo(
     id=GAME_ID,
