@@ -13,7 +13,7 @@ Run it:   botarena play drones examples/drones/my_bot.py zergy --seed 7 --replay
 
 from __future__ import annotations
 
-from botarena.games.drones.sdk import Action, Bot, MatchEnd, MatchStart, Observation, RoundResult
+from botarena.games.drones.api import Action, Bot, MatchEnd, MatchStart, Observation, RoundResult
 
 MEMORY = 5  # how many recent rounds of the opponent's attacks to remember
 

@@ -21,7 +21,7 @@ Transport = Literal["subprocess", "http", "entrant"]
 TIMEOUT = ("TIMEOUT", Reason.DEADLINE)
 EXITED = ("CRASHED", Reason.PROCESS_EXITED)
 HTTP_ERROR = ("CRASHED", "http_error")
-ORIGINAL_RESOLVE = rules.DronesEngine._resolve
+ORIGINAL_RESOLVE = rules.resolve_clash
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def check_writes(arena: Arena, run: MatchRun) -> str:
 
 
 def check_patch(arena: Arena, run: MatchRun) -> str:
-    assert rules.DronesEngine._resolve is ORIGINAL_RESOLVE, "the engine was patched in the runner"
+    assert rules.resolve_clash is ORIGINAL_RESOLVE, "the engine was patched in the runner"
     assert b"PATCHED-BY-ENTRANT" not in orjson.dumps(run.replay.to_json())
     player = next(p for p in run.replay.players if p["name"] == "patch_engine")
     assert player["kind"] != "python", "the entrant ran in-process"

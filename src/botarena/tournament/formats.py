@@ -21,7 +21,7 @@ Formats (`FORMATS`):
 - `drones-2018`: the GameOfDrones 2018 event (drones spec 2.3 and 6.3): the circle schedule with the
   event's sides, and the spec's standings with the event's per-opponent summary. Users name it
   `drones_2018_event` (the spec's name; `drones-2018` is an alias): for the drones game both also
-  select game preset `bravolt2018` and the event's config (`games.drones.EVENT_2018_TOURNAMENT`).
+  select game preset `bravolt2018` and the event's config (`games.drones.config.EVENT_2018_TOURNAMENT`).
 - `swiss`: rounds paired by score with a maximum-weight matching, no rematch where one is avoidable.
 - `single-elimination`: a seeded bracket; drawn or failed matches are replayed with seats swapped.
 - `ladder`: continuous matchmaking in waves by rating uncertainty; nobody is ever starved of games.

@@ -15,7 +15,7 @@ from botarena.core.protocol import MessageType, Reply, Request
 from botarena.core.registry import get_game
 from botarena.core.status import Reason, Status
 from botarena.games.drones.config import DronesConfig
-from botarena.games.drones.rules import DronesEngine
+from botarena.games.drones.engine import DronesEngine
 
 GAME = get_game("drones")
 BOTH = ("seed", "bravolt2018")

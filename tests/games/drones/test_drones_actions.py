@@ -16,7 +16,7 @@ from botarena.core.protocol import MessageType, Reply
 from botarena.core.status import Reason, Status
 from botarena.games.drones.actions import judge_bravolt, judge_seed
 from botarena.games.drones.bots.examples import Pacifist
-from botarena.games.drones.rules import DronesEngine
+from botarena.games.drones.engine import DronesEngine
 from botarena.runner import run_match
 
 BAD_COUNTS = [

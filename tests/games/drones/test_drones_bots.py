@@ -6,12 +6,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from drones_testbots import Garbage, Greedy, Idle, Kamikaze, Sleeper
 from drones_testkit import GAME, config, new_engine, play_with, reply
 
 from botarena.bots.inprocess import PythonBot
 from botarena.games.drones.bots import STARTERS
 from botarena.games.drones.bots.examples import AdaptiveDefender, Pacifist, Randomonium, Zergy
 from botarena.games.drones.bots.mulberry import Mulberry32
+from botarena.games.drones.bots.random import RandomLegal
 from botarena.games.drones.bots.tactician import (
     Tactician,
     clamp_plan,
@@ -21,8 +23,7 @@ from botarena.games.drones.bots.tactician import (
     producer_switch,
     projection,
 )
-from botarena.games.drones.bots.testing import Garbage, Greedy, Idle, Kamikaze, RandomLegal, Sleeper
-from botarena.games.drones.rules import DronesEngine
+from botarena.games.drones.engine import DronesEngine
 from botarena.runner import run_match
 
 

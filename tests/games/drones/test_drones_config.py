@@ -138,7 +138,7 @@ def test_gd_4_player_seeds_can_be_given_explicitly() -> None:
     # GD-4: by default each seat's playerSeed is bot_seed(match seed, "drones", seat); config key
     # `player_seeds` names both instead, e.g. the original's (s, s + 1000) scheme for parity runs.
     from botarena.core.rng import bot_seed
-    from botarena.games.drones.rules import DronesEngine
+    from botarena.games.drones.engine import DronesEngine
 
     def seeds(config: DronesConfig) -> list[int]:
         engine = DronesEngine(config, 7)

@@ -8,13 +8,14 @@ from typing import Any
 
 import orjson
 import pytest
+from drones_testbots import Garbage
 from drones_testkit import GAME, act, config, new_engine, turn
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from botarena.bots.inprocess import PythonBot
 from botarena.core.replay import read_replay, write_replay
-from botarena.games.drones.bots.testing import Garbage, RandomLegal
+from botarena.games.drones.bots.random import RandomLegal
 from botarena.runner import run_match
 from botarena.runner.verify import verify_replay
 

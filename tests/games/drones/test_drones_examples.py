@@ -29,8 +29,8 @@ from botarena.bots.inprocess import PythonBot
 from botarena.core.protocol import Reply
 from botarena.core.status import Status
 from botarena.games.drones.bots.examples import AdaptiveDefender, Pacifist, Randomonium, Zergy
+from botarena.games.drones.engine import DronesEngine
 from botarena.games.drones.protocol import original_result_json
-from botarena.games.drones.rules import DronesEngine
 from botarena.runner import run_match
 from botarena.tournament.roundrobin import MatchScore, circle_schedule, standings
 

@@ -6,6 +6,7 @@ import dataclasses
 from typing import Any
 
 import pytest
+from drones_testbots import Greedy, Kamikaze
 from drones_testkit import (
     BOTH,
     CRASH,
@@ -33,8 +34,7 @@ from botarena.bots.inprocess import PythonBot
 from botarena.core.protocol import MessageType, Request
 from botarena.core.rng import stream
 from botarena.games.drones.bots.examples import Pacifist, Zergy
-from botarena.games.drones.bots.testing import Greedy, Kamikaze
-from botarena.games.drones.rules import DronesEngine
+from botarena.games.drones.engine import DronesEngine
 from botarena.runner import run_match
 
 # -- 3.1 Match setup -------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from botarena.games.drones import rules
 SIGNATURE = "PATCHED-BY-ENTRANT"
 
 
-def _rigged_resolve(self, trigger):
+def _rigged_resolve(state, config, trigger, rng):
     return rules.PLAYER_NAMES[0], SIGNATURE
 
 
@@ -20,7 +20,7 @@ def _broken_act(payload):
 
 
 def _rig():
-    rules.DronesEngine._resolve = _rigged_resolve
+    rules.resolve_clash = _rigged_resolve
     for thing in gc.get_objects():
         act = getattr(type(thing), "act", None) if not isinstance(thing, type) else None
         if callable(act) and type(thing).__module__ != __name__:

@@ -1,20 +1,32 @@
-"""GameOfDrones (`drones`): the Bravo LT Code Challenge 2018 game. Rules: docs in spec drones.md."""
+"""GameOfDrones (`drones`): the Bravo LT Code Challenge 2018 game. Rules: spec drones.md.
+
+The package has the shape of docs/architecture.md:
+
+- `config.py`: `DronesConfig` (spec 2.1), `PRESETS` (`default`, `bravolt2018`), the 2018 event (2.3);
+- `state.py`: `MatchState` and its two `Side`s, plain data;
+- `actions.py`: a reply judged into an effective action, `seed` (5.2) and `bravolt2018` (5.3);
+- `rules.py`: the rules GD-1 .. GD-25 as phase functions over the state, in the spec's order;
+- `engine.py`: `DronesEngine`, which sequences the phases over the match's exchanges and records it;
+- `observe.py`: the start, turn and end payloads (section 4) and the round result as a seat sees it;
+- `text.py`: `keyframe_text` (a stored keyframe as ASCII) and `render_step` (a turn or round record);
+- `protocol.py`: the original 2018 engine's MatchResult JSON, byte for byte (spec 7.5);
+- `bots/`: `STARTERS` (spec 10), the random legal bot in `bots/random.py`.
+
+One module more, on the bot side: `api.py`, the typed player API (SDK) for Python bot authors
+(`Bot`, `Observation`, `Action`, ...; examples/drones), as Domains' `api.py` is for Domains. The
+engine never imports it.
+"""
 
 from __future__ import annotations
 
-from botarena.core.game import Dynamics, GameInfo, Information, Kits, TournamentPreset
+from botarena.core.game import Dynamics, GameInfo, Information, Kits
 from botarena.games.drones.bots import STARTERS
-from botarena.games.drones.bots.testing import RandomLegal
-from botarena.games.drones.config import EVENT_2018_CONFIG, GAME_ID, PRESETS, RULES_VERSION, DronesConfig
+from botarena.games.drones.bots.random import RandomLegal
+from botarena.games.drones.config import EVENT_2018_TOURNAMENT, GAME_ID, PRESETS, RULES_VERSION, DronesConfig
+from botarena.games.drones.engine import DronesEngine
+from botarena.games.drones.observe import hidden_info_check
 from botarena.games.drones.protocol import original_result_json
-from botarena.games.drones.rules import DronesEngine
-
-EVENT_2018_TOURNAMENT = TournamentPreset(
-    format="drones-2018",
-    preset="bravolt2018",
-    config={k: v for k, v in EVENT_2018_CONFIG.items() if k != "rules"},
-)
-"""Spec 2.3, the tournament preset `drones_2018_event`: format, game preset and config overrides."""
+from botarena.games.drones.text import keyframe_text
 
 GAME = GameInfo(
     id=GAME_ID,
@@ -28,6 +40,8 @@ GAME = GameInfo(
     starter_bots=STARTERS,
     random_bot=RandomLegal,
     keyframe_every=100,
+    text_renderer=keyframe_text,
+    hidden_info_check=hidden_info_check,
     dynamics=Dynamics.SIMULTANEOUS,
     information=Information.HIDDEN,  # during a round a side sees nothing of the other (spec 4.5)
     native_result_json=original_result_json,  # spec 7.5, for `botarena play --original-json`

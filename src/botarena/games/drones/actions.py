@@ -21,7 +21,6 @@ from botarena.core.protocol import Reply, Verdict
 from botarena.core.status import Reason, Status, Warning
 
 Count = int | float
-ACTION_KEYS = ("newProducers", "newSoldiers", "launchAttack")
 NO_ACTION = "NO_ACTION"
 COERCED = "COERCED"
 HOOK_ERROR = "HOOK_ERROR"

@@ -7,6 +7,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StrictInt
 
+from botarena.core.game import TournamentPreset
+
 GAME_ID = "drones"
 RULES_VERSION = "drones_v1"
 MAX_TURN_LIMIT = 50
@@ -72,3 +74,10 @@ EVENT_2018_CONFIG: dict[str, Any] = {
 }
 """Spec 2.3: the game config of the tournament preset `drones_2018_event` (a round robin on the circle
 schedule, `botarena.tournament.roundrobin`). A runner may override `rules` with `seed`."""
+
+EVENT_2018_TOURNAMENT = TournamentPreset(
+    format="drones-2018",
+    preset="bravolt2018",
+    config={k: v for k, v in EVENT_2018_CONFIG.items() if k != "rules"},
+)
+"""Spec 2.3, the tournament preset `drones_2018_event`: format, game preset and config overrides."""

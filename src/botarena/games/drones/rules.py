@@ -1,32 +1,89 @@
-"""The GameOfDrones engine: a match as named phases in the spec's order (GD-1 .. GD-26)."""
+"""GameOfDrones' rules (spec section 3) as phase functions over the match state, in the spec's order.
+
+A match runs: `setup` (GD-1 .. GD-5, with `player_seed` for GD-4); per round `begin_round` (GD-6 ..
+GD-8); per turn, for each side, `produce` with the rule set's `produce_seed` or `produce_bravolt`
+(GD-11 .. GD-16), then `clash_trigger` (GD-17); on a clash `resolve_clash` (GD-18 .. GD-21) inside
+`end_round` (GD-22, GD-24); after the last round `match_outcome` (GD-25).
+
+Turning a reply into an action (GD-10, section 5) is `actions.py`'s; what each bot is told (GD-9,
+GD-23) is `observe.py`'s; who is asked what, and the records, are `engine.py`'s. Randomness comes
+only from the match's named streams (GD-3), which the caller hands in as `rng(name)`.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from botarena.core.game import Engine, MatchResult, Step
-from botarena.core.protocol import MessageType, Reply, Request, Verdict
-from botarena.core.rng import bot_seed, stream
-from botarena.core.status import Reason, Status, Warning
-from botarena.games.drones.actions import (
-    CLAMPED,
-    HOOK_ERROR,
-    Action,
-    Count,
-    as_payload,
-    error_text,
-    judge_bravolt,
-    judge_seed,
-)
+from botarena.core.rng import bot_seed
+from botarena.core.status import Warning
+from botarena.games.drones.actions import CLAMPED, Action, Count
 from botarena.games.drones.config import GAME_ID, DronesConfig
-from botarena.games.drones.observe import end_payload, round_view, start_payload, turn_observation
 from botarena.games.drones.state import DRAW, PLAYER_NAMES, MatchState, Side
 
 TURNS_STREAM = "drones.turns"
 TIEBREAK_STREAM = "drones.tiebreak"
-ANONYMOUS = {"name": "Anonymous Player"}
+
+Streams = Callable[[str], np.random.Generator]
+"""The match's named random streams (GD-3): `rng(name)` gives the stream `name`."""
+
+Production = Callable[[Side, Action, list[Warning]], None]
+"""A rule set's production rule: `produce_seed` (GD-12) or `produce_bravolt` (GD-13)."""
+
+
+# -- 3.1 match setup ----------------------------------------------------------------------------------
+
+
+def setup() -> MatchState:
+    """GD-1, GD-5: two sides, slot 1 and slot 2, with their round tallies at 0; no round started yet."""
+    return MatchState(sides=(Side(), Side()))
+
+
+def player_seed(config: DronesConfig, seed: int, seat: int) -> int:
+    """GD-4: the seat's playerSeed, the platform's `bot_seed` unless config `player_seeds` names it."""
+    if config.player_seeds is not None:
+        return config.player_seeds[seat]
+    return bot_seed(seed, GAME_ID, seat)
+
+
+# -- 3.2 round start ----------------------------------------------------------------------------------
+
+
+def begin_round(state: MatchState, config: DronesConfig, rng: Streams) -> None:
+    """GD-6 .. GD-8: the next round, its turn limit, and both sides back at 1 producer, 0 soldiers.
+
+    After the last round (GD-24) the match is finished instead.
+    """
+    state.round += 1
+    if state.round > config.rounds:
+        state.finished = True
+        return
+    state.turn = 1
+    state.turn_limit = draw_turn_limit(config, rng)
+    for side in state.sides:
+        side.reset_round()
+
+
+def draw_turn_limit(config: DronesConfig, rng: Streams) -> int:
+    """GD-7: fixed, or one draw per round from `drones.turns`."""
+    span = config.turn_limit_range
+    if span is None:
+        return config.turn_limit
+    lo, hi = span
+    return int(rng(TURNS_STREAM).integers(lo, hi + 1))
+
+
+# -- 3.3 turn processing ------------------------------------------------------------------------------
+
+
+def produce(side: Side, action: Action | None, production: Production, warnings: list[Warning]) -> None:
+    """GD-10 .. GD-16 for one side: no action produces nothing and does not attack; an action is
+    produced under the rule set's `production` (which clamps `action` to what was applied)."""
+    if action is not None:
+        production(side, action, warnings)
+    side.attacked = action is not None and action.attack  # GD-16
 
 
 def _integral(value: Count) -> Count:
@@ -37,7 +94,7 @@ def _integral(value: Count) -> Count:
 
 
 def produce_seed(side: Side, action: Action, warnings: list[Warning]) -> None:
-    """GD-12 (seed): integer production, producers served first, capacity read before production."""
+    """GD-11, GD-12 (seed): integer production, producers served first, capacity read before production."""
     capacity = side.producers
     producers = min(action.producers, capacity)
     soldiers = min(action.soldiers, capacity - producers)
@@ -49,7 +106,7 @@ def produce_seed(side: Side, action: Action, warnings: list[Warning]) -> None:
 
 
 def produce_bravolt(side: Side, action: Action, warnings: list[Warning]) -> None:
-    """GD-13 (bravolt2018): the original's binary64 steps, one operation at a time, in order."""
+    """GD-11, GD-13 (bravolt2018): the original's binary64 steps, one operation at a time, in order."""
     capacity = side.producers
     producers = action.producers
     if producers < capacity:
@@ -75,266 +132,83 @@ def _show(value: Count) -> str:
 
 
 def _clamp_warning(action: Action, producers: Count, soldiers: Count) -> Warning:
+    """GD-12 / GD-13: the CLAMPED warning, requested against applied."""
     requested = f"{_show(action.producers)}+{_show(action.soldiers)}"
     return {"code": CLAMPED, "detail": f"requested {requested}, applied {_show(producers)}+{_show(soldiers)}"}
 
 
-class DronesEngine(Engine):
-    """One GameOfDrones match between two seats."""
+def clash_trigger(state: MatchState) -> str | None:
+    """GD-17: a lone attack, both attacking, or the turn limit; else the round goes on (None)."""
+    one, two = state.sides
+    if one.attacked and two.attacked:
+        return "FIELD"
+    if one.attacked or two.attacked:
+        return "ATTACK"
+    if state.turn >= state.turn_limit:
+        return "TURN_LIMIT"
+    return None
 
-    def __init__(self, config: DronesConfig, seed: int, num_players: int = 2) -> None:
-        if num_players != 2:
-            raise ValueError(f"drones needs exactly 2 players, got {num_players}")  # GD-1
-        self.config: DronesConfig = config
-        self.seed = seed
-        self.seed_streams: dict[str, Any] = {}  # GD-3: created on first use; tests may stub them
-        self.state = MatchState(sides=(Side(), Side()))
-        self._judge = judge_seed if config.rules == "seed" else judge_bravolt
-        self._produce = produce_seed if config.rules == "seed" else produce_bravolt
-        self._timeout_ms = config.turn_timeout_ms
 
-    # -- randomness ------------------------------------------------------------------------------
-    def rng(self, name: str) -> np.random.Generator:
-        """The named stream `name` of this match (GD-3), created lazily."""
-        generator = self.seed_streams.get(name)
-        if generator is None:
-            generator = self.seed_streams[name] = stream(self.seed, name)
-        return generator  # type: ignore[no-any-return]
+# -- 3.4 clash resolution -----------------------------------------------------------------------------
 
-    # -- start (GD-4, GD-5) ----------------------------------------------------------------------
-    def player_seed(self, seat: int) -> int:
-        """GD-4: the seat's playerSeed, the platform's `bot_seed` unless config `player_seeds` names it."""
-        if self.config.player_seeds is not None:
-            return self.config.player_seeds[seat]
-        return bot_seed(self.seed, GAME_ID, seat)
 
-    def start_requests(self) -> list[Request]:
-        timeout = self.config.setup_timeout_ms
-        return [
-            Request(
-                seat,
-                start_payload(self.config, self.player_seed(seat)),
-                timeout,
-                MessageType.START,
-            )
-            for seat in (0, 1)
-        ]
+def resolve_clash(state: MatchState, config: DronesConfig, trigger: str, rng: Streams) -> tuple[str, str]:
+    """GD-18 .. GD-21: (outcome, decidedBy) of this turn's clash under the active rule set."""
+    sides = state.sides
+    one, two = sides
+    if trigger == "ATTACK":
+        attacker, defender = (0, 1) if one.attacked else (1, 0)
+        bonus = config.defender_bonus if config.rules == "seed" else 1  # GD-18, GD-20
+        if sides[attacker].soldiers > sides[defender].soldiers + bonus:
+            return PLAYER_NAMES[attacker], "ATTACK_WON"
+        return PLAYER_NAMES[defender], "DEFENCE_HELD"
+    if one.soldiers != two.soldiers:  # GD-19.1, GD-21
+        return PLAYER_NAMES[0 if one.soldiers > two.soldiers else 1], "SOLDIERS"
+    if config.rules == "bravolt2018":  # GD-21: equal soldiers is a draw
+        return DRAW, "DRAW"
+    total_one, total_two = one.producers + one.soldiers, two.producers + two.soldiers
+    if total_one != total_two:  # GD-19.2
+        return PLAYER_NAMES[0 if total_one > total_two else 1], "TOTAL_UNITS"
+    coin = int(rng(TIEBREAK_STREAM).integers(0, 2))  # GD-19.3
+    return PLAYER_NAMES[coin], "RANDOM"
 
-    def apply_start(self, replies: list[Reply]) -> list[Verdict]:
-        verdicts = [self._judge_start(reply) for reply in replies]
-        self._begin_round()
-        return verdicts
 
-    def _judge_start(self, reply: Reply) -> Verdict:
-        """Spec 5.4, the start exchange: its status, and the bot's meta."""
-        side = self.state.sides[reply.seat]
-        if reply.status is not Status.OK:
-            return Verdict(reply.seat, reply.status, reply.reason, list(reply.warnings))
-        payload = reply.payload
-        if type(payload) is not dict and not isinstance(payload, dict):
-            return Verdict(
-                reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="start reply must be an object"
-            )
-        warnings: list[Warning] = []
-        if "error" in payload:
-            if "meta" not in payload:
-                return Verdict(
-                    reply.seat, Status.CRASHED, Reason.BOT_ERROR, detail=error_text(payload["error"])
-                )
-            warnings.append({"code": HOOK_ERROR, "detail": error_text(payload["error"])})
-        if "meta" in payload:
-            side.meta = payload["meta"]
-            # The Node adapter sends a meta whose JSON text had a lone surrogate with U+FFFD in its
-            # place (so the line is UTF-8) and JSON.stringify's own text in `metaJson` (spec 7.3),
-            # which the original MatchResult prints (7.5).
-            exact = payload.get("metaJson")
-            side.meta_json = exact if isinstance(exact, str) else None
-        return Verdict(reply.seat, Status.OK, None, warnings)
+# -- 3.5 round end and match end ----------------------------------------------------------------------
 
-    # -- rounds (GD-6 .. GD-8) -------------------------------------------------------------------
-    def _begin_round(self) -> None:
-        state = self.state
-        state.round += 1
-        if state.round > self.config.rounds:
-            state.finished = True
-            return
-        state.turn = 1
-        state.turn_limit = self._draw_turn_limit()
-        for side in state.sides:
-            side.reset_round()
 
-    def _draw_turn_limit(self) -> int:
-        """GD-7: fixed, or one draw per round from `drones.turns`."""
-        span = self.config.turn_limit_range
-        if span is None:
-            return self.config.turn_limit
-        lo, hi = span
-        return int(self.rng(TURNS_STREAM).integers(lo, hi + 1))
+def end_round(state: MatchState, config: DronesConfig, trigger: str, rng: Streams) -> dict[str, Any]:
+    """GD-22: the clash ends the round; its record (spec 3.6) is kept and the tallies are updated.
 
-    # -- turns (GD-9 .. GD-17) -------------------------------------------------------------------
-    def next_requests(self) -> list[Request]:
-        state = self.state
-        if state.finished:
-            return []
-        timeout, turn, config = self._timeout_ms, state.turn, self.config
-        return [
-            Request(seat, turn_observation(state, config, side), timeout, MessageType.TURN, turn)
-            for seat, side in enumerate(state.sides)
-        ]
+    The next round (GD-24) is the caller's `begin_round`.
+    """
+    one, two = state.sides
+    outcome, decided_by = resolve_clash(state, config, trigger, rng)
+    record = {
+        "round": state.round,
+        "turnLimit": state.turn_limit,
+        "turnsPlayed": state.turn,
+        "trigger": trigger,
+        "decidedBy": decided_by,
+        "outcome": outcome,
+        "player1": one.final(),
+        "player2": two.final(),
+    }
+    if outcome == DRAW:
+        one.draws += 1
+        two.draws += 1
+    else:
+        winner = 0 if outcome == PLAYER_NAMES[0] else 1
+        state.sides[winner].wins += 1
+        state.sides[1 - winner].losses += 1
+    state.round_results.append(record)
+    return record
 
-    def apply(self, replies: list[Reply]) -> Step:
-        state = self.state
-        players: list[dict[str, Any]] = []
-        verdicts: list[Verdict] = []
-        for reply in replies:  # GD-10, GD-11 .. GD-15: judge, then produce
-            side = state.sides[reply.seat]
-            action, verdict = self._judge(reply)
-            if action is not None:
-                self._produce(side, action, verdict.warnings)
-            side.attacked = action is not None and action.attack  # GD-16
-            verdicts.append(verdict)
-            entry: dict[str, Any] = {
-                "status": verdict.status.value,
-                "reason": verdict.reason,
-                "warnings": verdict.warnings,
-                "requested": reply.payload,
-                "applied": as_payload(action),
-                "producers": side.producers,
-                "soldiers": side.soldiers,
-            }
-            if verdict.detail is not None:
-                entry["detail"] = verdict.detail
-            players.append(entry)
-        record: dict[str, Any] = {"round": state.round, "turn": state.turn, "players": players}
-        trigger = self._clash_trigger()
-        if trigger is None:
-            state.turn += 1
-        else:
-            record["roundResult"] = self._end_round(trigger)
-        return Step(record, verdicts)
 
-    def _clash_trigger(self) -> str | None:
-        """GD-17: a lone attack, both attacking, or the turn limit; else the round goes on."""
-        one, two = self.state.sides
-        if one.attacked and two.attacked:
-            return "FIELD"
-        if one.attacked or two.attacked:
-            return "ATTACK"
-        if self.state.turn >= self.state.turn_limit:
-            return "TURN_LIMIT"
-        return None
-
-    # -- clashes (GD-18 .. GD-21) ----------------------------------------------------------------
-    def _resolve(self, trigger: str) -> tuple[str, str]:
-        """(outcome, decidedBy) of this turn's clash under the active rule set."""
-        one, two = self.state.sides
-        if trigger == "ATTACK":
-            attacker, defender = (0, 1) if one.attacked else (1, 0)
-            bonus = self.config.defender_bonus if self.config.rules == "seed" else 1
-            sides = self.state.sides
-            if sides[attacker].soldiers > sides[defender].soldiers + bonus:
-                return PLAYER_NAMES[attacker], "ATTACK_WON"
-            return PLAYER_NAMES[defender], "DEFENCE_HELD"
-        if one.soldiers != two.soldiers:
-            return PLAYER_NAMES[0 if one.soldiers > two.soldiers else 1], "SOLDIERS"
-        if self.config.rules == "bravolt2018":
-            return DRAW, "DRAW"
-        total_one, total_two = one.producers + one.soldiers, two.producers + two.soldiers
-        if total_one != total_two:
-            return PLAYER_NAMES[0 if total_one > total_two else 1], "TOTAL_UNITS"
-        coin = int(self.rng(TIEBREAK_STREAM).integers(0, 2))
-        return PLAYER_NAMES[coin], "RANDOM"
-
-    # -- round end and match end (GD-22 .. GD-25) ------------------------------------------------
-    def _end_round(self, trigger: str) -> dict[str, Any]:
-        state = self.state
-        one, two = state.sides
-        outcome, decided_by = self._resolve(trigger)
-        record = {
-            "round": state.round,
-            "turnLimit": state.turn_limit,
-            "turnsPlayed": state.turn,
-            "trigger": trigger,
-            "decidedBy": decided_by,
-            "outcome": outcome,
-            "player1": one.final(),
-            "player2": two.final(),
-        }
-        if outcome == DRAW:
-            one.draws += 1
-            two.draws += 1
-        else:
-            winner = 0 if outcome == PLAYER_NAMES[0] else 1
-            state.sides[winner].wins += 1
-            state.sides[1 - winner].losses += 1
-        one.previous_round = round_view(record, 0)
-        two.previous_round = round_view(record, 1)
-        state.round_results.append(record)
-        self._begin_round()
-        return record
-
-    def end_requests(self) -> list[Request]:
-        timeout = self._timeout_ms
-        return [
-            Request(seat, end_payload(side), timeout, MessageType.END, self.state.turn)
-            for seat, side in enumerate(self.state.sides)
-        ]
-
-    def apply_end(self, replies: list[Reply]) -> list[Verdict]:
-        """Spec 4.4 and 5.4: the end exchange gets a status like the start's; the result is final.
-
-        A non-object is INVALID (`not_object`); an `error` (a hook that threw) is a HOOK_ERROR
-        warning, since the reply itself arrived; any other content is ignored.
-        """
-        verdicts: list[Verdict] = []
-        for reply in replies:
-            if reply.status is not Status.OK:
-                verdicts.append(Verdict(reply.seat, reply.status, reply.reason, list(reply.warnings)))
-                continue
-            payload = reply.payload
-            if not isinstance(payload, dict):
-                detail = "end reply must be an object"
-                verdicts.append(Verdict(reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail=detail))
-                continue
-            warnings: list[Warning] = list(reply.warnings)
-            if "error" in payload:
-                warnings.append({"code": HOOK_ERROR, "detail": error_text(payload["error"])})
-            verdicts.append(Verdict(reply.seat, Status.OK, None, warnings))
-        return verdicts
-
-    def result(self) -> MatchResult:
-        one, two = self.state.sides
-        if one.wins > two.wins:
-            outcome, ranks = PLAYER_NAMES[0], [1, 2]
-        elif two.wins > one.wins:
-            outcome, ranks = PLAYER_NAMES[1], [2, 1]
-        else:
-            outcome, ranks = DRAW, [1, 1]
-        details = {
-            "outcome": outcome,
-            "roundTotals": {"player1Wins": one.wins, "player2Wins": two.wins, "draws": one.draws},
-            "scores": [one.wins, two.wins],
-            "meta": [one.meta, two.meta],
-        }
-        if one.meta_json is not None or two.meta_json is not None:
-            details["metaJson"] = [one.meta_json, two.meta_json]
-        return MatchResult(ranks=ranks, scores=[float(one.wins), float(two.wins)], details=details)
-
-    def keyframe(self) -> dict[str, Any]:
-        state = self.state
-        return {
-            "round": min(state.round, self.config.rounds),
-            "turn": state.turn,
-            "turnLimit": state.turn_limit,
-            "finished": state.finished,
-            "players": [
-                {
-                    "producers": s.producers,
-                    "soldiers": s.soldiers,
-                    "wins": s.wins,
-                    "losses": s.losses,
-                    "draws": s.draws,
-                }
-                for s in state.sides
-            ],
-        }
+def match_outcome(state: MatchState) -> tuple[str, list[int]]:
+    """GD-25: (outcome, ranks): more round wins wins; equal round wins is a DRAW, never a coin flip."""
+    one, two = state.sides
+    if one.wins > two.wins:
+        return PLAYER_NAMES[0], [1, 2]
+    if two.wins > one.wins:
+        return PLAYER_NAMES[1], [2, 1]
+    return DRAW, [1, 1]

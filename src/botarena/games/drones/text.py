@@ -1,7 +1,14 @@
-"""ASCII rendering of GameOfDrones records (spec 3.6), for debugging and tests.
+"""GameOfDrones as ASCII (spec 3.6), for `botarena replay FILE --text`, tests and debugging.
+
+`keyframe_text(keyframe)` draws a keyframe as `DronesEngine.keyframe` makes it and the replay stores
+it (the `state` of an entry of `replay.keyframes`), for example:
+
+    round 2, turn 3 of 10
+      PLAYER 1  (4, 0)  wins 1  losses 0  draws 0
+      PLAYER 2  (1, 2)  wins 0  losses 1  draws 0
 
 `render_step(record)` turns a turn record (and the round record riding on it when the turn ended the
-round) or a bare round record into a few lines of plain text, for example:
+round) or a bare round record into a few lines, for example:
 
     round 1 turn 2
       PLAYER 1  OK                  {P:0 S:1 A}   -> (1, 2)
@@ -94,4 +101,18 @@ def render_step(record: Mapping[str, Any]) -> str:
         lines.append(line.rstrip())
     if "roundResult" in record:
         lines.append(render_round(record["roundResult"]))
+    return "\n".join(lines)
+
+
+def keyframe_text(keyframe: Mapping[str, Any]) -> str:
+    """A keyframe (`DronesEngine.keyframe`, as the replay stores it) as text: where the match stands,
+    each side's counts in the current round and its round tallies."""
+    if keyframe["finished"]:
+        heading = f"match over after round {keyframe['round']}"
+    else:
+        heading = f"round {keyframe['round']}, turn {keyframe['turn']} of {keyframe['turnLimit']}"
+    lines = [heading]
+    for name, side in zip(PLAYER_NAMES, keyframe["players"], strict=True):
+        tallies = f"wins {side['wins']}  losses {side['losses']}  draws {side['draws']}"
+        lines.append(f"  {name}  {_counts(side)}  {tallies}")
     return "\n".join(lines)

@@ -7,6 +7,7 @@ three keys, as the JavaScript twins in kits/drones-js do, so both produce identi
 from __future__ import annotations
 
 import math
+from abc import ABC, abstractmethod
 from typing import Any, ClassVar
 
 from botarena.games.drones.bots.mulberry import Mulberry32
@@ -19,8 +20,8 @@ def action(producers: Any, soldiers: Any, attack: bool = False) -> Payload:
     return {"newProducers": producers, "newSoldiers": soldiers, "launchAttack": attack}
 
 
-class ExampleBot:
-    """Shared plumbing: the bot's meta and its seeded mulberry32."""
+class ExampleBot(ABC):
+    """Shared plumbing: the bot's meta and its seeded mulberry32; each example writes its own `act`."""
 
     meta: ClassVar[Payload] = {"name": "Anonymous Player"}
 
@@ -31,8 +32,9 @@ class ExampleBot:
         self.random = Mulberry32(int(start["playerSeed"]))
         return {"meta": dict(self.meta)}
 
+    @abstractmethod
     def act(self, obs: Payload) -> Payload:
-        raise NotImplementedError  # each example overrides it
+        """The example's action for one turn (spec 10)."""
 
     def end(self, result: Payload) -> Payload:
         return {}

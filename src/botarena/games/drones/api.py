@@ -1,9 +1,9 @@
-"""A small, typed Python SDK for GameOfDrones bots.
+"""The GameOfDrones player API for Python bots: a small, typed SDK (bot side; the engine never uses it).
 
 Subclass `Bot` and override `play_turn`; the optional hooks mirror the 2018 JavaScript contract
 (spec 7.1), which fits the game well:
 
-    from botarena.games.drones.sdk import Action, Bot, Observation
+    from botarena.games.drones.api import Action, Bot, Observation
 
     class MyBot(Bot):
         name = "My bot"

@@ -1,4 +1,4 @@
-"""The Python SDK (sdk.py) and the example bot in examples/drones/my_bot.py."""
+"""The Python player API (api.py, a typed SDK) and the example bot in examples/drones/my_bot.py."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from drones_testkit import E6_TURN_2_OBSERVATION, GAME, config
 
 from botarena.bots.inprocess import PythonBot
-from botarena.games.drones.sdk import Action, Bot, MatchEnd, MatchStart, Observation, RoundResult, SideResult
+from botarena.games.drones.api import Action, Bot, MatchEnd, MatchStart, Observation, RoundResult, SideResult
 from botarena.runner import run_match
 from botarena.runner.verify import verify_replay
 
