@@ -110,8 +110,10 @@ def test_seed_5_2_first_failure_decides() -> None:
 def test_seed_5_2_step6_absent_keys_and_unknown_keys() -> None:
     action, verdict = _seed({})
     assert (action.producers, action.soldiers, action.attack, verdict.status) == (0, 0, False, Status.OK)
+    # 5.1: an unknown key is ignored by the rules; the platform still tells the author (issue 15)
     action, verdict = _seed({"newProducers": 1, "comment": "hi", "launchAttack": False})
-    assert (action.producers, verdict.status, verdict.warnings) == (1, Status.OK, [])
+    assert (action.producers, action.attack, verdict.status) == (1, False, Status.OK)
+    assert verdict.warnings == [{"code": "UNKNOWN_KEY", "detail": "unknown key 'comment' ignored"}]
 
 
 def test_seed_5_2_invalid_turn_is_recorded_and_does_nothing() -> None:

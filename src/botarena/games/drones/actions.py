@@ -18,7 +18,7 @@ from typing import Any
 
 from botarena.core.numbers import as_wire_int, is_wire_number
 from botarena.core.protocol import Reply, Verdict
-from botarena.core.status import Reason, Status, Warning
+from botarena.core.status import Reason, Status, Warning, unknown_key_warnings
 
 Count = int | float
 NO_ACTION = "NO_ACTION"
@@ -51,6 +51,10 @@ def error_text(value: Any) -> str:
         return str(value)
     except Exception:  # e.g. an int beyond str()'s digit limit, or a broken __str__
         return f"<{type(value).__name__}>"
+
+
+ACTION_KEYS = frozenset({"newProducers", "newSoldiers", "launchAttack", "error"})
+"""The keys of an action (spec 5.1); any other is ignored with an UNKNOWN_KEY warning."""
 
 
 def _has_action_key(payload: dict[str, Any]) -> bool:
@@ -89,7 +93,9 @@ def judge_seed(reply: Reply) -> tuple[Action | None, Verdict]:
         and soldiers >= 0
         and "error" not in payload
     ):
-        return Action(producers, soldiers, attack), Verdict(reply.seat, Status.OK, None, [])
+        return Action(producers, soldiers, attack), Verdict(
+            reply.seat, Status.OK, None, unknown_key_warnings(payload, ACTION_KEYS)
+        )
     if "error" in payload and not _has_action_key(payload):
         return None, _bot_error(reply.seat, payload)
     counts: list[int] = []
@@ -108,7 +114,7 @@ def judge_seed(reply: Reply) -> tuple[Action | None, Verdict]:
     if type(attack) is not bool:
         detail = "launchAttack must be a boolean"
         return None, Verdict(reply.seat, Status.INVALID, Reason.BAD_FIELD, detail=detail)
-    warnings: list[Warning] = []
+    warnings = unknown_key_warnings(payload, ACTION_KEYS)
     _hook_error(payload, warnings)
     return Action(counts[0], counts[1], attack), Verdict(reply.seat, Status.OK, None, warnings)
 
@@ -140,7 +146,7 @@ def judge_bravolt(reply: Reply) -> tuple[Action | None, Verdict]:
         return None, Verdict(reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="action must be an object")
     if "error" in payload and not _has_action_key(payload):
         return None, _bot_error(reply.seat, payload)
-    warnings: list[Warning] = []
+    warnings = unknown_key_warnings(payload, ACTION_KEYS)
     producers = _bravolt_count(payload, "newProducers", warnings)
     soldiers = _bravolt_count(payload, "newSoldiers", warnings)
     attack = False
