@@ -106,6 +106,7 @@ NULL_GAME = GameInfo(
     new_engine=NullEngine,
     starter_bots={},
     random_bot=constant_bot,
+    text_renderer=lambda keyframe: str(dict(keyframe)),
     keyframe_every=1_000_000,
 )
 

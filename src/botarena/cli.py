@@ -415,9 +415,12 @@ def replay_command(
     full: Annotated[
         bool, typer.Option("--full", help="--feed: print requests and payloads in full.")
     ] = False,
+    text: Annotated[
+        bool, typer.Option("--text", help="Print every keyframe of the replay as ASCII (the game's text.py).")
+    ] = False,
 ) -> None:
-    """Summarise a replay, re-run it with --verify and prove it identical, or --feed a step's request
-    to a bot and print its reply next to the recorded one."""
+    """Summarise a replay, re-run it with --verify and prove it identical, --feed a step's request
+    to a bot and print its reply next to the recorded one, or print its keyframes as --text."""
     from botarena.core.replay import read_replay
     from botarena.runner.verify import verify_replay
 
@@ -426,6 +429,11 @@ def replay_command(
         if verify:
             raise UserError("--verify and --feed are separate: give one of them")
         _feed(data, feed, seat, bot, request, history, full)
+        return
+    if text:
+        render = get_game(data.game).text_renderer
+        for keyframe in data.keyframes:
+            print(f"-- step {keyframe['step']}\n{render(keyframe['state']).rstrip()}")
         return
     if not verify:
         _print_result(data.game, data.seed, data)

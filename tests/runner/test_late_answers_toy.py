@@ -213,6 +213,7 @@ TOY = GameInfo(
     new_engine=_new_toy,
     starter_bots={"turn_ender": _turn_ender},
     random_bot=_turn_ender,
+    text_renderer=lambda keyframe: str(dict(keyframe)),
 )
 
 

@@ -214,8 +214,8 @@ class GameInfo:
     new_engine: Callable[[Any, int, int], Engine]
     starter_bots: Mapping[str, BotFactory]
     random_bot: BotFactory
+    text_renderer: TextRenderer
     keyframe_every: int = 50
-    text_renderer: TextRenderer | None = None
     kits: Kits = Kits()
     hidden_info_check: HiddenInfoCheck | None = None
     test_overrides: Mapping[str, Any] = field(default_factory=dict)
