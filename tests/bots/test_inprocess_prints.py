@@ -83,3 +83,88 @@ def test_prints_outside_any_bot_call_are_untouched(capsys: pytest.CaptureFixture
     print("the program's own line")
     bot.close()
     assert "the program's own line" in capsys.readouterr().out
+
+
+def _parts(log: dict[str, Any]) -> dict[int, str]:
+    """A log's text cut by its marks: step -> what was printed while the runner was at it."""
+    data = log["text"].encode()
+    marks = log.get("marks", [])
+    parts: dict[int, str] = {}
+    for i, (step, offset) in enumerate(marks):
+        end = marks[i + 1][1] if i + 1 < len(marks) else len(data)
+        parts[step] = parts.get(step, "") + data[offset:end].decode()
+    return parts
+
+
+COUNTER = """
+import sys
+print("ready", file=sys.stderr, flush=True)
+calls = 0
+def act(obs):
+    global calls
+    calls += 1
+    print(f"call {calls} é", file=sys.stderr, flush=True)
+    return {"newProducers": obs["producers"], "newSoldiers": 0, "launchAttack": False}
+"""
+
+
+class _Counter:
+    def setup(self, payload: Any) -> dict[str, Any]:
+        print("ready")
+        self.calls = 0
+        return {}
+
+    def act(self, obs: Any) -> dict[str, Any]:
+        self.calls += 1
+        print(f"call {self.calls} é")
+        return {"newProducers": obs["producers"], "newSoldiers": 0, "launchAttack": False}
+
+
+def _line_steps(log: dict[str, Any]) -> dict[str, int]:
+    """Each line of a log -> the step of the mark its first byte falls under."""
+    data = log["text"].encode()
+    marks = log.get("marks", [])
+    found, start = {}, 0
+    for line in data.split(b"\n")[:-1]:
+        step = max(s for s, offset in marks if offset <= start)
+        found[line.decode()] = step
+        start += len(line) + 1
+    return found
+
+
+def test_an_in_process_bots_log_is_marked_with_the_step_of_each_print() -> None:
+    from botarena.core.registry import get_game
+    from botarena.runner import run_match
+
+    game = get_game("drones")
+    bots = [PythonBot(_Counter, name="counter"), PythonBot(game.starter_bots["pacifist"], name="quiet")]
+    run = run_match(game, bots, seed=1)
+    parts = _parts(run.replay.logs[0])
+    assert parts[0] == "ready\n"  # printed in the start exchange
+    for step in range(1, len(run.replay.steps) + 1):
+        assert parts[step] == f"call {step} é\n"
+    assert "marks" not in run.replay.logs[1]  # pacifist printed nothing
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_a_processs_stderr_is_marked_never_before_its_step(tmp_path: Path, seat: int) -> None:
+    """A process's stderr is read by its own thread, so its marks may lag; they never lead."""
+    from botarena.bots.resolve import resolve_bot
+    from botarena.core.registry import get_game
+    from botarena.runner import run_match
+
+    bot = tmp_path / "counter.py"
+    bot.write_text(COUNTER)
+    game = get_game("drones")
+    kit = resolve_bot(f"cmd:{sys.executable} -m botarena.kit {bot}", game)
+    players = [kit, resolve_bot("pacifist", game)] if seat == 0 else [resolve_bot("pacifist", game), kit]
+    run = run_match(game, players, config=game.config(overrides={"rounds": 2}), seed=1)
+    log = run.replay.logs[seat]
+    steps = [step for step, _ in log["marks"]]
+    offsets = [offset for _, offset in log["marks"]]
+    assert steps == sorted(set(steps)) and offsets == sorted(offsets) and offsets[0] == 0
+    written_at = _line_steps(log)
+    assert written_at.pop("ready") >= 0
+    assert sorted(written_at) == sorted(f"call {n} é" for n in range(1, len(run.replay.steps) + 1))
+    for line, step in written_at.items():
+        assert step >= int(line.split()[1])  # call n is written during step n, and read then or later

@@ -183,3 +183,30 @@ def test_each_seat_panel_holds_its_log_for_the_whole_match(page: Any, short: Any
     data["logs"] = []
     load(page, data)
     assert page.get_by_test_id("player-0-log").locator("summary").inner_text() == "log: no output"
+
+
+class _Counter:
+    """Prints which call it is in, with non-ASCII text (the marks are UTF-8 byte offsets)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def act(self, obs: Any) -> Any:
+        self.calls += 1
+        print(f"call {self.calls} ✓ é")
+        return {"newProducers": obs["producers"], "newSoldiers": 0, "launchAttack": False}
+
+
+def test_each_frame_shows_what_the_bots_printed_during_it(page: Any, tmp_path: Path) -> None:
+    from botarena.bots.inprocess import PythonBot
+    from botarena.core.registry import get_game
+    from botarena.runner import run_match
+
+    game = get_game("drones")
+    bots = [PythonBot(_Counter, name="counter"), PythonBot(game.starter_bots["pacifist"], name="quiet")]
+    run = run_match(game, bots, config=game.config(overrides={"rounds": 1}), seed=4)
+    open_page(page, write_standalone_html(run.replay, tmp_path / "logs.html"))
+    for index in (0, 1, len(run.replay.steps) - 1):
+        scrub(page, index)
+        assert page.get_by_test_id("player-0-step-log").inner_text() == f"call {index + 1} ✓ é"
+        assert not page.get_by_test_id("player-1-step-log").is_visible()  # it printed nothing

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from botarena.core.protocol import Reply, Request
@@ -11,10 +11,44 @@ from botarena.core.protocol import Reply, Request
 
 @dataclass(slots=True)
 class BotLog:
-    """A bot's captured log (stderr for processes), capped; `dropped_bytes` counts what was cut."""
+    """A bot's captured log (stderr for processes), capped; `dropped_bytes` counts what was cut.
+
+    `marks` are [step, offset] pairs: the output from UTF-8 byte `offset` of `text` on was written
+    while the runner was at that step (0: the start exchange; k: the k-th batch; one past the last
+    step: the end exchange), so a viewer can show each frame's output next to it. A process's
+    stderr is read by a thread of its own, so its marks can lag its replies a little."""
 
     text: str = ""
     dropped_bytes: int = 0
+    marks: list[list[int]] = field(default_factory=list)
+
+
+class LogClock:
+    """The step the runner is at, read by the bots' log writers to mark where each step's output
+    starts (`BotLog.marks`). One per match; the runner sets `step` before each exchange."""
+
+    __slots__ = ("step",)
+
+    def __init__(self) -> None:
+        self.step = 0
+
+
+class LogMarks:
+    """Collects a log's [step, offset] marks as its output arrives."""
+
+    __slots__ = ("clock", "last", "marks")
+
+    def __init__(self, clock: LogClock | None) -> None:
+        self.clock = clock
+        self.marks: list[list[int]] = []
+        self.last = -1
+
+    def note(self, offset: int) -> None:
+        """Output is about to be appended at byte `offset`: mark it if the step changed."""
+        clock = self.clock
+        if clock is not None and clock.step != self.last:
+            self.last = clock.step
+            self.marks.append([clock.step, offset])
 
 
 class Bot(ABC):
@@ -28,6 +62,8 @@ class Bot(ABC):
     name: str = "bot"
     kind: str = "bot"
     late_replies_kept: bool = False
+    log_clock: LogClock | None = None
+    """Set by the runner before `open`: the step its log output belongs to (`BotLog.marks`)."""
     takes_batches: ClassVar[bool] = False
     """A transport that takes all its requests of a batch at once (`send_batch`, then
     `receive_batch`) and enforces every limit itself, per request and per chain (the Devops course

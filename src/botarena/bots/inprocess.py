@@ -55,7 +55,7 @@ from typing import Any, NoReturn
 import orjson
 
 from botarena.bots import preempt
-from botarena.bots.base import Bot, BotLog
+from botarena.bots.base import Bot, BotLog, LogMarks
 from botarena.bots.preempt import BotTimeout
 from botarena.bots.subprocess import block_thread_signals
 from botarena.core.protocol import ANSWER_OWED, MessageType, Reply, Request
@@ -298,6 +298,8 @@ class PythonBot(Bot):
         self._timeout_s = 0.0
         self._log: list[str] = []
         self._log_bytes = 0
+        self._log_utf8 = 0  # the log's length in UTF-8 bytes, where the next output starts
+        self._marks = LogMarks(None)
         self._dropped = 0
         self._thread = 0  # the thread `_call` was chosen for
         self._call: preempt.TimedCall = preempt.call_with_timeout
@@ -310,6 +312,7 @@ class PythonBot(Bot):
 
     def open(self, match_id: str, seat: int) -> None:
         super().open(match_id, seat)
+        self._marks = LogMarks(self.log_clock)
         self._handlers = {}
         self._exited = False
         self._stop_worker()
@@ -345,8 +348,10 @@ class PythonBot(Bot):
         if self._log_bytes + size > LOG_CAP_BYTES:
             self._dropped += size
             return
+        self._marks.note(self._log_utf8)
         self._log.append(text)
         self._log_bytes += size
+        self._log_utf8 += len(text.encode("utf-8", "replace"))
 
     def send(self, request: Request, request_id: int, timeout_s: float) -> None:
         self._pending = request
@@ -450,4 +455,4 @@ class PythonBot(Bot):
         if self._guarding:
             self._guarding = False
             _unguard_exit()
-        return BotLog("".join(self._log), self._dropped)
+        return BotLog("".join(self._log), self._dropped, self._marks.marks)

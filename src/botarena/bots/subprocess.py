@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from botarena.bots.base import Bot, BotLog
+from botarena.bots.base import Bot, BotLog, LogMarks
 from botarena.core.protocol import MessageType, Reply, Request
 from botarena.core.status import Reason, Status, Warning
 
@@ -145,12 +145,13 @@ class _StderrDrain(threading.Thread):
     the pipe open.
     """
 
-    def __init__(self, fd: int, cap: int) -> None:
+    def __init__(self, fd: int, cap: int, marks: LogMarks) -> None:
         super().__init__(name=f"bot-stderr-{fd}", daemon=True)
         self.fd = fd
         self.cap = cap
         self.head = bytearray()
         self.dropped = 0
+        self.marks = marks
         self._stop_flag = False
 
     def run(self) -> None:
@@ -166,6 +167,8 @@ class _StderrDrain(threading.Thread):
                 if not chunk:
                     return
                 room = cap - len(head)
+                if room > 0:
+                    self.marks.note(len(head))
                 if room >= len(chunk):
                     head += chunk
                 else:
@@ -295,7 +298,7 @@ class SubprocessBot(Bot):
         self._poll_out = select.poll()
         self._poll_out.register(self._out_fd, _POLL_IN)
         self._poll_out.register(self._in_fd, _POLL_OUT)
-        self._drain = _StderrDrain(proc.stderr.fileno(), self.stderr_cap_bytes)
+        self._drain = _StderrDrain(proc.stderr.fileno(), self.stderr_cap_bytes, LogMarks(self.log_clock))
         self._drain.start()
 
     def _spawn_plan(
@@ -388,10 +391,11 @@ class SubprocessBot(Bot):
         self._dead = True
         head = b"" if drain is None else bytes(drain.head)
         dropped = 0 if drain is None else drain.dropped
+        marks = [] if drain is None else drain.marks.marks
         text = head.decode("utf-8", "replace") + "".join(self._notes)
         self._notes = []
         self._drain = None
-        return BotLog(text, dropped)
+        return BotLog(text, dropped, marks)
 
     @staticmethod
     def _signal_group(pgid: int, sig: int) -> None:

@@ -9,7 +9,9 @@ A replay is gzip-compressed JSON (orjson), versioned by `format` and `format_ver
     end       {replies: [...], verdicts: [...]},
     result    {ranks, scores, details},
     keyframes [{step, state}]                                       every N steps, and the last,
-    logs      [{seat, text, dropped_bytes}]                         capped bot logs,
+    logs      [{seat, text, dropped_bytes, marks?}]                 capped bot logs; `marks`, when
+                                       the bot printed: [step, UTF-8 offset] where each step's output
+                                       starts (0: the start exchange),
     time_used_ms [per seat], statuses [{OK: n, ...} per seat], created_by,
     late      [{after_step, reply}]   answers that came after their request timed out, each with
                                        the step it was handed to the engine after (0: before the

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from botarena import __version__
-from botarena.bots.base import Bot
+from botarena.bots.base import Bot, LogClock
 from botarena.bots.inprocess import PythonBot
 from botarena.core.config import LimitsConfig, PacedConfig, config_to_dict
 from botarena.core.game import Engine, GameInfo, MatchResult
@@ -535,8 +535,10 @@ def run_match(
         created_by=f"botarena {__version__}",
     )
     pacer = _GcPacer()
+    clock = LogClock()  # the step each bot's log output belongs to (BotLog.marks)
     try:
         for seat, bot in enumerate(bots):
+            bot.log_clock = clock
             bot.open(match_id, seat)
         replies = exchange.run(engine.start_requests())
         verdicts = engine.apply_start(replies)
@@ -546,7 +548,8 @@ def run_match(
         if on_begin is not None:
             on_begin(replay)
         interval_s = config.turn_interval_ms / 1000.0 if isinstance(config, PacedConfig) else 0.0
-        _play(engine, exchange, replay, statuses, game.keyframe_every, on_step, pacer, interval_s)
+        _play(engine, exchange, replay, statuses, game.keyframe_every, on_step, pacer, interval_s, clock)
+        clock.step = len(replay.steps) + 1
         replies = exchange.run(engine.end_requests())
         verdicts = engine.apply_end(replies)
         replay.end = _exchange_json(replies, verdicts)
@@ -555,7 +558,10 @@ def run_match(
         replay.logs = []
         for seat, bot in enumerate(bots):
             log = bot.close()
-            replay.logs.append({"seat": seat, "text": log.text, "dropped_bytes": log.dropped_bytes})
+            entry: dict[str, Any] = {"seat": seat, "text": log.text, "dropped_bytes": log.dropped_bytes}
+            if log.marks:
+                entry["marks"] = log.marks
+            replay.logs.append(entry)
     result = engine.result()
     replay.result = result.to_json()
     replay.time_used_ms = [int(t * 1000.0 + 0.5) / 1000.0 for t in exchange.time_used_ms]
@@ -572,6 +578,7 @@ def _play(
     on_step: StepObserver | None,
     pacer: _GcPacer,
     interval_s: float = 0.0,
+    clock: LogClock | None = None,
 ) -> None:
     """`interval_s` > 0 paces the match for live viewing: a batch starts no earlier than that long
     after the previous one started (a config's `turn_interval_ms`, devops DV-51)."""
@@ -595,6 +602,8 @@ def _play(
             if wait > 0.0 and index:
                 time.sleep(wait)
             last_start = time.monotonic()
+        if clock is not None:
+            clock.step = index + 1
         replies = run(requests)
         step = apply(replies)
         verdicts = step.verdicts

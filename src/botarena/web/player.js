@@ -475,6 +475,7 @@ function buildPlayerPanels() {
       ),
       el("div", { class: "counts", id: id("counts"), "data-testid": id("counts") }),
       el("div", { class: "warnings", id: id("warnings"), "data-testid": id("warnings") }),
+      el("pre", { class: "pcard-step-log", id: id("step-log"), "data-testid": id("step-log"), hidden: "" }),
       el(
         "details",
         { class: "pcard-log", id: id("log"), "data-testid": id("log") },
@@ -616,6 +617,39 @@ function renderLogs() {
   });
 }
 
+// What each seat printed during the shown step: its log's `marks` ([step, UTF-8 offset], step 0 the
+// start exchange) cut the text into the part each step wrote (a process's stderr is read by its own
+// thread, so that part can lag a little behind the replies).
+const stepLogCache = new WeakMap();
+
+function stepLogParts(log) {
+  let parts = stepLogCache.get(log);
+  if (parts) return parts;
+  parts = new Map();
+  const bytes = new TextEncoder().encode(log.text || "");
+  const marks = Array.isArray(log.marks) ? log.marks : [];
+  const decoder = new TextDecoder();
+  marks.forEach(([step, offset], i) => {
+    const end = i + 1 < marks.length ? marks[i + 1][1] : bytes.length;
+    const text = decoder.decode(bytes.subarray(offset, end));
+    parts.set(step, (parts.get(step) || "") + text);
+  });
+  stepLogCache.set(log, parts);
+  return parts;
+}
+
+function renderStepLogs(index) {
+  const bySeat = new Map((state.replay.logs || []).map((log) => [log.seat, log]));
+  state.replay.players.forEach((p, seat) => {
+    const box = $(`player-${seat}-step-log`);
+    if (!box) return;
+    const log = bySeat.get(seat);
+    const text = log ? stepLogParts(log).get(index + 1) || "" : "";
+    box.textContent = text.replace(/\n$/, "");
+    box.hidden = !text;
+  });
+}
+
 // ---------------------------------------------------------------------------------------- canvas
 
 function canvasSize() {
@@ -679,6 +713,7 @@ function render() {
     : "No turns yet.";
   $("record-json").textContent = step ? JSON.stringify(step, null, 1) : "";
   renderPlayers();
+  renderStepLogs(index);
   drawCanvas();
 }
 
