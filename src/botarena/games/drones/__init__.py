@@ -6,6 +6,7 @@ from botarena.core.game import Dynamics, GameInfo, Information, Kits, Tournament
 from botarena.games.drones.bots import STARTERS
 from botarena.games.drones.bots.testing import RandomLegal
 from botarena.games.drones.config import EVENT_2018_CONFIG, GAME_ID, PRESETS, RULES_VERSION, DronesConfig
+from botarena.games.drones.observe import hidden_info_check
 from botarena.games.drones.protocol import original_result_json
 from botarena.games.drones.rules import DronesEngine
 
@@ -30,6 +31,7 @@ GAME = GameInfo(
     keyframe_every=100,
     dynamics=Dynamics.SIMULTANEOUS,
     information=Information.HIDDEN,  # during a round a side sees nothing of the other (spec 4.5)
+    hidden_info_check=hidden_info_check,
     native_result_json=original_result_json,  # spec 7.5, for `botarena play --original-json`
     kits=Kits(js="drones-js"),  # kits/drones-js/adapter.mjs runs 2018 bots unmodified (spec 7.3)
     # spec 2.3: `botarena tournament drones --format drones_2018_event` plays the 2018 event: the
