@@ -43,6 +43,7 @@ GOLDEN: dict[str, GoldenMatch] = {
         ["surveyor", "demo", "random"], 2024, {"number_of_rounds": 40, "board_height": 16, "board_width": 16}
     ),
     "drones": GoldenMatch(["tactician", "random"], 2024, {"rounds": 4, "turn_limit": 10}),
+    "rps": GoldenMatch(["copycat", "random"], 2024, {"rounds": 12}),
 }
 
 
