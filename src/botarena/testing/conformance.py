@@ -61,6 +61,9 @@ def conformance_check(rule: str) -> Callable[[Check], Check]:
                 function(game)
             except AssertionError as error:
                 raise AssertionError(f"{game.id}: check {name} failed: {rule}\n  {error}") from error
+            except Exception as error:  # the game's code raised: a failure of the check, named as such
+                detail = f"the game raised {error!r}"
+                raise AssertionError(f"{game.id}: check {name} failed: {rule}\n  {detail}") from error
 
         CHECKS[name] = run
         RULES[name] = rule
@@ -78,11 +81,6 @@ def conformance_check(rule: str) -> Callable[[Check], Check]:
     "overage_bank_ms for the default preset and the test overrides"
 )
 def check_declaration(game: GameInfo) -> None:
-    try:
-        registered = get_game(game.id)
-    except UnknownGameError as error:
-        raise AssertionError(f"not registered in botarena.core.registry ({error})") from None
-    require(registered is game, f"get_game({game.id!r}) returns another GameInfo")
     require(1 <= game.min_players <= game.max_players, "need 1 <= min_players <= max_players")
     require(isinstance(game.dynamics, Dynamics), f"dynamics {game.dynamics!r} is not a Dynamics")
     require(isinstance(game.information, Information), f"information {game.information!r} is no Information")
@@ -93,6 +91,12 @@ def check_declaration(game: GameInfo) -> None:
     for what, config in (("default preset", game.config()), ("test_overrides", checks_config(game))):
         bank = getattr(config, "overage_bank_ms", None)
         require(isinstance(bank, int) and bank >= 0, f"the config of the {what} has no overage_bank_ms >= 0")
+    # last: a replay is re-run (verify_replay) by the game id it names
+    try:
+        registered = get_game(game.id)
+    except UnknownGameError as error:
+        raise AssertionError(f"not registered in botarena.core.registry ({error})") from None
+    require(registered is game, f"get_game({game.id!r}) returns another GameInfo")
 
 
 # -- playing to the end ------------------------------------------------------------------------------
