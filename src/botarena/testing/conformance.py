@@ -11,6 +11,7 @@ import copy
 import functools
 import itertools
 import pickle
+import re
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -354,28 +355,40 @@ def check_dynamics(game: GameInfo) -> None:
 # -- what a seat may see -----------------------------------------------------------------------------
 
 
-def _all_values(value: Any) -> Iterator[Any]:
-    """Every scalar in a JSON value, dict keys included."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield key
-            yield from _all_values(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _all_values(item)
-    else:
-        yield value
+_DIGITS = re.compile(r"\d+")
+
+
+class NumbersShown:
+    """The numbers a JSON value shows: its integers, and the digit runs of its strings (dict keys
+    included). Built in one walk, so checking many numbers against one payload stays cheap."""
+
+    def __init__(self, value: Any) -> None:
+        self.integers: set[int] = set()
+        self.digit_runs: list[str] = []
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, dict):
+                stack.extend(item)
+                stack.extend(item.values())
+            elif isinstance(item, list):
+                stack.extend(item)
+            elif type(item) is int:
+                self.integers.add(item)
+            elif isinstance(item, str):
+                self.digit_runs.extend(_DIGITS.findall(item))
+
+    def shows(self, number: int) -> bool:
+        """Whether `number` is one of the integers, or its digits are inside a string."""
+        if number in self.integers:
+            return True
+        text = str(number)
+        return any(text in run for run in self.digit_runs)
 
 
 def contains_number(payload: Any, number: int) -> bool:
     """Whether `number` appears in `payload`, as an integer or inside a string."""
-    text = str(number)
-    for value in _all_values(payload):
-        if type(value) is int and value == number:
-            return True
-        if isinstance(value, str) and text in value:
-            return True
-    return False
+    return NumbersShown(payload).shows(number)
 
 
 @conformance_check(
@@ -392,14 +405,13 @@ def check_seeds_private(game: GameInfo) -> None:
             start = log[0][1]
             own = start.get("bot_seed") if isinstance(start, dict) else None
             require(own == seeds[seat], f"seat {seat}'s start has bot_seed {own}, not {seeds[seat]}")
+            others = [(other, other_seed) for other, other_seed in enumerate(seeds) if other != seat]
             for kind, payload in log:
-                for secret in secrets:
-                    require(
-                        not contains_number(payload, secret), f"seat {seat}'s {kind} shows the match seed"
-                    )
-                for other, other_seed in enumerate(seeds):
-                    leak = other != seat and contains_number(payload, other_seed)
-                    require(not leak, f"seat {seat}'s {kind} shows seat {other}'s bot_seed")
+                shown = NumbersShown(payload)
+                if any(shown.shows(secret) for secret in secrets):
+                    raise AssertionError(f"seat {seat}'s {kind} shows the match seed")
+                leaked = next((other for other, other_seed in others if shown.shows(other_seed)), None)
+                require(leaked is None, f"seat {seat}'s {kind} shows seat {leaked}'s bot_seed")
 
 
 @conformance_check(
