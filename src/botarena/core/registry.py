@@ -13,6 +13,7 @@ _GAME_MODULES: dict[str, str] = {
     "devops": "botarena.games.devops",
     "domains": "botarena.games.domains",
     "drones": "botarena.games.drones",
+    "rps": "botarena.games.rps",
 }
 _loaded: dict[str, GameInfo] = {}
 
