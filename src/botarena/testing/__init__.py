@@ -24,7 +24,7 @@ The checks (docs/adding-a-game.md says what each one asks of a game):
 - `engine_copies`: an engine survives `copy.deepcopy` and `pickle` mid-game and the copy plays on
   identically;
 - `keyframes_json`: every keyframe is JSON;
-- `text_renderer`: the game's `text_renderer` (when set) draws every keyframe as a str;
+- `text_renderer`: the game's `text_renderer` draws every keyframe as a str;
 - `dynamics`: ALTERNATING asks one seat per batch, SIMULTANEOUS several;
 - `seeds_private`: no request shows the match seed or another seat's bot seed;
 - `payloads_fresh`: bots that scribble over their requests change nothing;

@@ -313,11 +313,9 @@ def check_keyframes_json(game: GameInfo) -> None:
         require(orjson.dumps(orjson.loads(text)) == text, f"the keyframe after step {step} changes in JSON")
 
 
-@conformance_check("text_renderer (when set) draws every keyframe, as the replay stores it, as a str")
+@conformance_check("text_renderer draws every keyframe, as the replay stores it, as a str")
 def check_text_renderer(game: GameInfo) -> None:
     render = game.text_renderer
-    if render is None:
-        return
     for step, keyframe in _every_keyframe(game):
         try:
             text = render(orjson.loads(orjson.dumps(keyframe)))
