@@ -37,6 +37,7 @@ SHORT: dict[str, dict[str, Any]] = {
     "devops": {"turn_limit": 4},
     "domains": {"number_of_rounds": 4, "board_height": 20, "board_width": 20},
     "drones": {"rounds": 2, "turn_limit": 3},
+    "rps": {"rounds": 3},
 }
 STARTERS = {
     "craftingquest": "wanderer",
@@ -44,6 +45,7 @@ STARTERS = {
     "devops": "starter",
     "domains": "surveyor",
     "drones": "zergy",
+    "rps": "cycler",
 }
 GAMES = sorted(SHORT)
 
