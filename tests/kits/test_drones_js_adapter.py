@@ -577,6 +577,11 @@ def test_async_errors_are_logged_not_fatal(tmp_path: Path) -> None:
 def test_unusable_module_fails_every_request(tmp_path: Path, source: str, error: str) -> None:
     bot = write_bot(tmp_path, "bad.js", source)
     out = pipe(bot, [start(1), turn(2), end(3, last_round=ROUND_RESULT)])
+    if error == "default export is not a function":  # and how to run a bot that is not a 2018 one
+        error += (
+            ": a 2018 bot's default export makes its player; a bot that reads and writes JSON lines"
+            f" itself runs as a command: cmd:node {bot}"
+        )
     assert out.payloads == [{"error": error}] * 3
 
 
