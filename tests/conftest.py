@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,12 @@ from sqlalchemy.engine import URL, make_url
 
 from botarena.core.game import GameInfo
 from botarena.core.registry import get_game
+
+# A test suite started in the background without job control (`cmd &` in a script) inherits SIGINT
+# ignored, and so would every `botarena` process a test starts: the Ctrl-C tests could not press
+# Ctrl-C. A handler here (not SIG_IGN) makes each child start with the default disposition again.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
