@@ -269,16 +269,19 @@ def _print_result(game_id: str, seed: int, replay: Any) -> None:
         console.print(f"outcome: {outcome}")
 
 
+def _exchanges(replay: Any) -> list[tuple[str, Any]]:
+    """Every recorded exchange of a replay with where it happened: start, step 1..n, end."""
+    steps = [(f"step {i}", step) for i, step in enumerate(replay.steps, start=1)]
+    return [("start", replay.start), *steps, ("end", replay.end)]
+
+
 def first_failures(replay: Any) -> dict[int, str]:
     """For each seat that was CRASHED at least once, or never answered OK, where and why the first
     time, in one line: status, reason, the exchange and the detail the runner recorded."""
-    exchanges = [("start", replay.start)]
-    exchanges += [(f"step {i}", step) for i, step in enumerate(replay.steps, start=1)]
-    exchanges.append(("end", replay.end))
     found: dict[int, str] = {}
     first_bad: dict[int, str] = {}
     played: set[int] = set()
-    for where, exchange in exchanges:
+    for where, exchange in _exchanges(replay):
         replies = (exchange or {}).get("replies") or []
         for seat, verdict in enumerate((exchange or {}).get("verdicts") or []):
             if not verdict:
@@ -313,8 +316,7 @@ def unknown_key_notes(replay: Any) -> dict[int, str]:
     from botarena.core.status import UNKNOWN_KEY
 
     found: dict[int, tuple[int, str]] = {}
-    exchanges = [("start", replay.start), *((f"step {i}", s) for i, s in enumerate(replay.steps, start=1))]
-    for where, exchange in exchanges:
+    for where, exchange in _exchanges(replay):
         for seat, verdict in enumerate((exchange or {}).get("verdicts") or []):
             for warning in verdict[3] if len(verdict) > 3 and verdict[3] else []:
                 if warning.get("code") == UNKNOWN_KEY:
