@@ -63,14 +63,17 @@ def games_command() -> None:
 
 @app.command("play")
 def play_command(
-    game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `botarena games`).")],
+    game_id: Annotated[
+        str | None, typer.Argument(metavar="GAME", help="Game id (see `botarena games`).", show_default=False)
+    ] = None,
     bots: Annotated[
-        list[str],
+        list[str] | None,
         typer.Argument(
             metavar="BOT...",
             help="Starter bot name, Python or JS file, C++ source (domains: compiled), URL, or command line.",
+            show_default=False,
         ),
-    ],
+    ] = None,
     seed: Annotated[int | None, typer.Option(help="Match seed (0..2^64-1); random if omitted.")] = None,
     preset: Annotated[str, typer.Option(help="Config preset.")] = "default",
     set_: Annotated[
@@ -80,7 +83,22 @@ def play_command(
     config_file: Annotated[
         Path | None, typer.Option("--config", help="A JSON file of config overrides (before --set).")
     ] = None,
-    replay: Annotated[Path | None, typer.Option(help="Write the replay here (.json.gz).")] = None,
+    replay: Annotated[
+        Path | None,
+        typer.Option(
+            help="Write the replay here (.json.gz), as the game goes: if this process is killed, "
+            "`--resume` goes on from the file's last complete step."
+        ),
+    ] = None,
+    resume: Annotated[
+        Path | None,
+        typer.Option(
+            "--resume",
+            metavar="FILE",
+            help="Go on with the game whose --replay FILE a killed `play` left: its recorded steps are "
+            "re-run, then the same bots play on (the game, bots, seed and config come from FILE).",
+        ),
+    ] = None,
     original_json: Annotated[
         Path | None,
         typer.Option(help="drones, bravolt2018: also write the 2018 MatchResult JSON here."),
@@ -105,43 +123,113 @@ def play_command(
         ),
     ] = False,
 ) -> None:
-    """Play one match and print its result (with --live, watch it in the viewer as it is played)."""
+    """Play one match and print its result (with --live, watch it in the viewer as it is played;
+    with --resume, go on with a killed one)."""
     from botarena.bots.resolve import TRUSTED, resolve_bot
+    from botarena.commands.resume import resume_header, resume_plan
+    from botarena.core.journal import ReplayJournal
     from botarena.core.replay import write_replay
-    from botarena.runner import run_match
+    from botarena.runner import resume_match, run_match
 
-    game = get_game(game_id)
-    game.check_players(len(bots))
-    overrides = load_overrides(config_file) if config_file is not None else {}
-    overrides.update(parse_override(item) for item in set_ or [])
-    config = game.config(preset, overrides)
-    if seed is None:
-        seed = secrets.randbelow(2**32)
     if live and (live_port < 0 or live_linger < 0):
         raise UserError("--live-port and --live-linger must be 0 or more")
+    if resume is not None:
+        given = [game_id, *(bots or []), seed, set_, config_file, replay, preset != "default", sandbox]
+        if any(item for item in given if item is not None and item is not False and item != []):
+            raise UserError(
+                "--resume FILE takes the game, bots, seed, config and sandbox from FILE: give none of"
+                " GAME, BOT, --seed, --preset, --set, --config, --replay or --sandbox with it"
+            )
+        plan = resume_plan(resume)
+        game, specs, sandbox, replay = plan.game, plan.specs, plan.sandbox, resume
+        seed, preset, header = plan.partial.seed, plan.partial.preset, plan.resume
+        config = game.config("default", plan.partial.config)
+    else:
+        if game_id is None or not bots:
+            raise UserError("play needs a GAME and its BOTs (or --resume FILE)")
+        game = get_game(game_id)
+        game.check_players(len(bots))
+        overrides = load_overrides(config_file) if config_file is not None else {}
+        overrides.update(parse_override(item) for item in set_ or [])
+        config = game.config(preset, overrides)
+        if seed is None:
+            seed = secrets.randbelow(2**32)
+        specs, header = bots, resume_header(bots, game, sandbox=sandbox)
     isolation = _isolation(sandbox) if sandbox else TRUSTED
-    players = [resolve_bot(spec, game, isolation=isolation) for spec in bots]
+    players = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
     if original_json is not None and game.native_result_json is None:
-        raise UserError(f"{game_id} has no original result format")
+        raise UserError(f"{game.id} has no original result format")
+    journal = ReplayJournal(replay, resume=header) if replay is not None else None
     reported: list[bool] = []
 
     def report(run: Any) -> None:
         """Print the result and write the files as soon as the match ends (a live viewer may linger)."""
-        _print_result(game_id, seed, run.replay)
-        reported.append(_print_failures(run.replay, bots))
+        _print_result(game.id, seed, run.replay)
+        reported.append(_print_failures(run.replay, specs))
         if replay is not None:
+            if journal is not None:
+                journal.close()
             write_replay(run.replay, replay)
             print(f"replay written to {replay}")
         if original_json is not None and game.native_result_json is not None:
             original_json.write_text(game.native_result_json(run.replay), encoding="utf-8")
             print(f"original MatchResult JSON written to {original_json}")
 
-    if live:
-        _play_live(game, players, config, seed, preset, live_port, live_linger, on_done=report)
-    else:
-        report(run_match(game, players, config=config, seed=seed, preset=preset))
+    def play(game_: Any, on_begin: Any = None, on_step: Any = None) -> Any:
+        """The match, new or resumed, with the journal (if any) among its observers."""
+        on_begin, on_step = _with_journal(journal, on_begin, on_step)
+        if resume is not None:
+            return resume_match(plan.partial, players, game=game_, on_begin=on_begin, on_step=on_step)
+        return run_match(
+            game_, players, config=config, seed=seed, preset=preset, on_begin=on_begin, on_step=on_step
+        )
+
+    try:
+        if live:
+            _play_live(game, players, config, seed, live_port, live_linger, play=play, on_done=report)
+        else:
+            report(play(game))
+    finally:
+        if journal is not None and not reported:
+            journal.close()
+            _print_resume_hint(replay)
     if any(reported):
         raise typer.Exit(1)  # the result above stands, but a bot never got to play: say so to scripts
+
+
+def _with_journal(journal: Any, on_begin: Any, on_step: Any) -> tuple[Any, Any]:
+    """`on_begin`/`on_step` observers that also keep `journal` up to date (first, so a viewer's
+    failure cannot cost the journal a step)."""
+    if journal is None:
+        return on_begin, on_step
+
+    def begin(replay: Any) -> None:
+        journal.begin(replay)
+        if on_begin is not None:
+            on_begin(replay)
+
+    def step(index: int, record: Any, engine: Any) -> None:
+        journal.sync()
+        if on_step is not None:
+            on_step(index, record, engine)
+
+    return begin, step
+
+
+def _print_resume_hint(file: Path | None) -> None:
+    """After a match stopped early: where it stands, and how to go on."""
+    from botarena.core.replay import read_replay
+
+    try:
+        partial = read_replay(file) if file is not None else None
+    except ReplayError:
+        return
+    if partial is not None and partial.partial:
+        print(
+            f"botarena: the game stopped after step {len(partial.steps)}; go on with:"
+            f" botarena play --resume {file}",
+            file=sys.stderr,
+        )
 
 
 class _Stopped(Exception):
@@ -153,14 +241,16 @@ def _play_live(
     players: list[Any],
     config: Any,
     seed: int,
-    preset: str,
     port: int,
     linger_s: float,
+    *,
+    play: Callable[..., Any],
     on_done: Callable[[Any], None],
 ) -> Any:
     """Play the match in the thread of the organizer's server (`botarena.server.app.serve`) on
     127.0.0.1, streaming it to a `LiveHub` through the tournament's `LiveStreamer`: the viewer at the
-    printed URL follows it (the config's `turn_interval_ms` paces it). `on_done(run)` gets the
+    printed URL follows it (the config's `turn_interval_ms` paces it). `play(game, on_begin, on_step)`
+    plays the match (new or resumed) with those observers. `on_done(run)` gets the
     finished match at once; the server then serves `linger_s` seconds more, and this returns the
     match's `MatchRun`.
     """
@@ -169,7 +259,6 @@ def _play_live(
     import threading
     from types import SimpleNamespace
 
-    from botarena.runner import run_match
     from botarena.server.app import ARENA_PAGE, live_events_url, serve
     from botarena.server.live import LIVE_ROUTES, LiveHub, LockedEngine
     from botarena.store import Store
@@ -215,9 +304,7 @@ def _play_live(
             streamer.step(index, record, engine)
 
         try:
-            run = run_match(
-                game, players, config=config, seed=seed, preset=preset, on_begin=begin, on_step=step
-            )
+            run = play(game, begin, step)
             streamer.end(run.replay)
             outcome["run"] = run
             on_done(run)  # the result now, not after the linger
@@ -243,6 +330,16 @@ def _play_live(
     if error is not None:
         raise error
     return outcome["run"]
+
+
+def _print_partial(file: Path, replay: Any) -> None:
+    """The summary of a journal whose game did not finish (a killed `play`, or one still running)."""
+    players = ", ".join(f"{p.get('seat', i)}: {p.get('name', '?')}" for i, p in enumerate(replay.players))
+    print(f"{replay.game} · seed {replay.seed} · players {players}")
+    print(
+        f"partial replay: the game did not finish; {len(replay.steps)} steps recorded"
+        f" (if its host was killed: botarena play --resume {file})"
+    )
 
 
 def _print_result(game_id: str, seed: int, replay: Any) -> None:
@@ -438,7 +535,10 @@ def replay_command(
             print(f"-- step {keyframe['step']}\n{render(keyframe['state']).rstrip()}")
         return
     if not verify:
-        _print_result(data.game, data.seed, data)
+        if data.partial:
+            _print_partial(file, data)
+        else:
+            _print_result(data.game, data.seed, data)
         return
     report = verify_replay(data)
     print(report)

@@ -134,7 +134,7 @@ def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> 
     if spec in game.starter_bots or spec.startswith(("http://", "https://")):
         return
     if spec.startswith("cmd:"):
-        _split_command(spec[4:])
+        split_command(spec[4:])
         return
     path = Path(spec)
     if path.is_file() and path.suffix.lower() in CPP_SUFFIXES:
@@ -150,7 +150,7 @@ def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> 
                 raise BotSpecError(str(exc)) from None
         return
     _check_command_spec(spec, game)
-    _split_command(spec)
+    split_command(spec)
 
 
 CPP_SUFFIXES = (".cc", ".cpp", ".cxx")
@@ -219,7 +219,7 @@ def _python_kit_bot(path: Path, isolation: Isolation) -> Bot:
     )
 
 
-def _split_command(command: str) -> list[str]:
+def split_command(command: str) -> list[str]:
     try:
         argv = shlex.split(command)
     except ValueError as exc:
@@ -266,7 +266,7 @@ PYTHON_NAME = re.compile(r"python(3(\.\d+)?)?")
 def _command_bot(command: str, isolation: Isolation = TRUSTED) -> Bot:
     from botarena.bots.subprocess import SubprocessBot
 
-    argv = _with_own_interpreter(_split_command(command))
+    argv = _with_own_interpreter(split_command(command))
     sandbox = isolation.sandbox
     files = command_files(argv) if sandbox is not None else []
     name = Path(argv[-1] if len(argv) > 1 else argv[0]).name

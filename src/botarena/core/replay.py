@@ -17,6 +17,12 @@ A replay is gzip-compressed JSON (orjson), versioned by `format` and `format_ver
                                        the step it was handed to the engine after (0: before the
                                        first step); only for games with late replies, and written
                                        only when there is one, so other replays are unchanged.
+    resumes   [{after_step, replies, created_by}]   a game resumed after its host was killed
+                                       (`botarena play --resume`): where it went on live, and the
+                                       restarted bots' replies to their start request; only when there is one.
+    partial   true                     only in a replay read from a journal (`botarena.core.journal`):
+                                       the game had not finished; it holds its steps up to the last
+                                       complete one, and no end, result, logs or totals.
 
 A reply is `{seat, status, payload, reason?, warnings?, ms}`: what the transport saw. A verdict is
 `[status, reason]` (plus detail and warnings when present): the engine's final judgement.
@@ -72,14 +78,17 @@ class Replay:
     match_id: str = ""
     created_by: str = ""
     late: list[dict[str, Any]] = field(default_factory=list)
+    resumes: list[dict[str, Any]] = field(default_factory=list)
+    partial: bool = False
 
     def _fields(self) -> dict[str, Any]:
         """The format marker and every field, sharing the replay's own objects (no copy)."""
         data: dict[str, Any] = {"format": REPLAY_FORMAT, "format_version": REPLAY_FORMAT_VERSION}
         for name in _FIELD_NAMES:
             data[name] = getattr(self, name)
-        if not self.late:  # only games with late replies write it (older readers ignore it anyway)
-            del data["late"]
+        for name in _WRITTEN_WHEN_SET:  # absent unless used, so other replays are unchanged
+            if not data[name]:
+                del data[name]
         return data
 
     def to_json(self) -> dict[str, Any]:
@@ -106,6 +115,9 @@ class Replay:
 
 
 _FIELD_NAMES = tuple(f.name for f in fields(Replay))
+_WRITTEN_WHEN_SET = ("late", "resumes", "partial")
+JOURNAL_VERSION = 1
+JOURNAL_MARK = b'{"journal":'
 
 
 def write_replay(replay: Replay, path: str | Path) -> Path:
@@ -119,7 +131,8 @@ def write_replay(replay: Replay, path: str | Path) -> Path:
 
 
 def read_replay(path: str | Path) -> Replay:
-    """Read a replay file (gzip or plain JSON). Raises ReplayError with a one-line reason."""
+    """Read a replay file (gzip or plain JSON), or the journal of a game still running or killed
+    (then `partial` is set). Raises ReplayError with a one-line reason."""
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:
@@ -128,7 +141,12 @@ def read_replay(path: str | Path) -> Replay:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
+            prefix = decompress_prefix(raw)  # a journal whose end a kill cut off reads up to there
+            if is_journal(prefix):
+                return parse_journal(prefix, str(path)).replay
             raise ReplayError(f"{path}: corrupt gzip data ({exc})") from None
+    if is_journal(raw):
+        return parse_journal(raw, str(path)).replay
     # A long replay is millions of containers: with the collector on, the parse triggers full
     # collections over everything parsed so far (3-4x the parse itself, benchmarks/overhead.py).
     # orjson holds the GIL throughout, so switching it off here affects no other thread.
@@ -142,3 +160,95 @@ def read_replay(path: str | Path) -> Replay:
         if collecting:
             gc.enable()
     return Replay.from_json(data)
+
+
+# -- journals (botarena.core.journal writes them) -------------------------------------------------
+@dataclass
+class Journal:
+    """What a journal file holds up to its last complete step."""
+
+    replay: Replay
+    resume: dict[str, Any] | None
+    external: list[dict[str, Any]] = field(default_factory=list)
+
+
+def is_journal(text: bytes) -> bool:
+    """Whether decompressed file content is a journal (rather than a complete replay)."""
+    return text[: len(JOURNAL_MARK)] == JOURNAL_MARK
+
+
+def decompress_prefix(raw: bytes) -> bytes:
+    """As much of a gzip file as decompresses, even when its end was cut off by a kill."""
+    inflater = zlib.decompressobj(31)
+    try:
+        return inflater.decompress(raw)
+    except zlib.error:
+        # a torn last block: keep what came before it (decompress in pieces to find that prefix)
+        inflater, out = zlib.decompressobj(31), bytearray()
+        for offset in range(0, len(raw), 4096):
+            try:
+                out += inflater.decompress(raw[offset : offset + 4096])
+            except zlib.error:
+                break
+        return bytes(out)
+
+
+def parse_journal(text: bytes, where: str = "journal") -> Journal:
+    """The Journal that decompressed journal content holds up to its last complete step."""
+    lines = text.split(b"\n")
+    lines.pop()  # the part after the last newline: empty, or a line the kill cut short
+    try:
+        first = orjson.loads(lines[0]) if lines else None
+    except orjson.JSONDecodeError:
+        first = None
+    if not isinstance(first, dict) or "header" not in first:
+        raise ReplayError(f"{where}: the journal's header is missing or cut short")
+    if first.get("journal") != JOURNAL_VERSION:
+        raise ReplayError(f"{where}: unsupported journal version {first.get('journal')!r}")
+    header = first["header"]
+    if not isinstance(header, dict):
+        raise ReplayError(f"{where}: the journal's header is not an object")
+    data = {"format": REPLAY_FORMAT, "format_version": REPLAY_FORMAT_VERSION, **header, "partial": True}
+    replay = Replay.from_json(data)
+    journal = Journal(replay, first.get("resume"))
+    for line in lines[1:]:
+        try:
+            entry = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            break  # the torn end of a flush: nothing after it is complete
+        if not _take(journal, entry):
+            raise ReplayError(f"{where}: unreadable journal line {line[:60]!r}")
+    _trim_to_steps(replay)
+    return journal
+
+
+def _take(journal: Journal, entry: Any) -> bool:
+    replay = journal.replay
+    if not isinstance(entry, dict):
+        return False
+    if "step" in entry:
+        if entry.get("n") != len(replay.steps) + 1:
+            return False
+        replay.steps.append(entry["step"])
+    elif "keyframe" in entry:
+        replay.keyframes.append(entry["keyframe"])
+    elif "late" in entry:
+        replay.late.append(entry["late"])
+    elif "start" in entry:
+        replay.start = entry["start"]
+    elif "resumed" in entry:
+        replay.resumes.append(entry["resumed"])
+    elif "external" in entry:
+        journal.external.append(entry["external"])
+    else:
+        return False
+    return True
+
+
+def _trim_to_steps(replay: Replay) -> None:
+    """Keep only what belongs to the recorded steps (a keyframe or resume can follow its step's
+    line, and a late reply precedes the step it was handed over before)."""
+    count = len(replay.steps)
+    replay.keyframes = [frame for frame in replay.keyframes if frame.get("step", 0) <= count]
+    replay.late = [entry for entry in replay.late if entry.get("after_step", 0) <= count]
+    replay.resumes = [entry for entry in replay.resumes if entry.get("after_step", 0) <= count]

@@ -17,6 +17,7 @@ request past its deadline stays open and its seat owes the answer, which is hand
 
 from __future__ import annotations
 
+import dataclasses
 import gc
 import select
 import time
@@ -119,9 +120,10 @@ class _Budgets:
     wall clock (`chain_elapsed_ms`) where the rules say so (CQ-31).
     """
 
-    __slots__ = ("banks", "chain_spent_ms", "time_used_ms")
+    __slots__ = ("banks", "chain_spent_ms", "initial_bank_ms", "time_used_ms")
 
     def __init__(self, seats: int, overage_bank_ms: int) -> None:
+        self.initial_bank_ms = overage_bank_ms
         self.banks = [float(overage_bank_ms)] * seats
         self.time_used_ms = [0.0] * seats
         self.chain_spent_ms: dict[Any, float] = {}
@@ -174,6 +176,20 @@ class _Exchange:
         self.any_batch = any(self.batch)
         if self.any_batch:
             self.all_direct = False
+
+    def count_recorded(self, requests: list[Request], replies: list[Reply]) -> None:
+        """Count recorded replies as if they had just been received (a resumed match's earlier
+        steps): the banks, chains and time used come out as the killed match had them."""
+        for request, reply in zip(requests, replies, strict=True):
+            if self.batch[request.seat]:
+                self.time_used_ms[request.seat] += reply.time_ms
+            else:
+                self.budgets.charge(request, reply.time_ms)
+
+    def reset_budgets(self) -> None:
+        """Forget every charge so far (a resumed match's warm-up start exchange is not counted)."""
+        self.budgets = _Budgets(len(self.bots), int(self.budgets.initial_bank_ms))
+        self.time_used_ms = self.budgets.time_used_ms
 
     def run(self, requests: list[Request]) -> list[Reply]:
         if self.all_direct:
@@ -506,9 +522,9 @@ def run_match(
     """Play one match of `game` between `bots` (seat i is bots[i]) and return its result and replay.
 
     `config` defaults to the game's `preset`. Bots are opened here and always closed, whatever happens.
-    Observers (for live viewing): `on_begin(replay)` once the start exchange and the first keyframe
-    are recorded, then `on_step(index, record, engine)` after step `index` (1-based) is appended to
-    `replay.steps`. They run on the match's thread, outside any bot's time.
+    Observers (for live viewing, and `ReplayJournal`): `on_begin(replay)` once the start exchange and
+    the first keyframe are recorded, then `on_step(index, record, engine)` after step `index`
+    (1-based) is appended to `replay.steps`. They run on the match's thread, outside any bot's time.
     """
     game.check_players(len(bots))
     check_seed(seed)
@@ -517,12 +533,6 @@ def run_match(
     match_id = match_id or f"{game.id}-{seed}-{uuid.uuid4().hex[:8]}"
     engine = game.new_engine(config, seed, len(bots))
     engine.set_player_names([bot.name for bot in bots])
-    for bot in bots:
-        bot.use_config(config)
-    exchange_class = _LateExchange if engine.late_replies else _Exchange
-    limits: LimitsConfig = config
-    exchange = exchange_class(bots, limits.overage_bank_ms)
-    statuses: list[dict[str, int]] = [{} for _ in bots]
     replay = Replay(
         game=game.id,
         rules=game.rules_version,
@@ -534,21 +544,146 @@ def run_match(
         match_id=match_id,
         created_by=f"botarena {__version__}",
     )
+    match = _Match(game, engine, _new_exchange(engine, bots, config), bots, replay, [{} for _ in bots])
+
+    def start(clock: LogClock) -> None:
+        replies = match.exchange.run(engine.start_requests())
+        verdicts = engine.apply_start(replies)
+        replay.start = _exchange_json(replies, verdicts)
+        _tally(match.statuses, verdicts)
+        replay.keyframes.append({"step": 0, "state": engine.keyframe()})
+
+    return _drive(match, config, start, on_begin, on_step)
+
+
+class ResumeError(ValueError):
+    """A partial replay that cannot be resumed; the message says why, in one line."""
+
+
+def resume_match(
+    partial: Replay,
+    bots: Sequence[Bot],
+    *,
+    game: GameInfo | None = None,
+    on_step: StepObserver | None = None,
+    on_begin: BeginObserver | None = None,
+) -> MatchRun:
+    """Go on with the match a killed host left as `partial` (a journal's replay: `read_replay`).
+
+    A fresh engine re-runs every recorded step from the recorded replies (a step that comes out
+    differently is refused: ResumeError), the time accounting is rebuilt from the recorded reply
+    times, and the bots (the same ones, started again) get the seat's start request, whose replies
+    are recorded in `replay.resumes` and not given to the engine. Then the match goes on live from
+    the next step, exactly as `run_match` plays it, and the finished replay is one whole game that
+    `verify_replay` re-runs. `game` may be a wrapped copy of the registered game (a live server's
+    locked engine). Raises ResumeError before any bot is started if the replay cannot be resumed.
+    """
+    from botarena.core.registry import get_game
+    from botarena.runner.verify import ReplayRerun, RerunMismatch
+
+    game = game or get_game(partial.game)
+    if len(bots) != len(partial.players):
+        raise ResumeError(f"the game has {len(partial.players)} seats, {len(bots)} bots were given")
+    try:
+        rerun = ReplayRerun(partial, game)
+        start_requests = rerun.start_requests()
+        rerun.apply_start()
+        recorded = [(start_requests, rerun.start_replies())]
+        for _ in partial.steps:
+            pending = rerun.next_step()
+            rerun.apply_step()
+            recorded.append((pending.requests, pending.replies))
+        rerun.catch_up()
+    except RerunMismatch as mismatch:
+        raise ResumeError(
+            f"the recorded game does not re-run: differs at {mismatch.where}: {mismatch.detail}"
+        ) from None
+    engine = rerun.engine
+    replay = dataclasses.replace(partial, partial=False, resumes=list(partial.resumes))
+    statuses = _recorded_statuses(replay)
+    match = _Match(game, engine, _new_exchange(engine, bots, engine.config), bots, replay, statuses)
+    resumed_after = len(partial.steps)
+
+    def start(clock: LogClock) -> None:
+        clock.step = resumed_after + 1  # the restarted bots' output belongs with the next step
+        replies = match.exchange.run(start_requests)
+        match.exchange.reset_budgets()
+        for requests, replies_then in recorded:
+            match.exchange.count_recorded(requests, replies_then)
+        replay.resumes.append(
+            {
+                "after_step": resumed_after,
+                "replies": [r.to_json() for r in replies],
+                "created_by": f"botarena {__version__}",
+            }
+        )
+
+    return _drive(match, engine.config, start, on_begin, on_step, first_step=resumed_after)
+
+
+@dataclass
+class _Match:
+    """What `run_match` and `resume_match` set up for `_drive`."""
+
+    game: GameInfo
+    engine: Engine
+    exchange: _Exchange
+    bots: Sequence[Bot]
+    replay: Replay
+    statuses: list[dict[str, int]]
+
+
+def _new_exchange(engine: Engine, bots: Sequence[Bot], config: Any) -> _Exchange:
+    for bot in bots:
+        bot.use_config(config)
+    exchange_class = _LateExchange if engine.late_replies else _Exchange
+    limits: LimitsConfig = config
+    return exchange_class(bots, limits.overage_bank_ms)
+
+
+def _recorded_statuses(replay: Replay) -> list[dict[str, int]]:
+    """Every seat's tally of verdict statuses over the recorded start exchange and steps."""
+    statuses: list[dict[str, int]] = [{} for _ in replay.players]
+    for exchange in (replay.start, *replay.steps):
+        for reply, verdict in zip(exchange.get("replies", ()), exchange.get("verdicts", ()), strict=False):
+            tally = statuses[reply["seat"]]
+            tally[verdict[0]] = tally.get(verdict[0], 0) + 1
+    return statuses
+
+
+def _drive(
+    match: _Match,
+    config: Any,
+    start: Callable[[LogClock], None],
+    on_begin: BeginObserver | None,
+    on_step: StepObserver | None,
+    first_step: int = 0,
+) -> MatchRun:
+    """Open the bots, run `start` (the start exchange), play every step from `first_step` on and
+    the end exchange, and always close the bots and record their logs."""
+    engine, exchange, replay, statuses = match.engine, match.exchange, match.replay, match.statuses
     pacer = _GcPacer()
     clock = LogClock()  # the step each bot's log output belongs to (BotLog.marks)
     try:
-        for seat, bot in enumerate(bots):
+        for seat, bot in enumerate(match.bots):
             bot.log_clock = clock
-            bot.open(match_id, seat)
-        replies = exchange.run(engine.start_requests())
-        verdicts = engine.apply_start(replies)
-        replay.start = _exchange_json(replies, verdicts)
-        _tally(statuses, verdicts)
-        replay.keyframes.append({"step": 0, "state": engine.keyframe()})
+            bot.open(replay.match_id, seat)
+        start(clock)
         if on_begin is not None:
             on_begin(replay)
         interval_s = config.turn_interval_ms / 1000.0 if isinstance(config, PacedConfig) else 0.0
-        _play(engine, exchange, replay, statuses, game.keyframe_every, on_step, pacer, interval_s, clock)
+        _play(
+            engine,
+            exchange,
+            replay,
+            statuses,
+            match.game.keyframe_every,
+            on_step,
+            pacer,
+            interval_s,
+            clock,
+            first_step,
+        )
         clock.step = len(replay.steps) + 1
         replies = exchange.run(engine.end_requests())
         verdicts = engine.apply_end(replies)
@@ -556,7 +691,7 @@ def run_match(
     finally:
         pacer.finish()
         replay.logs = []
-        for seat, bot in enumerate(bots):
+        for seat, bot in enumerate(match.bots):
             log = bot.close()
             entry: dict[str, Any] = {"seat": seat, "text": log.text, "dropped_bytes": log.dropped_bytes}
             if log.marks:
@@ -579,6 +714,7 @@ def _play(
     pacer: _GcPacer,
     interval_s: float = 0.0,
     clock: LogClock | None = None,
+    first_step: int = 0,
 ) -> None:
     """`interval_s` > 0 paces the match for live viewing: a batch starts no earlier than that long
     after the previous one started (a config's `turn_interval_ms`, devops DV-51)."""
@@ -588,7 +724,7 @@ def _play(
     reply_json = _reply_json
     append = steps.append
     pace_every = pacer.every if pacer.active else 0
-    index = 0
+    index = first_step  # a resumed match goes on after its recorded steps
     last_start = 0.0
     late = exchange if isinstance(exchange, _LateExchange) else None
     while True:

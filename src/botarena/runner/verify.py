@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from botarena.core.game import Engine, Step
+from botarena.core.game import Engine, GameInfo, Step
 from botarena.core.protocol import Reply, Request
 from botarena.core.registry import get_game
 from botarena.core.replay import Replay, verdict_json
@@ -23,8 +23,15 @@ class VerifyReport:
     steps_checked: int
     where: str = ""
     detail: str = ""
+    partial: bool = False
+    """The replay is a journal's: the game did not finish, so there is no result to compare."""
 
     def __str__(self) -> str:
+        if self.identical and self.partial:
+            return (
+                f"partial replay (the game did not finish): its {self.steps_checked} recorded steps"
+                " re-run identical"
+            )
         if self.identical:
             return f"identical: {self.steps_checked} steps re-run, every record and the result match"
         return f"differs at {self.where}: {self.detail}"
@@ -134,13 +141,13 @@ class ReplayRerun:
     to another bot (runner/feed.py).
     """
 
-    def __init__(self, replay: Replay) -> None:
-        game = get_game(replay.game)
+    def __init__(self, replay: Replay, game: GameInfo | None = None) -> None:
+        game = game or get_game(replay.game)
         if replay.rules != game.rules_version:
             raise RerunMismatch("header", f"rules {replay.rules!r}, this botarena has {game.rules_version!r}")
         self.replay = replay
         self.game = game
-        self.engine = new_engine_for(replay)
+        self.engine = new_engine_for(replay, game)
         self.steps_done = 0
         self._keyframes = {frame["step"]: frame["state"] for frame in replay.keyframes}
         self._late = _late_by_step(replay)
@@ -221,15 +228,21 @@ class ReplayRerun:
             )
         _check("result", self.replay.result, self.engine.result().to_json(), "result")
 
+    def catch_up(self) -> None:
+        """Hand the engine the late replies recorded after the last re-run step (a partial replay
+        that goes on live: `runner.match.resume_match`)."""
+        self._feed_late(self.steps_done)
+
     def _feed_late(self, after_step: int) -> None:
         """Hand the engine the late replies the match handed it after `after_step`, in the same order."""
         for reply in self._late.get(after_step, ()):
             self.engine.late_reply(reply)
 
 
-def new_engine_for(replay: Replay) -> Engine:
-    """A fresh engine set up as the replay's match was: its game, config, seed, seats and names."""
-    game = get_game(replay.game)
+def new_engine_for(replay: Replay, game: GameInfo | None = None) -> Engine:
+    """A fresh engine set up as the replay's match was: its game (`game`, a wrapped copy, or the
+    registered one), config, seed, seats and names."""
+    game = game or get_game(replay.game)
     config = game.config("default", replay.config)
     engine = game.new_engine(config, replay.seed, len(replay.players))
     # as run_match does: games whose records show the players' names
@@ -246,8 +259,9 @@ def verify_replay(replay: Replay) -> VerifyReport:
         for _ in replay.steps:
             rerun.next_step()
             rerun.apply_step()
-        rerun.finish()
+        if not replay.partial:
+            rerun.finish()
     except RerunMismatch as mismatch:
         # nothing counts as checked once a difference is found
-        return VerifyReport(False, 0, mismatch.where, mismatch.detail)
-    return VerifyReport(True, len(replay.steps))
+        return VerifyReport(False, 0, mismatch.where, mismatch.detail, replay.partial)
+    return VerifyReport(True, len(replay.steps), partial=replay.partial)
