@@ -177,7 +177,8 @@ def play_command(
 
     def play(game_: Any, on_begin: Any = None, on_step: Any = None) -> Any:
         """The match, new or resumed, with the journal (if any) among its observers."""
-        on_begin, on_step = _with_journal(journal, on_begin, on_step)
+        if journal is not None:
+            on_begin, on_step = journal.observers(on_begin, on_step)
         if resume is not None:
             return resume_match(plan.partial, players, game=game_, on_begin=on_begin, on_step=on_step)
         return run_match(
@@ -195,25 +196,6 @@ def play_command(
             _print_resume_hint(replay)
     if any(reported):
         raise typer.Exit(1)  # the result above stands, but a bot never got to play: say so to scripts
-
-
-def _with_journal(journal: Any, on_begin: Any, on_step: Any) -> tuple[Any, Any]:
-    """`on_begin`/`on_step` observers that also keep `journal` up to date (first, so a viewer's
-    failure cannot cost the journal a step)."""
-    if journal is None:
-        return on_begin, on_step
-
-    def begin(replay: Any) -> None:
-        journal.begin(replay)
-        if on_begin is not None:
-            on_begin(replay)
-
-    def step(index: int, record: Any, engine: Any) -> None:
-        journal.sync()
-        if on_step is not None:
-            on_step(index, record, engine)
-
-    return begin, step
 
 
 def _print_resume_hint(file: Path | None) -> None:

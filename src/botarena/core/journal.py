@@ -72,6 +72,22 @@ class ReplayJournal:
         self._replay: Replay | None = None
         self.failed: str | None = None
 
+    def observers(self, on_begin: Any = None, on_step: Any = None) -> tuple[Any, Any]:
+        """`run_match`/`resume_match` observers that keep this journal up to date, then call the
+        given ones (the journal first, so a live viewer's failure cannot cost it a step)."""
+
+        def begin(replay: Replay) -> None:
+            self.begin(replay)
+            if on_begin is not None:
+                on_begin(replay)
+
+        def step(index: int, record: Any, engine: Any) -> None:
+            self.sync()
+            if on_step is not None:
+                on_step(index, record, engine)
+
+        return begin, step
+
     # -- writing -----------------------------------------------------------------------------------
     def begin(self, replay: Replay, external: list[dict[str, Any]] | None = None) -> None:
         """Start the journal (truncating the file) with everything `replay` holds already."""
