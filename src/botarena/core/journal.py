@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -60,9 +61,16 @@ class ReplayJournal:
     """
 
     def __init__(
-        self, path: str | Path, *, resume: dict[str, Any] | None = None, flush_every_s: float = FLUSH_EVERY_S
+        self,
+        path: str | Path,
+        *,
+        resume: dict[str, Any] | None = None,
+        external: list[dict[str, Any]] | None = None,
+        flush_every_s: float = FLUSH_EVERY_S,
     ) -> None:
         self.path = Path(path)
+        # every outside input so far (a resumed game's, then new ones): `begin` writes them again
+        self._carried: list[dict[str, Any]] = list(external or ())
         self.resume = resume
         self.flush_every_s = flush_every_s
         self._file: BinaryIO | None = None
@@ -71,6 +79,8 @@ class ReplayJournal:
         self._last_flush = 0.0
         self._replay: Replay | None = None
         self.failed: str | None = None
+        # `external` is called from a live server's threads while the match thread syncs
+        self._lock = threading.RLock()
 
     def observers(self, on_begin: Any = None, on_step: Any = None) -> tuple[Any, Any]:
         """`run_match`/`resume_match` observers that keep this journal up to date, then call the
@@ -89,8 +99,12 @@ class ReplayJournal:
         return begin, step
 
     # -- writing -----------------------------------------------------------------------------------
-    def begin(self, replay: Replay, external: list[dict[str, Any]] | None = None) -> None:
+    def begin(self, replay: Replay) -> None:
         """Start the journal (truncating the file) with everything `replay` holds already."""
+        with self._lock:
+            self._begin(replay)
+
+    def _begin(self, replay: Replay) -> None:
         self._replay = replay
         self._written = dict.fromkeys(self._written, 0)
         try:
@@ -102,15 +116,19 @@ class ReplayJournal:
                 header["resume"] = self.resume
             self._write(header)
             self._write({"start": replay.start})
-            for event in external or ():
+            for event in self._carried:
                 self._write({"external": event})
         except OSError as exc:
             self._fail(exc)
             return
-        self.sync(force=True)
+        self._sync(force=True)
 
     def sync(self, force: bool = False) -> None:
         """Write what the replay gained since the last call; flush if a keyframe came or it is time."""
+        with self._lock:
+            self._sync(force)
+
+    def _sync(self, force: bool) -> None:
         replay = self._replay
         if self._file is None or replay is None:
             return
@@ -131,20 +149,26 @@ class ReplayJournal:
 
     def external(self, event: dict[str, Any]) -> None:
         """Record an outside input now (it must survive a kill that comes before the next step)."""
-        if self._file is None:
-            return
-        try:
-            self._write({"external": event})
-            self._flush(time.monotonic())
-        except OSError as exc:
-            self._fail(exc)
+        with self._lock:
+            self._carried.append(event)
+            if self._file is None:
+                return
+            try:
+                self._write({"external": event})
+                self._flush(time.monotonic())
+            except OSError as exc:
+                self._fail(exc)
 
     def close(self) -> None:
         """Close the file as it stands (still a journal: the game can be resumed from it)."""
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
         if self._file is None:
             return
         try:
-            self.sync(force=True)
+            self._sync(force=True)
             if self._file is not None:
                 self._file.write(self._zip.flush(zlib.Z_FINISH))
                 self._file.close()
