@@ -155,6 +155,8 @@ def play_command(
         if seed is None:
             seed = secrets.randbelow(2**32)
         specs, header = bots, resume_header(bots, game, sandbox=sandbox)
+        if replay is not None:
+            _refuse_to_overwrite_a_killed_game(replay)
     isolation = _isolation(sandbox) if sandbox else TRUSTED
     players = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
     if original_json is not None and game.native_result_json is None:
@@ -210,6 +212,23 @@ def play_command(
             _print_resume_hint(replay)
     if any(reported):
         raise typer.Exit(1)  # the result above stands, but a bot never got to play: say so to scripts
+
+
+def _refuse_to_overwrite_a_killed_game(file: Path) -> None:
+    """`--replay FILE` starts its journal at once: never over a game that can still be resumed."""
+    from botarena.core.replay import read_replay
+
+    if not file.is_file():
+        return
+    try:
+        partial = read_replay(file).partial
+    except ReplayError:
+        return  # not a replay: overwritten, as before
+    if partial:
+        raise UserError(
+            f"{file} holds a game that did not finish: go on with `botarena play --resume {file}`,"
+            " or remove the file to start a new game there"
+        )
 
 
 def _print_resume_hint(file: Path | None) -> None:

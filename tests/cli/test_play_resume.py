@@ -8,6 +8,7 @@ must keep every step the previous one had; the finished replay must verify as on
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -20,11 +21,11 @@ from typing import Any
 
 import pytest
 
-aiohttp_web = pytest.importorskip("aiohttp.web")
-
 from botarena.core.replay import Replay, ReplayError, read_replay
 from botarena.games.devops.bots import LOGICS
 from botarena.runner.verify import verify_replay
+
+aiohttp_web = pytest.importorskip("aiohttp.web")
 
 FACTION = """from botarena.games.devops import GAME
 
@@ -49,10 +50,8 @@ class GatedService:
     async def _handle(self, request: Any) -> Any:
         body = await request.json()
         if body["context"]["turnNumber"] >= self.gate_turn:
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.opened.wait(), WAIT_S)
-            except TimeoutError:
-                pass
         kind = request.match_info["kind"]
         move = self.logic.next_base_move(body) if kind == "base" else self.logic.next_unit_move(body)
         return aiohttp_web.json_response(move)

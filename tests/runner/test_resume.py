@@ -73,7 +73,8 @@ def assert_one_whole_game(partial: Replay, final: Replay) -> None:
 def test_every_game_resumes_after_a_stop_and_verifies_as_one_game(game_id: str, tmp_path: Path) -> None:
     game = get_game(game_id)
     seats = max(2, game.min_players)
-    partial = stopped(game, starters(game, seats), tmp_path / "game.json.gz", STOP_AT)
+    config = game.config("default", game.test_overrides)  # whole games, kept quick
+    partial = stopped(game, starters(game, seats), tmp_path / "game.json.gz", STOP_AT, config=config)
     assert partial.partial and len(partial.steps) == STOP_AT
     final = resume_match(partial, starters(game, seats)).replay
     assert_one_whole_game(partial, final)
@@ -195,6 +196,8 @@ def test_dv_7_5_a_code_redeemed_before_the_kill_activates_after_the_resume(tmp_p
     final = resume_match(partial, starters(base), external=saved.external).replay
     assert_one_whole_game(partial, final)
     taken = final.steps[5]["record"].get("redemptions")
-    assert taken == [{"faction": 2, "type": "RUSH_ATTACK", "validUntilTurn": 5 + config.bonus_code_valid_turns}]
+    assert taken == [
+        {"faction": 2, "type": "RUSH_ATTACK", "validUntilTurn": 5 + config.bonus_code_valid_turns}
+    ]
     restored = LiveCodes(SimpleNamespace(**{**vars(match), "external": saved.external, "journal": None}))
     assert [code.redeemed for code in restored.book.codes.values()] == [True]
