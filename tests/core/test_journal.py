@@ -4,6 +4,7 @@ identically; complete replays are unchanged by the new optional fields."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -132,3 +133,19 @@ def test_a_step_out_of_order_is_refused(tmp_path: Path) -> None:
     bad.write_bytes(b"".join(orjson.dumps(line) + b"\n" for line in skipped))
     with pytest.raises(ReplayError, match="unreadable journal line"):
         read_replay(bad)
+
+
+def test_a_written_step_reaches_the_disk_while_the_next_step_is_slow(tmp_path: Path) -> None:
+    """No sync comes while a step waits for slow bots: the journal's own thread flushes the last one."""
+    path = tmp_path / "game.json.gz"
+    journal = ReplayJournal(path, flush_every_s=0.2)
+    replay = Replay(game="rps", rules="r", preset="default", config={}, seed=1, players=[])
+    journal.begin(replay)
+    replay.steps.append({"replies": [], "verdicts": [], "record": {"n": 1}})
+    journal.sync()  # written, not due for a flush yet, and no keyframe
+    deadline = time.monotonic() + 60.0  # a bound, not a synchronisation: we wait for the file
+    while len(read_journal(path).replay.steps) < 1:
+        assert time.monotonic() < deadline, "the step never reached the disk"
+        time.sleep(0.05)
+    journal.close()
+    assert not (tmp_path / "game.json.gz.tmp").exists()  # begin's fresh file replaced the journal
