@@ -57,7 +57,8 @@ class ReplayJournal:
     it holds every re-run step), then `sync` after each step: everything appended to the replay since
     (late replies, steps, keyframes) is written, and flushed when a keyframe was among it or
     `flush_every_s` has passed; a thread of the journal's own flushes what is still unflushed
-    `flush_every_s` later, so a step is on disk within that time even while the next one is slow. `external(event)` writes and flushes an outside input at once.
+    `flush_every_s` later, so a step is on disk within that time even while the next one is slow.
+    `external(event)` writes and flushes an outside input at once.
     A write that fails (a full disk) is reported once on stderr and stops the journal; the match
     goes on, since losing the game to protect its backup would be backwards.
     """
