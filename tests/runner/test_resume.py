@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+import threading
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -201,3 +202,30 @@ def test_dv_7_5_a_code_redeemed_before_the_kill_activates_after_the_resume(tmp_p
     ]
     restored = LiveCodes(SimpleNamespace(**{**vars(match), "external": saved.external, "journal": None}))
     assert [code.redeemed for code in restored.book.codes.values()] == [True]
+
+
+class SlowToRestart:
+    """Answers its start request far past its limit, then ends every turn at once."""
+
+    def setup(self, payload: Any) -> Any:
+        threading.Event().wait(2.0)
+        return {}
+
+    def act(self, payload: Any) -> Any:
+        return {"action": "end_turn"}
+
+
+def test_cq34_a_restarted_bot_that_misses_its_start_does_not_break_the_resumed_game(toy: GameInfo) -> None:
+    """A late-replies game (CQ-34): a restarted bot whose start answer is late owes an answer the
+    resumed engine never asked for. The runner waits the start's limit once more, then gives the
+    seat up as if its process had exited (CRASHED, nothing sent) rather than send it a turn while it
+    owes; the game finishes and verifies."""
+    config = toy.config(overrides={"rounds": 6, "setup_timeout_ms": 100})
+    bots: list[Bot] = [PythonBot(lambda: Adder(1, 0.0)), PythonBot(lambda: Adder(1, 0.0))]
+    full = run_match(toy, bots, config=config, seed=5).replay
+    partial = cut(full, 4)
+    final = resume_match(partial, [PythonBot(SlowToRestart), PythonBot(lambda: Adder(1, 0.0))]).replay
+    assert_one_whole_game(partial, final)
+    assert [reply["status"] for reply in final.resumes[0]["replies"]] == ["TIMEOUT", "OK"]
+    after = [step["replies"][0] for step in final.steps[4:] if step["replies"][0]["seat"] == 0]
+    assert after and {(r["status"], r["reason"]) for r in after} == {("CRASHED", "process_exited")}

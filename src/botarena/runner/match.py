@@ -120,10 +120,9 @@ class _Budgets:
     wall clock (`chain_elapsed_ms`) where the rules say so (CQ-31).
     """
 
-    __slots__ = ("banks", "chain_spent_ms", "initial_bank_ms", "time_used_ms")
+    __slots__ = ("banks", "chain_spent_ms", "time_used_ms")
 
     def __init__(self, seats: int, overage_bank_ms: int) -> None:
-        self.initial_bank_ms = overage_bank_ms
         self.banks = [float(overage_bank_ms)] * seats
         self.time_used_ms = [0.0] * seats
         self.chain_spent_ms: dict[Any, float] = {}
@@ -186,10 +185,16 @@ class _Exchange:
             else:
                 self.budgets.charge(request, reply.time_ms)
 
-    def reset_budgets(self) -> None:
-        """Forget every charge so far (a resumed match's warm-up start exchange is not counted)."""
-        self.budgets = _Budgets(len(self.bots), int(self.budgets.initial_bank_ms))
-        self.time_used_ms = self.budgets.time_used_ms
+    def swap_budgets(self, budgets: _Budgets) -> _Budgets:
+        """Count with `budgets` from now on; returns the accounting so far (a resumed match keeps
+        what its re-run counted apart from the restarted bots' start exchange)."""
+        kept, self.budgets = self.budgets, budgets
+        self.time_used_ms = budgets.time_used_ms
+        return kept
+
+    def settle_owed(self, timeout_s: float) -> None:
+        """Nothing is owed outside `_LateExchange`."""
+        return None
 
     def run(self, requests: list[Request]) -> list[Reply]:
         if self.all_direct:
@@ -346,8 +351,14 @@ class _LateExchange(_Exchange):
         self.owed: list[_Owed | None] = [None] * len(bots)
         self.owing = 0  # how many seats owe: the poll between batches is skipped while none do
         self.chain_clock: list[tuple[Any, float] | None] = [None] * len(bots)  # (chain, started)
+        self.given_up: set[int] = set()  # restarted seats that never answered their start (resume)
 
     def run(self, requests: list[Request]) -> list[Reply]:
+        if self.given_up:
+            return self._run_without_given_up(requests)
+        return self._run_late(requests)
+
+    def _run_late(self, requests: list[Request]) -> list[Reply]:
         seats = [request.seat for request in requests]
         if len(set(seats)) != len(seats):
             raise RuntimeError(f"an engine with late replies asked a seat twice in one batch (seats {seats})")
@@ -422,6 +433,30 @@ class _LateExchange(_Exchange):
         if reply.status is _TIMEOUT and request.type is not MessageType.END:
             self._owe(seat, sent_at, reply.time_ms)  # the transport keeps the request open
         return reply
+
+    def settle_owed(self, timeout_s: float) -> None:
+        """A resumed match's restarted bots whose start answer is late owe an answer their engine
+        never asked for (so it must not see it). Wait up to `timeout_s` for those answers and drop
+        them; a seat still owing then is given up, as if its process had exited: its requests are
+        CRASHED `process_exited` without being sent (the engine treats it as a dead bot, CQ-34 never
+        holds it waiting for an answer that would not come)."""
+        deadline = _perf_counter() + timeout_s
+        while self.owing and _perf_counter() < deadline:
+            if not self.collect_late():
+                time.sleep(0.01)  # a poll interval while a restarted bot is still thinking
+        for seat, owed in enumerate(self.owed):
+            if owed is not None:
+                self._forgive(seat)
+                self.given_up.add(seat)
+
+    def _run_without_given_up(self, requests: list[Request]) -> list[Reply]:
+        """`run` once some seats are given up (see `settle_owed`): theirs are answered CRASHED."""
+        live = [r for r in requests if r.seat not in self.given_up]
+        replies = iter(self._run_late(live) if live else [])
+        return [
+            Reply(r.seat, _CRASHED, None, _PROCESS_EXITED) if r.seat in self.given_up else next(replies)
+            for r in requests
+        ]
 
     def collect_late(self) -> list[Reply]:
         """The owed answers that have arrived (or died), in arrival order; those seats owe no more.
@@ -589,13 +624,14 @@ def resume_match(
         raise ResumeError(f"the game has {len(partial.players)} seats, {len(bots)} bots were given")
     try:
         rerun = ReplayRerun(partial, game)
+        exchange = _new_exchange(rerun.engine, bots, rerun.engine.config)
         start_requests = rerun.start_requests()
         rerun.apply_start()
-        recorded = [(start_requests, rerun.start_replies())]
+        exchange.count_recorded(start_requests, rerun.start_replies())
         for _ in partial.steps:
             pending = rerun.next_step()
             rerun.apply_step()
-            recorded.append((pending.requests, pending.replies))
+            exchange.count_recorded(pending.requests, pending.replies)
         rerun.catch_up()
         rerun.engine.restore_pending_inputs(list(external))
     except RerunMismatch as mismatch:
@@ -612,15 +648,15 @@ def resume_match(
         resumes=list(partial.resumes),
     )
     statuses = _recorded_statuses(replay)
-    match = _Match(game, engine, _new_exchange(engine, bots, engine.config), bots, replay, statuses)
+    match = _Match(game, engine, exchange, bots, replay, statuses)
     resumed_after = len(partial.steps)
 
     def start(clock: LogClock) -> None:
         clock.step = resumed_after + 1  # the restarted bots' output belongs with the next step
-        replies = match.exchange.run(start_requests)
-        match.exchange.reset_budgets()
-        for requests, replies_then in recorded:
-            match.exchange.count_recorded(requests, replies_then)
+        counted = exchange.swap_budgets(_Budgets(len(bots), 0))  # the warm-up: no bank, not counted
+        replies = exchange.run(start_requests)
+        exchange.settle_owed(max(request.timeout_ms for request in start_requests) / 1000.0)
+        exchange.swap_budgets(counted)
         replay.resumes.append(
             {
                 "after_step": resumed_after,
