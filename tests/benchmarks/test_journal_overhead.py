@@ -30,7 +30,7 @@ def test_journal_overhead_runs_with_tiny_arguments() -> None:
     ], out
     assert out.count("   none ") == 3, out
     assert out.count("   noop on_step ") == 3, out
-    journal_rows = re.findall(rf"   journal (\S+)\s+(?:{NUMBER}\s+){{5}}({NUMBER})\s+({NUMBER})", out)
+    journal_rows = re.findall(rf"   journal (\S+)\s+(?:{NUMBER}\s+){{7}}({NUMBER})\s+({NUMBER})", out)
     places = {place for place, _, _ in journal_rows}
     assert len(journal_rows) == 3 * len(places) and places, out
     # every journal held something (its header and steps) and was flushed at least at begin and close
