@@ -17,18 +17,21 @@ such as opening the file, included), one long GameOfDrones match (many rounds of
 journal), and Devops' default preset (starter factions, no pacing).
 
 How to read the table: per variant, the median and the best run in microseconds per step (a step
-is one turn: a request to every seat); the overhead is the variant's median minus `none`'s median,
-in us/step and as a ratio of the two medians, and the same for the best runs (on a loaded machine
-the best runs are the least disturbed; when the two disagree, trust neither and run again with a
-higher --repeat). `noop - none` is the price of the observer call; `journal - noop` is the
-journal's own. Bytes/step is the journal file's size (gzip level 1) over the
-steps; flushes/s is how many sync flushes it made per second of the run (at `begin`, every keyframe,
-every `flush_every_s` seconds and at `close`). The final `write_replay` (the complete replay,
-gzip level 6, replacing the journal) is timed apart: `play --replay` pays it with or without the
-journal.
+is one turn: a request to every seat) of this process's CPU time (`--clock wall` for wall-clock
+time: on a shared machine other processes' load then swamps the difference). The overhead is the
+variant's median minus `none`'s median, in us/step and as a ratio of the two medians, and the same
+for the best runs (on a loaded machine the best runs are the least disturbed; when the two
+disagree, trust neither and run again with a higher --repeat). `noop - none` is the price of the
+observer call; `journal - noop` is the journal's own. Bytes/step is the journal file's size (gzip
+level 1) over the steps; flushes/s is how many sync flushes it made (at `begin`, every keyframe,
+every `flush_every_s` seconds and at `close`) per second of wall-clock time. Below the table, the
+time spent inside the journal's own calls (the best run's, wall clock: `sync` per step; `__init__`,
+`begin` and `close` per match), the most direct figure of its cost. The final `write_replay` (the
+complete replay, gzip level 6, replacing the journal) is timed apart: `play --replay` pays it with
+or without the journal.
 
     .venv/bin/python benchmarks/journal_overhead.py [--repeat 5] [--seeds 10] [--long-rounds 200]
-                                                    [--devops-turns 150] [--devops-factions 8]
+                                                    [--devops-turns 150] [--devops-factions 8] [--clock cpu]
 """
 
 from __future__ import annotations
@@ -59,13 +62,50 @@ DRONES_PAIRINGS = [
 
 
 class CountingJournal(ReplayJournal):
-    """A `ReplayJournal` that counts its sync flushes (one integer increment per flush)."""
+    """A `ReplayJournal` that counts its sync flushes and the time spent inside it (two
+    `perf_counter` calls, ~0.1 us, per call): per match in `__init__`, `begin` and `close`, per
+    step in `sync`. Inside-the-journal time is the figure a loaded machine disturbs least."""
 
     flushes = 0
+    match_s = 0.0
+    step_s = 0.0
+
+    def __init__(self, path: Path) -> None:
+        started = time.perf_counter()
+        super().__init__(path)
+        self._per_match = False  # inside begin or close, whose own sync counts per match
+        CountingJournal.match_s += time.perf_counter() - started
+
+    def begin(self, replay: Replay, external: list[dict[str, Any]] | None = None) -> None:
+        started = time.perf_counter()
+        self._per_match = True
+        super().begin(replay, external)
+        self._per_match = False
+        CountingJournal.match_s += time.perf_counter() - started
+
+    def sync(self, force: bool = False) -> None:
+        if self._per_match:
+            super().sync(force)
+            return
+        started = time.perf_counter()
+        super().sync(force)
+        CountingJournal.step_s += time.perf_counter() - started
+
+    def close(self) -> None:
+        started = time.perf_counter()
+        self._per_match = True
+        super().close()
+        self._per_match = False
+        CountingJournal.match_s += time.perf_counter() - started
 
     def _flush(self, now: float) -> None:
         CountingJournal.flushes += 1
         super()._flush(now)
+
+    @staticmethod
+    def reset() -> None:
+        CountingJournal.flushes = 0
+        CountingJournal.match_s = CountingJournal.step_s = 0.0
 
 
 @dataclass(frozen=True)
@@ -80,12 +120,16 @@ class Match:
 
 @dataclass
 class Sample:
-    """The runs of one variant: seconds and steps per run, and the journal's bytes and flushes."""
+    """The runs of one variant: seconds and steps per run, the journal's bytes and flushes, and
+    the seconds spent inside the journal per run (begin and close, and sync)."""
 
     seconds: list[float] = field(default_factory=list)
     steps: int = 0
     bytes: int = 0
     flushes: int = 0
+    wall: list[float] = field(default_factory=list)
+    inside_match: list[float] = field(default_factory=list)
+    inside_step: list[float] = field(default_factory=list)
 
     def us_per_step(self) -> list[float]:
         return [s / self.steps * 1e6 for s in self.seconds]
@@ -113,20 +157,26 @@ def play(match: Match, journal_path: Path | None, noop: bool) -> Replay:
     return run.replay
 
 
-def run_variant(matches: list[Match], journal_dir: Path | None, noop: bool, sample: Sample) -> list[Replay]:
+def run_variant(
+    matches: list[Match], journal_dir: Path | None, noop: bool, sample: Sample, clock: Callable[[], float]
+) -> list[Replay]:
     """Play every match once; add the run's time (and the journals' bytes and flushes) to `sample`."""
     replays: list[Replay] = []
     size = 0
-    CountingJournal.flushes = 0
-    started = time.perf_counter()
+    CountingJournal.reset()
+    wall = time.perf_counter()
+    started = clock()
     for i, match in enumerate(matches):
         path = journal_dir / f"journal-{i}.json.gz" if journal_dir is not None else None
         replays.append(play(match, path, noop))
         if path is not None:
             size += path.stat().st_size  # outside the journal, but a stat is ~1 us per match
-    sample.seconds.append(time.perf_counter() - started)
+    sample.seconds.append(clock() - started)
+    sample.wall.append(time.perf_counter() - wall)
     sample.steps = sum(len(r.steps) for r in replays)
     sample.bytes, sample.flushes = size, CountingJournal.flushes
+    sample.inside_match.append(CountingJournal.match_s)
+    sample.inside_step.append(CountingJournal.step_s)
     return replays
 
 
@@ -147,7 +197,7 @@ def temp_dirs() -> list[tuple[str, str | None]]:
     return places
 
 
-def bench_case(label: str, matches: list[Match], repeat: int) -> None:
+def bench_case(label: str, matches: list[Match], repeat: int, clock: Callable[[], float]) -> None:
     places = temp_dirs()
     variants: list[tuple[str, str | None, bool, bool]] = [("none", None, False, False)]
     variants.append(("noop on_step", None, True, False))
@@ -159,7 +209,7 @@ def bench_case(label: str, matches: list[Match], repeat: int) -> None:
         for _ in range(repeat):
             for name, where, noop, journal in variants:
                 folder = folders[where] if journal else None
-                replays = run_variant(matches, folder, noop, samples[name])
+                replays = run_variant(matches, folder, noop, samples[name], clock)
             for place, where in places:
                 writes[place].append(time_final_write(replays, folders[where]))
     _print_case(label, matches, repeat, samples, writes)
@@ -203,11 +253,19 @@ def _print_case(
         journal = name.startswith("journal")
         own = f"{med - noop_med:12.2f}" if journal else f"{'':>12}"
         size = f"{sample.bytes / sample.steps:10.1f}" if journal else f"{'':>10}"
-        rate = f"{sample.flushes / statistics.median(sample.seconds):9.1f}" if journal else f"{'':>9}"
+        rate = f"{sample.flushes / statistics.median(sample.wall):9.1f}" if journal else f"{'':>9}"
         print(
             f"   {name:<22} {med:9.2f} {best:9.2f} {med - base_med:9.2f} {med / base_med:6.3f} "
             f"{best - base_best:9.2f} {best / base_best:6.3f} {own} {size} {rate}"
         )
+    for name, sample in samples.items():
+        if name.startswith("journal"):
+            per_match, per_step = min(sample.inside_match), min(sample.inside_step)
+            print(
+                f"   inside the {name} (wall, best run): sync {per_step / steps * 1e6:.2f} us/step, "
+                f"init+begin+close {per_match / len(matches) * 1e6:.0f} us/match; "
+                f"in all {(per_match + per_step) / steps * 1e6:.2f} us/step"
+            )
     for place, seconds in writes.items():
         med = statistics.median(seconds)
         print(
@@ -242,7 +300,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--long-turns", type=int, default=50, help="turn limit per round, long drones match")
     parser.add_argument("--devops-turns", type=int, default=150, help="turns of the devops match")
     parser.add_argument("--devops-factions", type=int, default=8, help="starter factions, devops")
+    parser.add_argument(
+        "--clock",
+        choices=("cpu", "wall"),
+        default="cpu",
+        help="time the runs in this process's CPU time (default: what other processes on a loaded "
+        "machine disturb least) or wall-clock time",
+    )
     args = parser.parse_args(argv)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
     cases: list[tuple[str, Callable[[], list[Match]]]] = [
         (
             f"drones default config, {len(DRONES_PAIRINGS)} starter pairings x {args.seeds} seeds",
@@ -258,9 +324,12 @@ def main(argv: list[str] | None = None) -> None:
             lambda: devops_default(args.devops_turns, args.devops_factions),
         ),
     ]
-    print("run_match per step without and with the replay journal (in-process starters; lower is better)")
+    print(
+        "run_match per step without and with the replay journal (in-process starters; "
+        f"{args.clock} time; lower is better)"
+    )
     for label, build in cases:
-        bench_case(label, build(), args.repeat)
+        bench_case(label, build(), args.repeat, clock)
 
 
 if __name__ == "__main__":

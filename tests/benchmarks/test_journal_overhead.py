@@ -35,6 +35,9 @@ def test_journal_overhead_runs_with_tiny_arguments() -> None:
     assert len(journal_rows) == 3 * len(places) and places, out
     # every journal held something (its header and steps) and was flushed at least at begin and close
     assert all(float(size) > 0 and float(rate) > 0 for _, size, rate in journal_rows), out
+    assert len(re.findall(r"inside the journal \S+ \(wall, best run\): sync " + NUMBER, out)) == 3 * len(
+        places
+    ), out
     assert len(re.findall(r"final write_replay \S+: " + NUMBER + " ms per match", out)) == 3 * len(places), (
         out
     )
