@@ -76,10 +76,10 @@ class CountingJournal(ReplayJournal):
         self._per_match = False  # inside begin or close, whose own sync counts per match
         CountingJournal.match_s += time.perf_counter() - started
 
-    def begin(self, replay: Replay, external: list[dict[str, Any]] | None = None) -> None:
+    def begin(self, replay: Replay) -> None:
         started = time.perf_counter()
         self._per_match = True
-        super().begin(replay, external)
+        super().begin(replay)
         self._per_match = False
         CountingJournal.match_s += time.perf_counter() - started
 
