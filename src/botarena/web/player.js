@@ -435,8 +435,45 @@ function renderHeader() {
   });
   $("seed").textContent = String(replay.seed);
   const renderer = state.renderer;
-  $("result").textContent = renderer.resultText ? renderer.resultText(replay) : defaultResultText(replay);
+  const partial = replay.partial === true;
+  const result = $("result");
+  result.textContent = partial
+    ? partialText(replay)
+    : renderer.resultText ? renderer.resultText(replay) : defaultResultText(replay);
+  result.classList.toggle("partial", partial);
+  result.title = partial
+    ? "This replay was read from the journal of a game whose host stopped before the end: it has " +
+      "the steps recorded up to then, and no result, totals or logs. `botarena play --resume FILE` goes on with it."
+    : "";
   $("rules").textContent = `${replay.rules} · ${replay.preset}`;
+  renderResumes(replay);
+}
+
+// A journal read before the game finished (a killed host, or a game still running): `partial` is set,
+// and there is no result, end exchange, logs, time or status totals.
+export function partialText(replay) {
+  const n = (replay.steps || []).length;
+  return `partial replay: the game did not finish (${n} step${n === 1 ? "" : "s"} recorded)`;
+}
+
+// A game resumed after its host was killed: where it went on live (`resumes[].after_step`).
+export function resumedText(replay) {
+  const after = (Array.isArray(replay.resumes) ? replay.resumes : [])
+    .map((r) => r && r.after_step)
+    .filter((k) => Number.isInteger(k));
+  if (!after.length) return "";
+  return `resumed after step${after.length === 1 ? "" : "s"} ${after.join(", ")}`;
+}
+
+function renderResumes(replay) {
+  const note = $("resumed");
+  const text = resumedText(replay);
+  note.textContent = text;
+  note.hidden = !text;
+  note.title = text
+    ? "The host was killed during this game; it was re-run from its recorded steps and went on " +
+      "live with the same bots (botarena play --resume), so the replay is still one whole game."
+    : "";
 }
 
 // ---------------------------------------------------------------------------------------- players
@@ -610,7 +647,7 @@ function renderLogs() {
     const dropped = log.dropped_bytes ? `, ${log.dropped_bytes} bytes dropped` : "";
     $(`player-${seat}-log-summary`).textContent = lines || dropped
       ? `log for the whole match (${lines} line${lines === 1 ? "" : "s"}${dropped})`
-      : "log: no output";
+      : state.replay.partial === true ? "log: not recorded (the game did not finish)" : "log: no output";
     $(`player-${seat}-log-text`).textContent =
       text + (log.dropped_bytes ? `\n… ${log.dropped_bytes} bytes dropped (the log is capped)` : "");
     $(`player-${seat}-log`).classList.toggle("empty", !(lines || dropped));
