@@ -5,6 +5,7 @@ after a kill says where it went on. Any console error fails a test (the `page` f
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
 from typing import Any
 
@@ -117,3 +118,67 @@ def test_loading_a_finished_replay_after_a_partial_one_clears_the_label(
     assert "partial" not in shown["result"] and shown["result"] not in ("", "in progress")
     assert "partial" not in page.get_by_test_id("result").get_attribute("class")
     assert shown["resumed"] == ""
+
+
+def upload(page: Any, name: str, data: bytes) -> str | None:
+    """Open `data` as the file `name` with the page's "Open replay…" input; the error shown, if any."""
+    page.set_input_files(
+        "[data-testid=file]", files=[{"name": name, "mimeType": "application/octet-stream", "buffer": data}]
+    )
+    page.wait_for_function("window.__botarena.ready || window.__botarena.error")
+    return page.evaluate("window.__botarena.error")  # type: ignore[no-any-return]
+
+
+@pytest.fixture
+def empty_viewer(serve: Any, page: Any, zergy_replay: tuple[Any, Path]) -> Any:
+    page.goto(serve(zergy_replay[1]).url + "/")  # no ?replay=: the viewer waits for a file
+    page.wait_for_selector("#welcome-text:has-text('Open a replay file')")
+    return page
+
+
+def test_opening_a_killed_games_file_in_the_page_reads_it_as_partial(
+    empty_viewer: Any, tmp_path: Path
+) -> None:
+    """The file itself, cut mid-flush as a kill leaves it (no server to read it): the page inflates
+    the gzip stream as far as it goes and reads the journal's complete lines, as `read_replay` does."""
+    path, steps = play_partial("devops", tmp_path, STOP_AFTER["devops"], LONGER["devops"])
+    raw = path.read_bytes()
+    with pytest.raises(EOFError, match="end-of-stream"):
+        gzip.decompress(raw)  # really cut: not a whole gzip stream
+    assert upload(empty_viewer, "killed.json.gz", raw) is None
+    assert empty_viewer.evaluate("window.__botarena.stepCount") == steps
+    check_partial_page(empty_viewer, steps)
+    expected = read_replay(path).to_json()
+    shown = empty_viewer.evaluate(
+        "() => { const r = window.__botarena.replay; return {steps: r.steps, keyframes: r.keyframes}; }"
+    )
+    assert shown == {"steps": expected["steps"], "keyframes": expected["keyframes"]}
+
+
+def test_opening_an_uncompressed_journal_cut_mid_line(empty_viewer: Any, tmp_path: Path) -> None:
+    path, _ = play_partial("drones", tmp_path, DEFAULT_STOP, LONGER["drones"])
+    text = read_journal_text(path)
+    cut = text[: text.rindex(b'{"step"') + 40]  # the kill came while that step's line was written
+    steps = sum(line.startswith(b'{"step"') for line in cut.split(b"\n")[:-1])  # the whole lines
+    assert steps == read_replay_bytes(cut, tmp_path) >= DEFAULT_STOP - 1
+    assert upload(empty_viewer, "killed.json", cut) is None
+    check_partial_page(empty_viewer, steps)
+
+
+def test_a_journal_without_its_header_is_one_line(empty_viewer: Any) -> None:
+    error = upload(empty_viewer, "cut.json", b'{"journal": 1, "header": {"game": "dro')
+    assert error == "cut.json: this replay journal's header is missing or cut short"
+
+
+def read_journal_text(path: Path) -> bytes:
+    """A journal file's text as far as it inflates."""
+    from botarena.core.replay import decompress_prefix
+
+    return decompress_prefix(path.read_bytes())
+
+
+def read_replay_bytes(data: bytes, folder: Path) -> int:
+    """The steps `read_replay` finds in these bytes."""
+    copy = folder / "copy.json"
+    copy.write_bytes(data)
+    return len(read_replay(copy).steps)
