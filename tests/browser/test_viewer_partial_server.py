@@ -6,6 +6,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import signal
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -112,3 +116,35 @@ def test_view_html_says_the_replay_is_partial(
     assert lines[1] == "partial replay: the game did not finish (3 steps recorded); the page says so"
     embedded = out.read_text(encoding="utf-8").split('id="replay-data">', 1)[1].split("</script>", 1)[0]
     assert json.loads(embedded)["partial"] is True
+
+
+def test_botarena_view_serves_a_killed_games_file_and_says_it_is_partial(
+    partial_drones: tuple[Path, int],
+) -> None:
+    """`botarena view FILE` as a user runs it: the lines it prints, then the page's replay."""
+    path, steps = partial_drones
+    command = [sys.executable, "-m", "botarena", "view", str(path), "--port", "0"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+    try:
+        assert process.stdout is not None
+        lines = [process.stdout.readline().strip() for _ in range(3)]  # the URL comes once it listens
+        assert lines[0] == f"botarena viewer: drones seed 5 from {path}"
+        assert lines[1] == (
+            f"partial replay: the game did not finish ({steps} steps recorded); "
+            "the page shows the steps written so far"
+        )
+        assert lines[2].startswith("http://127.0.0.1:") and lines[2].endswith("/?replay=/api/replay")
+        status, _, body = get(lines[2].replace("/?replay=", ""))
+        assert status == 200
+        data = json.loads(gzip.decompress(body))
+        assert data["partial"] is True and len(data["steps"]) == steps
+        os.kill(process.pid, signal.SIGINT)
+        assert process.wait(timeout=30) == 130  # Ctrl-C: the CLI's usual exit status for it
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    stderr = process.stderr.read() if process.stderr else ""
+    assert "Traceback" not in stderr, stderr

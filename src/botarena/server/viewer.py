@@ -191,6 +191,7 @@ def serve_viewer(
         raise ReplayError(f"the viewer's web files are missing from {web_root()}")
     app = create_viewer_app(path)
     sock = bind_socket(host, port)
+    sock.listen()  # before the URL is printed: a request sent at once waits for uvicorn, not refused
     bound_port = sock.getsockname()[1]
     print(f"botarena viewer: {replay.game} seed {replay.seed} from {path}", flush=True)
     if replay.partial:
