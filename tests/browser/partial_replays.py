@@ -74,12 +74,35 @@ def play_partial(
 
 
 def play_resumed(
-    game_id: str, folder: Path, stop_after: int, overrides: dict[str, Any] | None = None
+    game_id: str,
+    folder: Path,
+    stop_after: int,
+    overrides: dict[str, Any] | None = None,
+    *,
+    killed_again_after: int | None = None,
 ) -> tuple[Replay, Path]:
-    """A game killed after step `stop_after` and resumed with restarted bots to its end: the finished
-    replay (one `resumes` entry, after step `stop_after`) at `folder`/<game>.resumed.json.gz."""
+    """A game killed after step `stop_after` and resumed with restarted bots: to its end, its finished
+    replay (one `resumes` entry, after step `stop_after`) at `folder`/<game>.resumed.json.gz; or,
+    with `killed_again_after`, the journal the resumed game left when killed again after that step
+    (a partial replay with the same `resumes` entry)."""
     partial_path, _ = play_partial(game_id, folder, stop_after, overrides)
     partial = read_replay(partial_path)
+    path = folder / f"{game_id}.resumed.json.gz"
+    journal = ReplayJournal(path)
+
+    def on_step(index: int, record: Any, engine: Any) -> None:
+        if killed_again_after is not None and index >= killed_again_after:
+            journal.sync(force=True)
+            raise HostKilled(f"killed again after step {index}")
+
+    on_begin, on_step_journal = journal.observers(on_step=on_step)
     with ThreadPoolExecutor(1) as pool:
-        replay = pool.submit(resume_match, partial, _bots(game_id)).result().replay
-    return replay, write_replay(replay, folder / f"{game_id}.resumed.json.gz")
+        future = pool.submit(
+            resume_match, partial, _bots(game_id), on_begin=on_begin, on_step=on_step_journal
+        )
+        try:
+            replay = future.result().replay
+        except HostKilled:
+            return read_replay(path), path
+    journal.close()
+    return replay, write_replay(replay, path)

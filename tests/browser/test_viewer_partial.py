@@ -42,12 +42,12 @@ def step_through(page: Any, steps: int) -> None:
     assert shown["record"] and shown["record"] != "No turns yet."
 
 
-def check_partial_page(page: Any, steps: int) -> None:
+def check_partial_page(page: Any, steps: int, resumed: str = "") -> None:
     assert page.evaluate("window.__botarena.stepCount") == steps
     shown = texts(page)
     assert shown["result"] == partial_label(steps)
     assert "partial" in page.get_by_test_id("result").get_attribute("class")
-    assert shown["resumed"] == ""  # not resumed: the note is hidden
+    assert shown["resumed"] == resumed  # hidden (no text) when the game was not resumed
     assert shown["player-0-time-match"] == "–"  # no totals recorded: nothing made up
     assert (
         page.get_by_test_id("player-0-log")
@@ -104,6 +104,17 @@ def test_a_resumed_game_says_where_it_went_on(
     assert "partial" not in page.get_by_test_id("result").get_attribute("class")
     scrub(page, steps - 1)
     assert texts(page)["step-counter"] == f"{steps} / {steps}"
+
+
+def test_a_resumed_game_killed_again_is_partial_and_resumed(
+    serve: Any, open_viewer: Any, tmp_path: Path
+) -> None:
+    stop, again = STOP_AFTER["devops"], STOP_AFTER["devops"] + 3
+    replay, path = play_resumed("devops", tmp_path, stop, LONGER["devops"], killed_again_after=again)
+    assert replay.partial and len(replay.steps) == again
+    assert [entry["after_step"] for entry in replay.resumes] == [stop]
+    page = open_viewer(serve(path).url)
+    check_partial_page(page, again, resumed=f"resumed after step {stop}")
 
 
 def test_loading_a_finished_replay_after_a_partial_one_clears_the_label(
