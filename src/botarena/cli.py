@@ -155,11 +155,14 @@ def play_command(
         if seed is None:
             seed = secrets.randbelow(2**32)
         specs, header = bots, resume_header(bots, game, sandbox=sandbox)
+        if replay is not None:
+            _refuse_to_overwrite_a_killed_game(replay)
     isolation = _isolation(sandbox) if sandbox else TRUSTED
     players = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
     if original_json is not None and game.native_result_json is None:
         raise UserError(f"{game.id} has no original result format")
-    journal = ReplayJournal(replay, resume=header) if replay is not None else None
+    external = plan.external if resume is not None else []
+    journal = ReplayJournal(replay, resume=header, external=external) if replay is not None else None
     reported: list[bool] = []
 
     def report(run: Any) -> None:
@@ -180,14 +183,27 @@ def play_command(
         if journal is not None:
             on_begin, on_step = journal.observers(on_begin, on_step)
         if resume is not None:
-            return resume_match(plan.partial, players, game=game_, on_begin=on_begin, on_step=on_step)
+            return resume_match(
+                plan.partial, players, game=game_, external=plan.external, on_begin=on_begin, on_step=on_step
+            )
         return run_match(
             game_, players, config=config, seed=seed, preset=preset, on_begin=on_begin, on_step=on_step
         )
 
     try:
         if live:
-            _play_live(game, players, config, seed, live_port, live_linger, play=play, on_done=report)
+            _play_live(
+                game,
+                players,
+                config,
+                seed,
+                live_port,
+                live_linger,
+                play=play,
+                on_done=report,
+                journal=journal,
+                external=external,
+            )
         else:
             report(play(game))
     finally:
@@ -196,6 +212,23 @@ def play_command(
             _print_resume_hint(replay)
     if any(reported):
         raise typer.Exit(1)  # the result above stands, but a bot never got to play: say so to scripts
+
+
+def _refuse_to_overwrite_a_killed_game(file: Path) -> None:
+    """`--replay FILE` starts its journal at once: never over a game that can still be resumed."""
+    from botarena.core.replay import read_replay
+
+    if not file.is_file():
+        return
+    try:
+        partial = read_replay(file).partial
+    except ReplayError:
+        return  # not a replay: overwritten, as before
+    if partial:
+        raise UserError(
+            f"{file} holds a game that did not finish: go on with `botarena play --resume {file}`,"
+            " or remove the file to start a new game there"
+        )
 
 
 def _print_resume_hint(file: Path | None) -> None:
@@ -228,13 +261,16 @@ def _play_live(
     *,
     play: Callable[..., Any],
     on_done: Callable[[Any], None],
+    journal: Any = None,
+    external: Sequence[dict[str, Any]] = (),
 ) -> Any:
     """Play the match in the thread of the organizer's server (`botarena.server.app.serve`) on
     127.0.0.1, streaming it to a `LiveHub` through the tournament's `LiveStreamer`: the viewer at the
     printed URL follows it (the config's `turn_interval_ms` paces it). `play(game, on_begin, on_step)`
     plays the match (new or resumed) with those observers. `on_done(run)` gets the
     finished match at once; the server then serves `linger_s` seconds more, and this returns the
-    match's `MatchRun`.
+    match's `MatchRun`. A game's live routes get `journal` (where they write the inputs they
+    accept) and `external` (a resumed game's earlier inputs).
     """
     import dataclasses
     import tempfile
@@ -257,6 +293,8 @@ def _play_live(
         players=players,
         organizer_key=secrets.token_urlsafe(16),
         lock=threading.RLock(),
+        journal=journal,  # the routes write what they accept from outside the bots (devops codes)
+        external=list(external),  # and a resumed game's routes restore it
     )
     make_routes = LIVE_ROUTES.get(game.id)
     router = make_routes(match) if make_routes is not None else None

@@ -80,6 +80,14 @@ class Engine(ABC):
         (Devops bonus codes) from that step's `record`. Default: a game has none."""
         return None
 
+    def restore_pending_inputs(self, events: Sequence[Mapping[str, Any]]) -> None:
+        """Resuming a killed match (`runner.match.resume_match`), after its recorded steps are re-run:
+        take back the inputs from outside the bots that were accepted but not yet used by a recorded
+        step (a Devops redemption queued for the next turn). `events` are what the live server wrote
+        to the journal as it accepted them (`ReplayJournal.external`), all of them, in order; each has
+        a `game` key. Default: a game has none."""
+        return None
+
     @abstractmethod
     def start_requests(self) -> list[Request]:
         """The `start` request of every seat."""

@@ -26,7 +26,9 @@ killed game's file and say it is partial.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
+import threading
 import time
 import zlib
 from pathlib import Path
@@ -54,15 +56,24 @@ class ReplayJournal:
     Give `begin` the replay once its start exchange and first keyframe are in it (or, resuming, once
     it holds every re-run step), then `sync` after each step: everything appended to the replay since
     (late replies, steps, keyframes) is written, and flushed when a keyframe was among it or
-    `flush_every_s` has passed. `external(event)` writes and flushes an outside input at once.
+    `flush_every_s` has passed; a thread of the journal's own flushes what is still unflushed
+    `flush_every_s` later, so a step is on disk within that time even while the next one is slow.
+    `external(event)` writes and flushes an outside input at once.
     A write that fails (a full disk) is reported once on stderr and stops the journal; the match
     goes on, since losing the game to protect its backup would be backwards.
     """
 
     def __init__(
-        self, path: str | Path, *, resume: dict[str, Any] | None = None, flush_every_s: float = FLUSH_EVERY_S
+        self,
+        path: str | Path,
+        *,
+        resume: dict[str, Any] | None = None,
+        external: list[dict[str, Any]] | None = None,
+        flush_every_s: float = FLUSH_EVERY_S,
     ) -> None:
         self.path = Path(path)
+        # every outside input so far (a resumed game's, then new ones): `begin` writes them again
+        self._carried: list[dict[str, Any]] = list(external or ())
         self.resume = resume
         self.flush_every_s = flush_every_s
         self._file: BinaryIO | None = None
@@ -71,6 +82,12 @@ class ReplayJournal:
         self._last_flush = 0.0
         self._replay: Replay | None = None
         self.failed: str | None = None
+        # `external` is called from a live server's threads while the match thread syncs, and a
+        # thread of the journal's own flushes what a slow step leaves unflushed
+        self._lock = threading.RLock()
+        self._dirty = False
+        self._closed = threading.Event()
+        self._pacer: threading.Thread | None = None
 
     def observers(self, on_begin: Any = None, on_step: Any = None) -> tuple[Any, Any]:
         """`run_match`/`resume_match` observers that keep this journal up to date, then call the
@@ -89,28 +106,56 @@ class ReplayJournal:
         return begin, step
 
     # -- writing -----------------------------------------------------------------------------------
-    def begin(self, replay: Replay, external: list[dict[str, Any]] | None = None) -> None:
-        """Start the journal (truncating the file) with everything `replay` holds already."""
+    def begin(self, replay: Replay) -> None:
+        """Start the journal with everything `replay` holds already. It is written to a temporary
+        file that replaces `path` once flushed, so a kill meanwhile leaves the previous file (a
+        resumed game's journal) whole."""
+        with self._lock:
+            self._begin(replay)
+        if self._file is not None and self._pacer is None:
+            self._pacer = threading.Thread(target=self._flush_when_due, name="journal-flush", daemon=True)
+            self._pacer.start()
+
+    def _begin(self, replay: Replay) -> None:
         self._replay = replay
         self._written = dict.fromkeys(self._written, 0)
+        fresh = self.path.with_name(self.path.name + ".tmp")
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._file = open(self.path, "wb")  # noqa: SIM115 - kept open for the whole match
+            self._file = open(fresh, "wb")  # noqa: SIM115 - kept open for the whole match
             self._zip = zlib.compressobj(1, zlib.DEFLATED, 31)  # gzip; level 1: it is rewritten at the end
             header: dict[str, Any] = {"journal": JOURNAL_VERSION, "header": _header(replay)}
             if self.resume is not None:
                 header["resume"] = self.resume
             self._write(header)
             self._write({"start": replay.start})
-            for event in external or ():
+            for event in self._carried:
                 self._write({"external": event})
+            self._sync(force=True)
+            if self._file is not None:
+                os.replace(fresh, self.path)  # the open file is now the journal at `path`
         except OSError as exc:
             self._fail(exc)
-            return
-        self.sync(force=True)
+
+    def _flush_when_due(self) -> None:
+        """Flush what a slow step left written but unflushed, every `flush_every_s` (a step can
+        take long: a Devops turn waits up to 20 s for slow services)."""
+        while not self._closed.wait(max(self.flush_every_s, 0.1)):
+            with self._lock:
+                if self._file is None:
+                    return
+                if self._dirty:
+                    try:
+                        self._flush(time.monotonic())
+                    except OSError as exc:
+                        self._fail(exc)
 
     def sync(self, force: bool = False) -> None:
         """Write what the replay gained since the last call; flush if a keyframe came or it is time."""
+        with self._lock:
+            self._sync(force)
+
+    def _sync(self, force: bool) -> None:
         replay = self._replay
         if self._file is None or replay is None:
             return
@@ -131,20 +176,27 @@ class ReplayJournal:
 
     def external(self, event: dict[str, Any]) -> None:
         """Record an outside input now (it must survive a kill that comes before the next step)."""
-        if self._file is None:
-            return
-        try:
-            self._write({"external": event})
-            self._flush(time.monotonic())
-        except OSError as exc:
-            self._fail(exc)
+        with self._lock:
+            self._carried.append(event)
+            if self._file is None:
+                return
+            try:
+                self._write({"external": event})
+                self._flush(time.monotonic())
+            except OSError as exc:
+                self._fail(exc)
 
     def close(self) -> None:
         """Close the file as it stands (still a journal: the game can be resumed from it)."""
+        self._closed.set()
+        with self._lock:
+            self._close()
+
+    def _close(self) -> None:
         if self._file is None:
             return
         try:
-            self.sync(force=True)
+            self._sync(force=True)
             if self._file is not None:
                 self._file.write(self._zip.flush(zlib.Z_FINISH))
                 self._file.close()
@@ -162,12 +214,14 @@ class ReplayJournal:
     def _write(self, line: dict[str, Any]) -> None:
         assert self._file is not None
         self._file.write(self._zip.compress(orjson.dumps(line) + b"\n"))
+        self._dirty = True
 
     def _flush(self, now: float) -> None:
         assert self._file is not None
         self._file.write(self._zip.flush(zlib.Z_SYNC_FLUSH))
         self._file.flush()
         self._last_flush = now
+        self._dirty = False
 
     def _fail(self, exc: OSError) -> None:
         self.failed = f"cannot write the replay journal {self.path}: {exc.strerror or exc}"

@@ -565,6 +565,7 @@ def resume_match(
     bots: Sequence[Bot],
     *,
     game: GameInfo | None = None,
+    external: Sequence[dict[str, Any]] = (),
     on_step: StepObserver | None = None,
     on_begin: BeginObserver | None = None,
 ) -> MatchRun:
@@ -576,7 +577,9 @@ def resume_match(
     are recorded in `replay.resumes` and not given to the engine. Then the match goes on live from
     the next step, exactly as `run_match` plays it, and the finished replay is one whole game that
     `verify_replay` re-runs. `game` may be a wrapped copy of the registered game (a live server's
-    locked engine). Raises ResumeError before any bot is started if the replay cannot be resumed.
+    locked engine). `external` are the journal's outside inputs (`Engine.restore_pending_inputs`:
+    those accepted after the last recorded step are given back). Raises ResumeError before any bot
+    is started if the replay cannot be resumed.
     """
     from botarena.core.registry import get_game
     from botarena.runner.verify import ReplayRerun, RerunMismatch
@@ -594,12 +597,20 @@ def resume_match(
             rerun.apply_step()
             recorded.append((pending.requests, pending.replies))
         rerun.catch_up()
+        rerun.engine.restore_pending_inputs(list(external))
     except RerunMismatch as mismatch:
         raise ResumeError(
             f"the recorded game does not re-run: differs at {mismatch.where}: {mismatch.detail}"
         ) from None
     engine = rerun.engine
-    replay = dataclasses.replace(partial, partial=False, resumes=list(partial.resumes))
+    replay = dataclasses.replace(  # new lists: the match appends to them, `partial` stays as it was
+        partial,
+        partial=False,
+        steps=list(partial.steps),
+        keyframes=list(partial.keyframes),
+        late=list(partial.late),
+        resumes=list(partial.resumes),
+    )
     statuses = _recorded_statuses(replay)
     match = _Match(game, engine, _new_exchange(engine, bots, engine.config), bots, replay, statuses)
     resumed_after = len(partial.steps)

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from botarena.games.devops.config import GAME_ID
 from botarena.games.devops.engine import DevopsEngine
 from botarena.games.devops.observe import BONUS_TYPES
 
@@ -144,3 +145,35 @@ class CodeBook:
         turn = game.queue_redemption(faction, code.type, code.valid_until_turn)
         code.redeemed = True
         return {"status": "queued", "type": code.type, "activatesAtTurn": turn}
+
+    # -- journal events (a killed game resumed: `botarena play --resume`) --------------------------
+    @staticmethod
+    def issued_event(code: dict[str, Any]) -> dict[str, Any]:
+        """The journal event of an issued code (`code` as `issue` returned it)."""
+        return {"game": GAME_ID, "kind": "code_issued", **code}
+
+    def redeemed_event(self, token: str, activates_at_turn: int) -> dict[str, Any]:
+        """The journal event of an accepted redemption of code `token`; `faction`, `type` and
+        `validUntilTurn` are the engine's redemption fields."""
+        code = self.codes[token]
+        return {
+            "game": GAME_ID,
+            "kind": "code_redeemed",
+            "code": token,
+            "faction": code.faction_id,
+            "type": code.type,
+            "validUntilTurn": code.valid_until_turn,
+            "activatesAtTurn": activates_at_turn,
+        }
+
+    def restore(self, events: Any) -> None:
+        """Take back the codes issued and redeemed before a kill, from the journal's events."""
+        for event in events:
+            if event.get("game") != GAME_ID:
+                continue
+            if event.get("kind") == "code_issued":
+                self.codes[event["code"]] = Code(
+                    event["code"], event["type"], event["gameId"], event["factionId"], event["validUntilTurn"]
+                )
+            elif event.get("kind") == "code_redeemed" and event.get("code") in self.codes:
+                self.codes[event["code"]].redeemed = True

@@ -101,6 +101,19 @@ class DevopsEngine(Engine):
             and 1 <= r["faction"] <= self.n
         )
 
+    def restore_pending_inputs(self, events: Any) -> None:
+        """Resuming a killed game: queue again the redemptions the server accepted (its journal's
+        `code_redeemed` events) that activate after the last re-run turn; earlier ones are in the
+        re-run step records already."""
+        turn = self.state.turn
+        for event in events:
+            if event.get("game") != GAME_ID or event.get("kind") != "code_redeemed":
+                continue
+            if isinstance(event.get("activatesAtTurn"), int) and event["activatesAtTurn"] > turn:
+                self.restore_external_inputs(
+                    {"redemptions": [{k: event.get(k) for k in ("faction", "type", "validUntilTurn")}]}
+                )
+
     # -- turn start and gather (DV-13 .. DV-20) --------------------------------------------------
     def next_requests(self) -> list[Request]:
         state = self.state

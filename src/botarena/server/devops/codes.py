@@ -34,6 +34,13 @@ class LiveCodes:
         self.match = match
         self.lock = getattr(match, "lock", None) or threading.RLock()
         self.book = CodeBook(keys, match.organizer_key)
+        # a resumed game (`play --resume`): the codes issued and redeemed before the kill
+        self.book.restore(getattr(match, "external", None) or ())
+        self.journal = getattr(match, "journal", None)  # where accepted codes are written at once
+
+    def _record(self, event: dict[str, Any]) -> None:
+        if self.journal is not None:
+            self.journal.external(event)
 
     def _engine(self) -> Any:
         return getattr(self.match, "engine", None)
@@ -41,7 +48,9 @@ class LiveCodes:
     def issue(self, game_id: str, body: Any, organizer_key: str | None) -> dict[str, Any]:
         token = secrets.token_urlsafe(16)  # 128 bits, never from the game's streams
         with self.lock:
-            return self.book.issue(self._engine(), game_id, body, organizer_key, token)
+            code = self.book.issue(self._engine(), game_id, body, organizer_key, token)
+            self._record(self.book.issued_event(code))
+            return code
 
     def listing(self, game_id: str, faction_id: str, key: str | None) -> list[Any]:
         with self.lock:
@@ -49,14 +58,18 @@ class LiveCodes:
 
     def redeem(self, game_id: str, body: Any, key: str | None) -> dict[str, Any]:
         with self.lock:
-            return self.book.redeem(self._engine(), game_id, body, key)
+            answer = self.book.redeem(self._engine(), game_id, body, key)
+            self._record(self.book.redeemed_event(body["code"], answer["activatesAtTurn"]))
+            return answer
 
 
 def live_routes(match: Any) -> Any:
     """The spec 7.5 routes (a FastAPI APIRouter) for the live match `match`, or None without bonus
     codes. `match` has `.engine` (the engine once created), `.config`, `.players`, `.organizer_key`,
-    and optionally `.team_keys` (faction id -> key; default each bot's `secure_key`) and `.lock` (the
-    lock its engine's phases hold; default a lock of the routes' own)."""
+    and optionally `.team_keys` (faction id -> key; default each bot's `secure_key`), `.lock` (the
+    lock its engine's phases hold; default a lock of the routes' own), `.journal` (a ReplayJournal:
+    every issued and redeemed code is written to it at once) and `.external` (a resumed game's
+    journal events, whose codes are restored)."""
     if not getattr(match.config, "bonus_codes_enabled", False):
         return None
     from fastapi import APIRouter, Request
