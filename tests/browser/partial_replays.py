@@ -68,6 +68,8 @@ def play_partial(
             pass
         else:
             raise AssertionError(f"the {game_id} match ended before step {stop_after + 1}")
+        finally:
+            journal.close()  # (a killed host writes nothing more: the bytes on disk are put back)
     flushed, torn = snapshots[0], snapshots[1]
     path.write_bytes(torn[: len(flushed) + (len(torn) - len(flushed)) // 2])
     return path, stop_after
@@ -90,9 +92,12 @@ def play_resumed(
     path = folder / f"{game_id}.resumed.json.gz"
     journal = ReplayJournal(path)
 
+    on_disk: list[bytes] = []
+
     def on_step(index: int, record: Any, engine: Any) -> None:
         if killed_again_after is not None and index >= killed_again_after:
             journal.sync(force=True)
+            on_disk.append(path.read_bytes())
             raise HostKilled(f"killed again after step {index}")
 
     on_begin, on_step_journal = journal.observers(on_step=on_step)
@@ -103,6 +108,8 @@ def play_resumed(
         try:
             replay = future.result().replay
         except HostKilled:
+            journal.close()
+            path.write_bytes(on_disk[0])
             return read_replay(path), path
     journal.close()
     return replay, write_replay(replay, path)
