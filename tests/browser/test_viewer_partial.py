@@ -193,3 +193,20 @@ def read_replay_bytes(data: bytes, folder: Path) -> int:
     copy = folder / "copy.json"
     copy.write_bytes(data)
     return len(read_replay(copy).steps)
+
+
+@pytest.mark.parametrize("game", ["drones", "devops"])
+def test_a_game_killed_before_its_first_step_shows_no_steps(
+    game: str, serve: Any, open_viewer: Any, tmp_path: Path
+) -> None:
+    path, _ = play_partial(game, tmp_path, DEFAULT_STOP, LONGER.get(game))
+    text = read_journal_text(path)
+    before_steps = tmp_path / f"{game}.start-only.json"
+    before_steps.write_bytes(text[: text.index(b'{"step"')])  # header, start, first keyframe
+    assert read_replay(before_steps).steps == []
+    page = open_viewer(serve(before_steps).url)
+    shown = texts(page)
+    assert page.evaluate("window.__botarena.stepCount") == 0
+    assert shown["result"] == "partial replay: the game did not finish (0 steps recorded)"
+    assert shown["step-counter"] == "0 / 0"
+    assert shown["record"] == "No turns yet."
