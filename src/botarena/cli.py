@@ -628,6 +628,10 @@ def view_command(
             raise UserError(f"cannot write {html}: {exc}") from None
         steps = len(shown.steps)
         print(f"wrote {written}: {shown.game} seed {shown.seed}, {steps} steps; open it in a browser")
+        if shown.partial:
+            from botarena.server.viewer import partial_summary
+
+            print(f"{partial_summary(shown)}; the page says so")
         return
     if is_game_file(file):  # the original's game file: shown as its web viewer shows it
         replay = import_game_file(file.read_text(encoding="ascii"), source=file.name)

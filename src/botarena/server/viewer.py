@@ -6,21 +6,25 @@ The pieces are separate so the organizer's server can reuse them:
 - `mount_web(app)`: serve that folder at `/` (call it *after* adding your routes: a mount at `/`
   matches every path, so routes added after it are never reached);
 - `replay_response(path)`: one replay file as an HTTP response (gzip files go out with
-  `Content-Encoding: gzip`, so the browser inflates them and `fetch().json()` just works);
+  `Content-Encoding: gzip`, so the browser inflates them and `fetch().json()` just works); the
+  journal of a game still running or killed (`botarena.core.journal`) goes out as the partial
+  replay it holds, read afresh at each request;
 - `create_viewer_app(path)`: the three together, plus `/api/health`;
 - `serve_viewer(path)`: run that app with uvicorn and print the URL to open.
 """
 
 from __future__ import annotations
 
+import gzip
 import socket
 import sys
+import zlib
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from botarena import __version__
-from botarena.core.replay import ReplayError, read_replay
+from botarena.core.replay import JOURNAL_MARK, Replay, ReplayError, is_journal, read_replay
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -62,20 +66,65 @@ def is_gzip(path: Path) -> bool:
         return handle.read(2) == GZIP_MAGIC
 
 
+def is_journal_file(path: Path) -> bool:
+    """Whether the file at `path` is a replay journal (a game still running, or killed) rather than
+    a finished replay: only its first bytes are read."""
+    with path.open("rb") as handle:
+        head = handle.read(4096)
+    if head[:2] == GZIP_MAGIC:
+        try:
+            head = zlib.decompressobj(31).decompress(head, len(JOURNAL_MARK))
+        except zlib.error:
+            return False
+    return is_journal(head)
+
+
+def partial_summary(replay: Replay) -> str:
+    """What the viewer says of a replay whose game did not finish (empty for a finished one)."""
+    if not replay.partial:
+        return ""
+    steps = len(replay.steps)
+    return f"partial replay: the game did not finish ({steps} step{'' if steps == 1 else 's'} recorded)"
+
+
 def replay_response(path: Path) -> Response:
-    """The replay file at `path` as JSON; 404 if it is not there (it may be deleted under us)."""
+    """The replay file at `path` as JSON; 404 if it is not there (it may be deleted under us).
+
+    A finished replay is sent as it is. A journal is not JSON, and a kill may have cut it mid-line:
+    it is read (`read_replay`) up to its last complete step at each request, so a page reloaded
+    while the game runs shows the steps written since, and sent as that partial replay's JSON
+    (`"partial": true`). A journal whose header is unreadable is a 422 with the one-line reason.
+    """
     _require("fastapi")
     from fastapi import HTTPException
     from starlette.responses import FileResponse
 
+    headers = {"Cache-Control": "no-store"}
     try:
         gzipped = is_gzip(path)
+        journal = is_journal_file(path)
     except OSError:
         raise HTTPException(status_code=404, detail=f"replay not found: {path.name}") from None
-    headers = {"Cache-Control": "no-store"}
+    if journal:
+        return _partial_response(path, headers)
     if gzipped:
         headers["Content-Encoding"] = "gzip"
     return FileResponse(path, media_type="application/json", headers=headers)
+
+
+def _partial_response(path: Path, headers: dict[str, str]) -> Response:
+    from fastapi import HTTPException
+    from starlette.responses import Response
+
+    try:
+        replay = read_replay(path)
+    except ReplayError as exc:
+        status = 404 if str(exc).startswith("cannot read") else 422
+        raise HTTPException(status_code=status, detail=str(exc)) from None
+    # level 1: a long game's steps compress well even so, and this runs at every request
+    body = gzip.compress(replay.dumps(), compresslevel=1, mtime=0)
+    headers["Content-Encoding"] = "gzip"
+    return Response(body, media_type="application/json", headers=headers)
 
 
 def create_viewer_app(replay_path: Path) -> FastAPI:
@@ -142,8 +191,11 @@ def serve_viewer(
         raise ReplayError(f"the viewer's web files are missing from {web_root()}")
     app = create_viewer_app(path)
     sock = bind_socket(host, port)
+    sock.listen()  # before the URL is printed: a request sent at once waits for uvicorn, not refused
     bound_port = sock.getsockname()[1]
     print(f"botarena viewer: {replay.game} seed {replay.seed} from {path}", flush=True)
+    if replay.partial:
+        print(f"{partial_summary(replay)}; the page shows the steps written so far", flush=True)
     print(viewer_url(host, bound_port), flush=True)
     from botarena.server.httpconfig import server_config
 

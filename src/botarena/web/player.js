@@ -1,7 +1,7 @@
 // The viewer shell: loads a replay, drives playback, and shows what every game has in common
 // (players, statuses, time, the record). Everything game-specific is in renderers/<game>.js.
 //
-// Test hooks: window.__botarena = {ready, error, stepCount, currentStep, playing, speed, live, options,
+// Test hooks: window.__botarena = {ready, error, replay, stepCount, currentStep, playing, speed, live, options,
 // setStep(i), play(), pause(), setOption(key, value), probe(), load(replay), append(steps), finish(fields)}.
 // `load`, `append` and `finish` are also how a live game feeds the page: `?live=<url>` follows a
 // match's server-sent events (header -> load, steps -> append, end -> finish).
@@ -36,27 +36,127 @@ const state = {
 
 const GZIP_MAGIC = [0x1f, 0x8b];
 
+const INFLATE_PIECE = 1 << 16;
+const JOURNAL_MARK = new TextEncoder().encode('{"journal":');
+
 // Bytes of a .json.gz inflated, or the bytes as they are (plain JSON). A failure says which:
-// a stream that ends early (a truncated download or copy) or data that is not gzip.
+// a stream that ends early (a truncated download or copy) or data that is not gzip. A replay
+// journal (a game still running, or whose host was killed: `botarena.core.journal`) is flushed in
+// pieces and a kill may cut its stream: it is read as far as it inflates.
 async function inflate(buffer) {
   const bytes = new Uint8Array(buffer);
   if (bytes.length < 2 || bytes[0] !== GZIP_MAGIC[0] || bytes[1] !== GZIP_MAGIC[1]) return bytes;
   if (typeof DecompressionStream === "undefined") throw new Error("this browser cannot read .gz files");
   const stream = new DecompressionStream("gzip");
   const writer = stream.writable.getWriter();
-  const output = new Response(stream.readable).arrayBuffer();
-  output.catch(() => {}); // its error is only "Failed to fetch": the writer's says what went wrong
-  try {
-    await writer.write(bytes);
-  } catch (err) {
-    throw new Error(`this replay's gzip data is corrupt (${err.message || err})`);
+  const reader = stream.readable.getReader();
+  // Read as the output comes: an error discards what the stream still holds, and a cut journal's
+  // output up to the cut is what it is opened for.
+  const chunks = [];
+  const reading = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        chunks.push(value);
+      }
+    } catch {
+      /* the writer's error says what went wrong */
+    }
+  })();
+  let failure = null;
+  for (let at = 0; at < bytes.length && !failure; at += INFLATE_PIECE) {
+    try {
+      await writer.write(bytes.subarray(at, at + INFLATE_PIECE));
+    } catch (err) {
+      failure = new Error(`this replay's gzip data is corrupt (${err.message || err})`);
+    }
   }
+  if (!failure) {
+    await new Promise((resolve) => setTimeout(resolve, 0)); // the reader takes every chunk out first
+    try {
+      await writer.close();
+    } catch {
+      failure = new Error(`this replay is truncated: the gzip stream ends early (after ${bytes.length} bytes)`);
+    }
+  }
+  await reading;
+  const output = concatBytes(chunks);
+  if (failure && !isJournal(output)) throw failure;
+  return output;
+}
+
+function concatBytes(chunks) {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, at);
+    at += chunk.length;
+  }
+  return out;
+}
+
+function isJournal(bytes) {
+  if (bytes.length < JOURNAL_MARK.length) return false;
+  return JOURNAL_MARK.every((b, i) => bytes[i] === b);
+}
+
+// The partial replay a journal holds up to its last complete step (as `botarena.core.replay.
+// parse_journal` reads it): one JSON object a line, the header first; a kill can cut the last line.
+export function parseJournal(text) {
+  const lines = text.split("\n");
+  lines.pop(); // after the last newline: nothing, or a line the kill cut short
+  let first = null;
   try {
-    await writer.close();
+    first = JSON.parse(lines[0] ?? "");
   } catch {
-    throw new Error(`this replay is truncated: the gzip stream ends early (after ${bytes.length} bytes)`);
+    /* below */
   }
-  return new Uint8Array(await output);
+  if (!first || typeof first !== "object" || !first.header || typeof first.header !== "object") {
+    throw new Error("this replay journal's header is missing or cut short");
+  }
+  if (first.journal !== 1) throw new Error(`unsupported replay journal version ${JSON.stringify(first.journal)} (this viewer reads 1)`);
+  const replay = {
+    ...first.header,
+    format: "botarena.replay",
+    format_version: 1,
+    start: {},
+    steps: [],
+    keyframes: [],
+    late: [],
+    resumes: [],
+    partial: true,
+  };
+  for (let k = 1; k < lines.length; k += 1) {
+    let entry;
+    try {
+      entry = JSON.parse(lines[k]);
+    } catch {
+      break; // the torn end of a flush: nothing after it is complete
+    }
+    if (!takeJournalLine(replay, entry)) {
+      throw new Error(`unreadable replay journal line ${k + 1}: ${JSON.stringify(lines[k].slice(0, 60))}`);
+    }
+  }
+  // only what belongs to the recorded steps (a keyframe or resume can follow its step's line)
+  const n = replay.steps.length;
+  replay.keyframes = replay.keyframes.filter((f) => (f?.step ?? 0) <= n);
+  replay.late = replay.late.filter((e) => (e?.after_step ?? 0) <= n);
+  replay.resumes = replay.resumes.filter((e) => (e?.after_step ?? 0) <= n);
+  return replay;
+}
+
+function takeJournalLine(replay, entry) {
+  if (!entry || typeof entry !== "object" || Array.isArray(entry)) return false;
+  if ("step" in entry) {
+    if (entry.n !== replay.steps.length + 1) return false;
+    replay.steps.push(entry.step);
+  } else if ("keyframe" in entry) replay.keyframes.push(entry.keyframe);
+  else if ("late" in entry) replay.late.push(entry.late);
+  else if ("start" in entry) replay.start = entry.start;
+  else if ("resumed" in entry) replay.resumes.push(entry.resumed);
+  else if (!("external" in entry)) return false; // outside inputs (Devops codes): nothing to show
+  return true;
 }
 
 // Where `text` stops being JSON, for the error message (JSON.parse does not always say):
@@ -162,6 +262,8 @@ function jsonError(text, bytes) {
 export async function parseReplay(buffer) {
   if (!buffer.byteLength) throw new Error("the file is empty");
   const bytes = await inflate(buffer);
+  // a kill can cut a journal inside a character: only its (dropped) last line is torn
+  if (isJournal(bytes)) return checkReplay(parseJournal(new TextDecoder("utf-8").decode(bytes)));
   let text;
   try {
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
@@ -435,8 +537,45 @@ function renderHeader() {
   });
   $("seed").textContent = String(replay.seed);
   const renderer = state.renderer;
-  $("result").textContent = renderer.resultText ? renderer.resultText(replay) : defaultResultText(replay);
+  const partial = replay.partial === true;
+  const result = $("result");
+  result.textContent = partial
+    ? partialText(replay)
+    : renderer.resultText ? renderer.resultText(replay) : defaultResultText(replay);
+  result.classList.toggle("partial", partial);
+  result.title = partial
+    ? "This replay was read from the journal of a game whose host stopped before the end: it has " +
+      "the steps recorded up to then, and no result, totals or logs. `botarena play --resume FILE` goes on with it."
+    : "";
   $("rules").textContent = `${replay.rules} · ${replay.preset}`;
+  renderResumes(replay);
+}
+
+// A journal read before the game finished (a killed host, or a game still running): `partial` is set,
+// and there is no result, end exchange, logs, time or status totals.
+export function partialText(replay) {
+  const n = (replay.steps || []).length;
+  return `partial replay: the game did not finish (${n} step${n === 1 ? "" : "s"} recorded)`;
+}
+
+// A game resumed after its host was killed: where it went on live (`resumes[].after_step`).
+export function resumedText(replay) {
+  const after = (Array.isArray(replay.resumes) ? replay.resumes : [])
+    .map((r) => r && r.after_step)
+    .filter((k) => Number.isInteger(k));
+  if (!after.length) return "";
+  return `resumed after step${after.length === 1 ? "" : "s"} ${after.join(", ")}`;
+}
+
+function renderResumes(replay) {
+  const note = $("resumed");
+  const text = resumedText(replay);
+  note.textContent = text;
+  note.hidden = !text;
+  note.title = text
+    ? "The host was killed during this game; it was re-run from its recorded steps and went on " +
+      "live with the same bots (botarena play --resume), so the replay is still one whole game."
+    : "";
 }
 
 // ---------------------------------------------------------------------------------------- players
@@ -610,7 +749,7 @@ function renderLogs() {
     const dropped = log.dropped_bytes ? `, ${log.dropped_bytes} bytes dropped` : "";
     $(`player-${seat}-log-summary`).textContent = lines || dropped
       ? `log for the whole match (${lines} line${lines === 1 ? "" : "s"}${dropped})`
-      : "log: no output";
+      : state.replay.partial === true ? "log: not recorded (the game did not finish)" : "log: no output";
     $(`player-${seat}-log-text`).textContent =
       text + (log.dropped_bytes ? `\n… ${log.dropped_bytes} bytes dropped (the log is capped)` : "");
     $(`player-${seat}-log`).classList.toggle("empty", !(lines || dropped));
@@ -994,6 +1133,7 @@ function probe() {
 window.__botarena = {
   get ready() { return state.ready; },
   get error() { return state.error; },
+  get replay() { return state.replay; },
   get stepCount() { return stepCount(); },
   get currentStep() { return state.step; },
   get playing() { return state.playing; },
