@@ -202,3 +202,25 @@ def test_dp75_round_that_cannot_be_resumed_is_marked_failed_as_before(
     assert tournament is not None
     match = store.find_match(tournament.id, REALM)
     assert match is not None and match.status == "failed" and match.error == STOPPED_REASON
+
+
+def test_dp75_a_journal_that_cannot_be_written_does_not_stop_the_round(
+    store: Store, servers: list[DatsPulseServer], capfd: pytest.CaptureFixture[str]
+) -> None:
+    journals = store.replays.root.parent / "journals"
+    journals.mkdir()
+    (journals / "antprotocol-test").write_text("a file where the series' journal folder goes")
+    clock = Clock()
+    server = _server(_settings(), store, clock, servers)
+    series = server.series
+    with series.lock:
+        series.advance(clock())
+        for name in ("alpha", "beta"):
+            series.register(name, clock())
+        clock.now += series.lobby_seconds
+        series.advance(clock())
+    _play(server, clock, TURNS)
+    assert series.phase.value == "break"
+    assert "cannot write the replay journal" in capfd.readouterr().err
+    report = verify_replay(_stored_replay(store))
+    assert report.identical and not report.partial, str(report)

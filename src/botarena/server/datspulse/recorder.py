@@ -335,7 +335,10 @@ class SeriesRecorder:
         replay = getattr(live.driver, "replay", None)
         if replay is None:
             return
-        self._begin_journal(live, replay)
+        try:
+            self._begin_journal(live, replay)
+        except Exception:  # the round and its live viewers go on without a journal
+            log.exception("round %s: cannot start its journal", live.name)
         streams: list[Any] = []
         if self.organizer is not None:
             streams.append(self._streamer(live, self.organizer))
@@ -406,7 +409,11 @@ class SeriesRecorder:
         live, step = data
         journal = self._journals.get(live.name)
         if journal is not None:
-            journal.sync()
+            try:
+                journal.sync()
+            except Exception:  # (it reports its own OSErrors): the round goes on without it
+                self._journals.pop(live.name, None)
+                log.exception("round %s: its journal stops", live.name)
         for stream in self._streamers.get(live.name, []):
             if isinstance(stream, PublicStreamer):
                 stream.step(step)

@@ -307,14 +307,21 @@ class Series:
         self.current = live
         self.phase = Phase.RUNNING
         self.next_number = max(self.next_number, live.number + 1)
+        # (a request served before `start` sees a sane clock; `start` sets it again)
+        self._rebase(live, self.clock())
 
-    def _restart_round(self, live: LiveRound, now: float) -> None:
+    def _rebase(self, live: LiveRound, now: float) -> None:
         """A resumed round's clock, rebased so that its next transition (N + 1) is due one turn from
         now: the teams get a whole turn to see the state and send their orders."""
         steps = int(live.round.turn_no)
         live.start_at = now - steps * live.turn_seconds
         live.lobby_at = live.start_at - self.lobby_seconds
         live.end_at = live.start_at + self.turns * live.turn_seconds
+
+    def _restart_round(self, live: LiveRound, now: float) -> None:
+        """A resumed round goes on: its clock starts from `now`, the outside world hears of it."""
+        self._rebase(live, now)
+        steps = int(live.round.turn_no)
         prepare = getattr(live.round, "prepare_views", None)
         if prepare is not None:
             prepare()
