@@ -89,14 +89,36 @@ class RoundDriver:
         self.replay.start = _exchange(replies, verdicts)
         first = self.engine.keyframe()
         self.replay.keyframes.append({"step": 0, "state": first})
-        # A keyframe is the terrain (fixed for the round) and the spectator frame, which is also the
-        # step's record: later keyframes reuse both rather than rebuild the terrain under the game lock
-        # (for 50 teams that is ~120k tiles, 150+ ms). Checked once, so a change of the engine's
-        # keyframe shape falls back to asking the engine.
-        self._terrain: Any = None
-        shaped = isinstance(first, dict) and set(first) == {"terrain", "frame"}
-        if shaped and first["frame"] == round_.spectator_frame():
-            self._terrain = first["terrain"]
+        self._terrain: Any = _reusable_terrain(first, round_)
+
+    @classmethod
+    def resumed(cls, engine: Any, replay: Replay, *, keyframe_every: int | None = None) -> RoundDriver:
+        """The driver of a round rebuilt after a restart: `engine` has re-run the recorded steps of
+        `replay` (a journal's, see `resume.py`), whose start exchange and steps 1..N it keeps; the
+        next `advance` plays step N + 1."""
+        from botarena.games.datspulse.actions import orders_body
+
+        driver = cls.__new__(cls)
+        driver.round = engine.round
+        driver.engine = engine
+        driver._orders_body = orders_body
+        driver.teams = len(driver.round.team_names)
+        driver.keyframe_every = keyframe_every or _keyframe_every()
+        driver.replay = replay
+        driver.statuses = [{} for _ in range(driver.teams)]
+        for exchange in [replay.start or {}, *replay.steps]:
+            for seat, verdict in enumerate(exchange.get("verdicts") or []):
+                if seat < driver.teams:
+                    tally = driver.statuses[seat]
+                    tally[str(verdict[0])] = tally.get(str(verdict[0]), 0) + 1
+        driver._pending = None
+        driver._logs = {}
+        # The terrain of the step-0 keyframe (the re-run checked it against the engine's).
+        first = replay.keyframes[0] if replay.keyframes else {}
+        state = first.get("state") if first.get("step") == 0 else None
+        shaped = isinstance(state, dict) and set(state) == {"terrain", "frame"}
+        driver._terrain = state.get("terrain") if shaped and isinstance(state, dict) else None
+        return driver
 
     def _tally(self, verdicts: Sequence[Verdict]) -> None:
         for verdict in verdicts:
@@ -164,6 +186,17 @@ class RoundDriver:
         self.replay.statuses = self.statuses
         self.replay.logs = [{"seat": seat, "text": "", "dropped_bytes": 0} for seat in range(self.teams)]
         return self.replay
+
+
+def _reusable_terrain(first: Any, round_: Any) -> Any:
+    """A keyframe is the terrain (fixed for the round) and the spectator frame, which is also the
+    step's record: later keyframes reuse both rather than rebuild the terrain under the game lock
+    (for 50 teams that is ~120k tiles, 150+ ms). Checked once, so a change of the engine's keyframe
+    shape falls back to asking the engine (None)."""
+    shaped = isinstance(first, dict) and set(first) == {"terrain", "frame"}
+    if shaped and first["frame"] == round_.spectator_frame():
+        return first["terrain"]
+    return None
 
 
 def _keyframe_every() -> int:

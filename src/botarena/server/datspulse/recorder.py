@@ -21,7 +21,10 @@ each round is the match keyed by the round's name (`antprotocol-test-7`), `round
 seats = its teams in index order, seed = its match seed; ranks are the round places (§6.2), scores
 the round scores, and the replay's result details hold every team's `{index, name, score, place,
 points, unitsLost}`. Restarting the server with the same series name carries on that tournament:
-round numbers continue, and a round that a stopped server left running is marked failed.
+round numbers continue, and a round that a killed server left running goes on from its journal
+(`resume.py`; written here, on this thread, after every transition), or is marked failed when it
+cannot (no journal, a damaged one, another version or config), with one log line saying why. A
+round under way when the server is stopped on purpose (Ctrl-C) is marked failed.
 """
 
 from __future__ import annotations
@@ -34,9 +37,18 @@ import queue
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from botarena.core.config import config_to_dict
+from botarena.server.datspulse.resume import (
+    ResumedRound,
+    ResumeRefused,
+    journal_dir,
+    journal_path,
+    rebuild_round,
+    resume_header,
+)
 from botarena.server.datspulse.series import LiveRound, PastRound
 
 log = logging.getLogger(__name__)
@@ -63,6 +75,7 @@ class Resumed:
     seed: int
     first_number: int
     history: list[PastRound]
+    round: ResumedRound | None = None  # the round a killed server left running, rebuilt to go on
 
 
 def round_duration(live: LiveRound) -> float:
@@ -152,8 +165,15 @@ class SeriesRecorder:
         final_rounds: int = 0,
         organizer: LiveSink | None = None,
         public_delay: int | None = None,
+        journals: Path | None = None,
     ) -> None:
+        """`journals`: the folder of the running rounds' journals (None: none are written)."""
         self.store = store
+        self.journals_root = journals
+        self.journals: Path | None = None  # this series' folder in it (open_series)
+        self.series_name = ""
+        self.preset = ""
+        self._journals: dict[str, Any] = {}  # round name -> its ReplayJournal while it runs
         self.live = live
         self.organizer = organizer
         self.public_delay = public_delay
@@ -175,8 +195,11 @@ class SeriesRecorder:
     def open_series(self, *, name: str, config: Any, preset: str, seed: int, teams: Sequence[str]) -> Resumed:
         """Find (or create) the series' tournament; returns the seed and numbering to carry on with."""
         store = self.store
+        self.series_name, self.preset = name, preset
         if store is None:
             return Resumed(None, seed, 1, [])
+        if self.journals_root is not None:
+            self.journals = journal_dir(self.journals_root, name)
         found = store.find_tournament(name)
         if found is not None and found.game == "datspulse":
             self.tournament_id = found.id
@@ -202,9 +225,15 @@ class SeriesRecorder:
         store = self.store
         history: list[PastRound] = []
         last = 0
-        for row in store.list_matches(tournament.id, limit=100_000):
-            if row.status == "running":
+        rows = store.list_matches(tournament.id, limit=100_000)
+        running = [row for row in rows if row.status == "running"]
+        latest = max(running, key=lambda row: int(row.round), default=None)
+        resumed = self._resume_round(latest, config) if latest is not None else None
+        for row in rows:
+            if row.status == "running" and (resumed is None or row.key != resumed.name):
                 store.record_failure(tournament.id, row.key, STOPPED_REASON)
+            elif row.status == "finished":
+                self._drop_journal(row.key)  # (killed between storing the result and deleting it)
             last = max(last, int(row.round))
             start = row.created_at.timestamp() - float(config.lobby_seconds)
             end = (row.finished_at or row.created_at).timestamp()
@@ -215,7 +244,29 @@ class SeriesRecorder:
                     self._past_results.append(results)
         self._update_standings()
         log.info("series %s resumed after round %d", tournament.name, last)
-        return Resumed(tournament.id, int(tournament.seed), last + 1, history)
+        return Resumed(tournament.id, int(tournament.seed), last + 1, history, resumed)
+
+    def _resume_round(self, row: Any, config: Any) -> ResumedRound | None:
+        """The round a killed server left running (`row`), rebuilt from its journal; None (with one
+        log line saying why) when it cannot be, and then it is marked failed."""
+        if self.journals is None:
+            return None
+        path = journal_path(self.journals, row.key)
+        try:
+            return rebuild_round(
+                path,
+                series=self.series_name,
+                name=row.key,
+                number=int(row.round),
+                teams=[str(seat) for seat in row.seats],
+                seed=int(row.seed),
+                config=config,
+            )
+        except ResumeRefused as exc:
+            log.warning("round %s cannot be resumed, it is marked failed: %s", row.key, exc)
+        except Exception as exc:  # a bug must not keep the server from starting: as before, failed
+            log.exception("round %s cannot be resumed, it is marked failed: %s", row.key, exc)
+        return None
 
     def _stored_results(self, digest: str) -> list[dict[str, Any]] | None:
         from botarena.core.replay import ReplayError, read_replay
@@ -284,6 +335,10 @@ class SeriesRecorder:
         replay = getattr(live.driver, "replay", None)
         if replay is None:
             return
+        try:
+            self._begin_journal(live, replay)
+        except Exception:  # the round and its live viewers go on without a journal
+            log.exception("round %s: cannot start its journal", live.name)
         streams: list[Any] = []
         if self.organizer is not None:
             streams.append(self._streamer(live, self.organizer))
@@ -304,8 +359,61 @@ class SeriesRecorder:
             match_id=self._match_ids.get(live.name),
         )
 
+    def _begin_journal(self, live: LiveRound, replay: Any) -> None:
+        """Start the round's journal. A resumed round's is written beside the old one and then
+        renamed over it, so that a kill meanwhile still finds the old one whole."""
+        from botarena.core.journal import ReplayJournal
+
+        if self.journals is None or self.store is None:
+            return
+        final = journal_path(self.journals, live.name)
+        header = resume_header(
+            series=self.series_name,
+            number=live.number,
+            name=live.name,
+            teams=list(live.teams),
+            seed=live.seed,
+            preset=self.preset,
+        )
+        resumed = live.resumed_after is not None
+        path = final.with_name(final.name + ".new") if resumed else final
+        # flushed after every step: a turn lasts seconds, and a kill then loses at most one step
+        journal = ReplayJournal(path, resume=header, flush_every_s=0.0)
+        journal.begin(replay)
+        if resumed and journal.failed is None:
+            try:
+                path.replace(final)
+                journal.path = final
+            except OSError as exc:
+                log.warning("round %s: cannot replace its journal: %s", live.name, exc)
+        self._journals[live.name] = journal
+
+    def _drop_journal(self, round_name: str) -> None:
+        """Delete a round's journal once its complete replay is in the store."""
+        journal = self._journals.pop(round_name, None)
+        if journal is not None:
+            journal.close()
+        if self.journals is not None:
+            try:
+                journal_path(self.journals, round_name).unlink(missing_ok=True)
+            except OSError as exc:
+                log.warning("round %s: cannot delete its journal: %s", round_name, exc)
+
+    def _close_journal(self, round_name: str) -> None:
+        """Close a round's journal and keep the file (the round did not end with a stored result)."""
+        journal = self._journals.pop(round_name, None)
+        if journal is not None:
+            journal.close()
+
     def _on_step(self, data: tuple[LiveRound, int]) -> None:
         live, step = data
+        journal = self._journals.get(live.name)
+        if journal is not None:
+            try:
+                journal.sync()
+            except Exception:  # (it reports its own OSErrors): the round goes on without it
+                self._journals.pop(live.name, None)
+                log.exception("round %s: its journal stops", live.name)
         for stream in self._streamers.get(live.name, []):
             if isinstance(stream, PublicStreamer):
                 stream.step(step)
@@ -331,6 +439,9 @@ class SeriesRecorder:
                 replay_gz=gzip.compress(replay.dumps(), compresslevel=6, mtime=0),
             )
             self.recorded.append(live.name)
+            self._drop_journal(live.name)
+        else:
+            self._close_journal(live.name)
         self._update_standings()
         self._end_stream(live.name, replay)
 
@@ -339,6 +450,7 @@ class SeriesRecorder:
             spec = RoundSpec(live.name, live.number, list(live.teams), live.seed)
             self.store.add_matches(self.tournament_id, [spec])
             self.store.record_failure(self.tournament_id, live.name, f"cancelled: {live.cancel_reason}")
+        self._close_journal(live.name)
         self._end_stream(live.name, getattr(live.driver, "replay", None))
 
     def _end_stream(self, round_name: str, replay: Any) -> None:
@@ -372,4 +484,5 @@ class SeriesRecorder:
         if self.store is not None and self.tournament_id is not None:
             turn = live.round.turn_no if live.round is not None else 0
             self.store.record_failure(self.tournament_id, live.name, f"{STOPPED_REASON} (turn {turn})")
+        self._close_journal(live.name)  # (kept: what was played of the round, for the organiser)
         self._end_stream(live.name, getattr(live.driver, "replay", None))

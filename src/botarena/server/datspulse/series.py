@@ -86,6 +86,7 @@ class LiveRound:
     durations_s: list[float] = field(default_factory=list)  # per transition: how long it took
     turn_seconds: float = 0.0
     finished_at: float | None = None  # when its last transition ended (the series' clock)
+    resumed_after: int | None = None  # a round a killed server left running: the steps it was rebuilt at
 
     @property
     def played_s(self) -> float | None:
@@ -269,10 +270,66 @@ class Series:
 
     def start(self, now: float) -> None:
         """The server listens from `now`: the first lobby opens at `first_lobby_at`, or now if that is
-        unset or past (§7.3)."""
+        unset or past (§7.3). A resumed round (`resume_round`) goes on instead: its next turn comes
+        one `turn_seconds` from now."""
         text = getattr(self.config, "first_lobby_at", None)
         planned = self.mono_of(wire.parse_rfc3339(str(text))) if text else now
         self.first_lobby = max(now, planned)
+        live = self.current
+        if self.phase is Phase.RUNNING and live is not None and live.resumed_after is not None:
+            self._restart_round(live, now)
+
+    def resume_round(self, resumed: Any) -> None:
+        """Take over the round a killed server left running, rebuilt from its journal (a
+        `resume.ResumedRound`: its engine at step N, its replay of steps 1..N). `start` sets its
+        clock going; its teams are registered as they were, so their clients just go on."""
+        from botarena.server.datspulse.driver import RoundDriver
+
+        steps = resumed.steps
+        live = LiveRound(
+            number=resumed.number,
+            name=resumed.name,
+            lobby_at=0.0,
+            start_at=0.0,
+            end_at=0.0,
+            teams=list(resumed.teams),
+            index={name: i for i, name in enumerate(resumed.teams)},
+            seed=resumed.seed,
+            turn_seconds=self.turn_seconds,
+            resumed_after=steps,
+        )
+        live.driver = RoundDriver.resumed(resumed.engine, resumed.replay)
+        live.round = live.driver.round
+        limit = int(self.config.log_limit)
+        live.logs = [deque(maxlen=limit) for _ in live.teams]  # (the killed server's logs are gone)
+        live.status = RoundStatus.RUNNING
+        self.rounds.append(live)
+        self.current = live
+        self.phase = Phase.RUNNING
+        self.next_number = max(self.next_number, live.number + 1)
+        # (a request served before `start` sees a sane clock; `start` sets it again)
+        self._rebase(live, self.clock())
+
+    def _rebase(self, live: LiveRound, now: float) -> None:
+        """A resumed round's clock, rebased so that its next transition (N + 1) is due one turn from
+        now: the teams get a whole turn to see the state and send their orders."""
+        steps = int(live.round.turn_no)
+        live.start_at = now - steps * live.turn_seconds
+        live.lobby_at = live.start_at - self.lobby_seconds
+        live.end_at = live.start_at + self.turns * live.turn_seconds
+
+    def _restart_round(self, live: LiveRound, now: float) -> None:
+        """A resumed round goes on: its clock starts from `now`, the outside world hears of it."""
+        self._rebase(live, now)
+        steps = int(live.round.turn_no)
+        prepare = getattr(live.round, "prepare_views", None)
+        if prepare is not None:
+            prepare()
+        self.gc.step()
+        log.warning("round %s: resumed after step %d with %d teams", live.name, steps, len(live.teams))
+        self.events.round_started(live)
+        if live.round.finished:  # killed after its last transition, before its result was stored
+            self._finish(live)
 
     def wall_of(self, mono: float) -> float:
         return self._wall0 + (mono - self._mono0)

@@ -17,10 +17,12 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from botarena.server.datspulse.api import DatsPulseApi
 from botarena.server.datspulse.recorder import SeriesRecorder
+from botarena.server.datspulse.resume import journals_root
 from botarena.server.datspulse.series import DriverFactory, Phase, RoundFactory, Series, create_round
 from botarena.server.datspulse.settings import ServerSettings
 
@@ -110,6 +112,7 @@ class DatsPulseServer:
             final_rounds=final_rounds,
             organizer=self.organizer_hub.publish if self.organizer_hub is not None else None,
             public_delay=settings.spectators.public_delay,
+            journals=_journals_root(store),
         )
         seed = settings.seed if settings.seed is not None else secrets.randbelow(MAX_SERIES_SEED)
         resumed = self.recorder.open_series(
@@ -131,6 +134,8 @@ class DatsPulseServer:
             driver_factory=driver_factory,
             gc_pacing=True,
         )
+        if resumed.round is not None:  # the round a killed server left running goes on (resume.py)
+            self.series.resume_round(resumed.round)
         self.api = DatsPulseApi(
             self.series,
             settings.teams,
@@ -174,6 +179,13 @@ class DatsPulseServer:
         self.recorder.close()
         if self.organizer_hub is not None:
             self.organizer_hub.close()
+
+
+def _journals_root(store: Any) -> Path | None:
+    """Where running rounds' journals go: `journals/` beside the store's replay folder (None without
+    a store: nothing to resume into)."""
+    replays = getattr(getattr(store, "replays", None), "root", None)
+    return journals_root(Path(replays)) if replays is not None else None
 
 
 def run(
