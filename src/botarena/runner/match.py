@@ -625,12 +625,9 @@ def resume_match(
     try:
         rerun = ReplayRerun(partial, game)
         exchange = _new_exchange(rerun.engine, bots, rerun.engine.config)
-        start_requests = rerun.start_requests()
-        rerun.apply_start()
-        exchange.count_recorded(start_requests, rerun.start_replies())
-        for _ in partial.steps:
-            pending = rerun.next_step()
-            rerun.apply_step()
+        exchanges = rerun.rerun_recorded()
+        recorded_start = next(exchanges)  # the start exchange comes first
+        for pending in (recorded_start, *exchanges):
             exchange.count_recorded(pending.requests, pending.replies)
         rerun.catch_up()
         rerun.engine.restore_pending_inputs(list(external))
@@ -654,8 +651,9 @@ def resume_match(
     def start(clock: LogClock) -> None:
         clock.step = resumed_after + 1  # the restarted bots' output belongs with the next step
         counted = exchange.swap_budgets(_Budgets(len(bots), 0))  # the warm-up: no bank, not counted
-        replies = exchange.run(start_requests)
-        exchange.settle_owed(max(request.timeout_ms for request in start_requests) / 1000.0)
+        requests = recorded_start.requests
+        replies = exchange.run(requests)
+        exchange.settle_owed(max(request.timeout_ms for request in requests) / 1000.0)
         exchange.swap_budgets(counted)
         replay.resumes.append(
             {

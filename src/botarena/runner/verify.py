@@ -4,6 +4,7 @@ difference."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -235,6 +236,17 @@ class ReplayRerun:
             )
         _check("result", self.replay.result, self.engine.result().to_json(), "result")
 
+    def rerun_recorded(self) -> Iterator[PendingStep]:
+        """Re-run the start exchange and every recorded step, checking each; yields each exchange
+        once applied (index 0: the start exchange, with its requests and recorded replies)."""
+        requests = self.start_requests()
+        self.apply_start()
+        yield PendingStep(0, "start", requests, self.start_replies(), self.replay.start or {})
+        for _ in self.replay.steps:
+            pending = self.next_step()
+            self.apply_step()
+            yield pending
+
     def catch_up(self) -> None:
         """Hand the engine the late replies recorded after the last re-run step (a partial replay
         that goes on live: `runner.match.resume_match`)."""
@@ -261,11 +273,8 @@ def verify_replay(replay: Replay) -> VerifyReport:
     """Re-run `replay` through its game's engine and compare everything it recorded."""
     try:
         rerun = ReplayRerun(replay)
-        rerun.start_requests()
-        rerun.apply_start()
-        for _ in replay.steps:
-            rerun.next_step()
-            rerun.apply_step()
+        for _ in rerun.rerun_recorded():
+            pass
         if not replay.partial:
             rerun.finish()
     except RerunMismatch as mismatch:

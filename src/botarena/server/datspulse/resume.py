@@ -146,11 +146,8 @@ def _rerun(replay: Replay, path: Path) -> Any:
 
     try:
         rerun = ReplayRerun(replay)
-        rerun.start_requests()
-        rerun.apply_start()
-        for _ in replay.steps:
-            rerun.next_step()
-            rerun.apply_step()
+        for _ in rerun.rerun_recorded():
+            pass
         rerun.catch_up()
     except RerunMismatch as mismatch:
         raise ResumeRefused(
