@@ -37,7 +37,7 @@ typecheck: setup
 	$(BIN)/mypy
 
 pytest: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q --durations=25  # the slowest tests: CI must stay under 30 minutes
 
 test: lint typecheck pytest
 
