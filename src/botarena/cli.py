@@ -126,7 +126,6 @@ def play_command(
     """Play one match and print its result (with --live, watch it in the viewer as it is played;
     with --resume, go on with a killed one)."""
     from botarena.bots.resolve import TRUSTED, resolve_bot
-    from botarena.commands.resume import resume_header, resume_plan
     from botarena.core.journal import ReplayJournal
     from botarena.core.replay import write_replay
     from botarena.runner import resume_match, run_match
@@ -140,29 +139,23 @@ def play_command(
                 "--resume FILE takes the game, bots, seed, config and sandbox from FILE: give none of"
                 " GAME, BOT, --seed, --preset, --set, --config, --replay or --sandbox with it"
             )
-        plan = resume_plan(resume)
-        game, specs, sandbox, replay = plan.game, plan.specs, plan.sandbox, resume
-        seed, preset, header = plan.partial.seed, plan.partial.preset, plan.resume
-        config = game.config("default", plan.partial.config)
+        match = _resumed_match(resume)
     else:
-        if game_id is None or not bots:
-            raise UserError("play needs a GAME and its BOTs (or --resume FILE)")
-        game = get_game(game_id)
-        game.check_players(len(bots))
-        overrides = load_overrides(config_file) if config_file is not None else {}
-        overrides.update(parse_override(item) for item in set_ or [])
-        config = game.config(preset, overrides)
-        if seed is None:
-            seed = secrets.randbelow(2**32)
-        specs, header = bots, resume_header(bots, game, sandbox=sandbox)
-        if replay is not None:
-            _refuse_to_overwrite_a_killed_game(replay)
-    isolation = _isolation(sandbox) if sandbox else TRUSTED
+        match = _new_match(game_id, bots, seed, preset, set_ or [], config_file, replay, sandbox)
+    game, specs, seed, preset, config, replay = (
+        match.game,
+        match.specs,
+        match.seed,
+        match.preset,
+        match.config,
+        match.replay,
+    )
+    isolation = _isolation(match.sandbox) if match.sandbox else TRUSTED
     players = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
     if original_json is not None and game.native_result_json is None:
         raise UserError(f"{game.id} has no original result format")
-    external = plan.external if resume is not None else []
-    journal = ReplayJournal(replay, resume=header, external=external) if replay is not None else None
+    external = match.external
+    journal = ReplayJournal(replay, resume=match.header, external=external) if replay is not None else None
     reported: list[bool] = []
 
     def report(run: Any) -> None:
@@ -182,9 +175,9 @@ def play_command(
         """The match, new or resumed, with the journal (if any) among its observers."""
         if journal is not None:
             on_begin, on_step = journal.observers(on_begin, on_step)
-        if resume is not None:
+        if match.partial is not None:
             return resume_match(
-                plan.partial, players, game=game_, external=plan.external, on_begin=on_begin, on_step=on_step
+                match.partial, players, game=game_, external=external, on_begin=on_begin, on_step=on_step
             )
         return run_match(
             game_, players, config=config, seed=seed, preset=preset, on_begin=on_begin, on_step=on_step
@@ -212,6 +205,70 @@ def play_command(
             _print_resume_hint(replay)
     if any(reported):
         raise typer.Exit(1)  # the result above stands, but a bot never got to play: say so to scripts
+
+
+@dataclasses.dataclass
+class _PlayedMatch:
+    """What `play` plays: a new match from its arguments, or a killed one from its journal."""
+
+    game: Any
+    specs: list[str]
+    seed: int
+    preset: str
+    config: Any
+    sandbox: bool
+    replay: Path | None
+    header: dict[str, Any]
+    """The journal's resume header (`botarena.commands.resume`)."""
+    partial: Any = None
+    """The killed match's partial replay (resuming), else None."""
+    external: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+def _new_match(
+    game_id: str | None,
+    bots: list[str] | None,
+    seed: int | None,
+    preset: str,
+    settings: list[str],
+    config_file: Path | None,
+    replay: Path | None,
+    sandbox: bool,
+) -> _PlayedMatch:
+    from botarena.commands.resume import resume_header
+
+    if game_id is None or not bots:
+        raise UserError("play needs a GAME and its BOTs (or --resume FILE)")
+    game = get_game(game_id)
+    game.check_players(len(bots))
+    overrides = load_overrides(config_file) if config_file is not None else {}
+    overrides.update(parse_override(item) for item in settings)
+    config = game.config(preset, overrides)
+    if replay is not None:
+        _refuse_to_overwrite_a_killed_game(replay)
+    seed = secrets.randbelow(2**32) if seed is None else seed
+    header = resume_header(bots, game, sandbox=sandbox)
+    return _PlayedMatch(game, bots, seed, preset, config, sandbox, replay, header)
+
+
+def _resumed_match(file: Path) -> _PlayedMatch:
+    from botarena.commands.resume import resume_plan
+
+    plan = resume_plan(file)
+    partial = plan.partial
+    config = plan.game.config("default", partial.config)
+    return _PlayedMatch(
+        plan.game,
+        plan.specs,
+        partial.seed,
+        partial.preset,
+        config,
+        plan.sandbox,
+        file,
+        plan.resume,
+        partial,
+        plan.external,
+    )
 
 
 def _refuse_to_overwrite_a_killed_game(file: Path) -> None:
