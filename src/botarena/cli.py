@@ -1104,6 +1104,27 @@ def serve_command(
         serve(store, host=host, port=port, hub=hub, on_ready=on_ready, stop=stop)
     finally:
         store.close()
+    _exit_if_the_demo_lingers()
+
+
+def _exit_if_the_demo_lingers() -> None:
+    """After Ctrl-C the demo had `serve`'s stop timeout to end its matches. If it still runs, a
+    process pool's exit handler would wait for its workers without end: exit now instead (the
+    workers die with this process, and a restart resumes the unfinished tournaments, whose results
+    are recorded exactly once)."""
+    import threading
+
+    from botarena.server.app import ON_READY_THREAD
+
+    if any(thread.name == ON_READY_THREAD and thread.is_alive() for thread in threading.enumerate()):
+        print(
+            "botarena: the demo's matches did not stop in time; exiting without them"
+            " (a restart resumes them)",
+            file=sys.stderr,
+            flush=True,
+        )
+        sys.stdout.flush()
+        os._exit(0)
 
 
 app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app, name="datspulse")

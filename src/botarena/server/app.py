@@ -512,6 +512,10 @@ def arena_url(host: str, port: int) -> str:
     return base + ARENA_PAGE
 
 
+ON_READY_THREAD = "botarena-on-ready"
+"""The name of `serve`'s thread that runs `on_ready` (the CLI checks whether it outlived the server)."""
+
+
 def serve(
     store: Store,
     *,
@@ -548,7 +552,7 @@ def serve(
             if self.should_exit:  # the startup failed
                 return
             if on_ready is not None:
-                thread = threading.Thread(target=on_ready, args=(url,), name="botarena-on-ready", daemon=True)
+                thread = threading.Thread(target=on_ready, args=(url,), name=ON_READY_THREAD, daemon=True)
                 threads.append(thread)
                 thread.start()
 
