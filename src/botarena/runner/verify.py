@@ -220,16 +220,26 @@ class ReplayRerun:
             [verdict_json(v) for v in step.verdicts],
             "verdicts",
         )
-        if pending.index in self._keyframes:
+        if pending.index in self._keyframes and not self._final_keyframe_after_late(pending.index):
             _check(
                 f"keyframe at step {pending.index}", self._keyframes[pending.index], self.engine.keyframe()
             )
         self.steps_done = pending.index
         return step
 
+    def _final_keyframe_after_late(self, index: int) -> bool:
+        """Whether the keyframe at step `index` is the match's closing one, taken after the late
+        replies handed over after its last step: `runner.match._play` appends it once the game is
+        over (unless an interval keyframe is there already), which is after that hand-over."""
+        last = len(self.replay.steps)
+        return index == last and bool(self._late.get(last)) and index % self.game.keyframe_every != 0
+
     def finish(self) -> None:
         """After the last step: the game must be over, with the recorded result."""
-        self._feed_late(len(self.replay.steps))
+        last = len(self.replay.steps)
+        self._feed_late(last)
+        if last in self._keyframes and self._final_keyframe_after_late(last):
+            _check(f"keyframe at step {last}", self._keyframes[last], self.engine.keyframe())
         if self.engine.next_requests():
             raise RerunMismatch(
                 f"step {len(self.replay.steps) + 1}", "the replay ends before the re-run game is over"
