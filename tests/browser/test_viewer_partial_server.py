@@ -10,13 +10,12 @@ import os
 import signal
 import subprocess
 import sys
-import urllib.error
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 from partial_replays import play_partial
+from test_viewer_server import get  # the same raw HTTP client
 
 from botarena.cli import main
 from botarena.core.replay import read_replay
@@ -25,18 +24,6 @@ pytest.importorskip("fastapi", reason="the server extra (fastapi) is not install
 pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
 
 from botarena.server.viewer import is_journal_file, partial_summary
-
-_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # 127.0.0.1: never a proxy
-
-
-def get(url: str) -> tuple[int, dict[str, str], bytes]:
-    """(status, headers with lower-case names, raw body): urllib never inflates gzip itself."""
-    request = urllib.request.Request(url, headers={"Accept-Encoding": "gzip"})
-    try:
-        with _opener.open(request, timeout=10) as response:
-            return response.status, {k.lower(): v for k, v in response.headers.items()}, response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
 
 
 @pytest.fixture(scope="module")

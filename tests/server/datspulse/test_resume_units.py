@@ -86,18 +86,23 @@ def _play(server: DatsPulseServer, clock: Clock, transitions: int) -> None:
     assert server.recorder.flush()
 
 
-def _killed_after(steps: int, store: Store, clock: Clock, made: list[DatsPulseServer]) -> Path:
-    """A server that played `steps` transitions of round 1 and was then abandoned, as a kill would
-    leave it (its journal flushed, its match running in the store); returns the journal's path."""
-    server = _server(_settings(), store, clock, made)
-    series = server.series
+def _start_round(series: Any, clock: Clock) -> None:
+    """Register both teams and let the lobby pass: round 1 starts."""
     with series.lock:
         series.advance(clock())
         for name in ("alpha", "beta"):
             series.register(name, clock())
         clock.now += series.lobby_seconds
         series.advance(clock())
-        assert series.phase.value == "running"
+
+
+def _killed_after(steps: int, store: Store, clock: Clock, made: list[DatsPulseServer]) -> Path:
+    """A server that played `steps` transitions of round 1 and was then abandoned, as a kill would
+    leave it (its journal flushed, its match running in the store); returns the journal's path."""
+    server = _server(_settings(), store, clock, made)
+    series = server.series
+    _start_round(series, clock)
+    assert series.phase.value == "running"
     if steps == TURNS:
         series.events = NoFinish(series.events)
     _play(server, clock, steps)
@@ -213,12 +218,7 @@ def test_dp75_a_journal_that_cannot_be_written_does_not_stop_the_round(
     clock = Clock()
     server = _server(_settings(), store, clock, servers)
     series = server.series
-    with series.lock:
-        series.advance(clock())
-        for name in ("alpha", "beta"):
-            series.register(name, clock())
-        clock.now += series.lobby_seconds
-        series.advance(clock())
+    _start_round(series, clock)
     _play(server, clock, TURNS)
     assert series.phase.value == "break"
     assert "cannot write the replay journal" in capfd.readouterr().err
