@@ -20,7 +20,12 @@ $(RUN_STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e .
 	touch $(RUN_STAMP)
 
+# torch is pinned first to the CPU build this machine kind keeps on disk (the rl-train extra's
+# range admits it, so pip takes nothing more); elsewhere PyPI's torch of that version is installed.
+TORCH ?= torch==2.13.0
+
 $(STAMP): $(RUN_STAMP)
+	$(BIN)/python -m pip install --quiet '$(TORCH)'
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 

@@ -196,6 +196,10 @@ class _Exchange:
         """Nothing is owed outside `_LateExchange`."""
         return None
 
+    def collect_late(self) -> list[Reply]:
+        """Nothing is owed outside `_LateExchange`."""
+        return []
+
     def run(self, requests: list[Request]) -> list[Reply]:
         if self.all_direct:
             return self._run_direct(requests)
@@ -579,7 +583,7 @@ def run_match(
         match_id=match_id,
         created_by=f"botarena {__version__}",
     )
-    match = _Match(game, engine, _new_exchange(engine, bots, config), bots, replay, [{} for _ in bots])
+    match = _Match(game, engine, new_exchange(engine, bots, config), bots, replay, [{} for _ in bots])
 
     def start(clock: LogClock) -> None:
         replies = match.exchange.run(engine.start_requests())
@@ -624,7 +628,7 @@ def resume_match(
         raise ResumeError(f"the game has {len(partial.players)} seats, {len(bots)} bots were given")
     try:
         rerun = ReplayRerun(partial, game)
-        exchange = _new_exchange(rerun.engine, bots, rerun.engine.config)
+        exchange = new_exchange(rerun.engine, bots, rerun.engine.config)
         exchanges = rerun.rerun_recorded()
         recorded_start = next(exchanges)  # the start exchange comes first
         for pending in (recorded_start, *exchanges):
@@ -678,7 +682,10 @@ class _Match:
     statuses: list[dict[str, int]]
 
 
-def _new_exchange(engine: Engine, bots: Sequence[Bot], config: Any) -> _Exchange:
+def new_exchange(engine: Engine, bots: Sequence[Bot], config: Any) -> _Exchange:
+    """The exchange that asks `bots` (seat i is bots[i]) the requests of `engine`'s batches within
+    `config`'s limits: `run(requests) -> replies`, and `collect_late()` when the engine takes late
+    replies. The bots are opened by the caller (the RL layer asks only its opponents' seats)."""
     for bot in bots:
         bot.use_config(config)
     exchange_class = _LateExchange if engine.late_replies else _Exchange

@@ -1,0 +1,135 @@
+"""What a game looks like to a learning algorithm: arrays in, arrays out (DESIGN: "the RL layer turns
+observations into arrays and action masks").
+
+An engine speaks JSON payloads (`Request.payload` in, reply payloads out), the same ones a real bot
+gets. An `Encoding` translates them for one game: each seat's requests of the current batch become
+one observation in `observation_space`, one action in `action_space` becomes the seat's reply
+payloads, and where the actions are finite it says which ones are legal (`action_mask`). It also
+defines the rewards. Nothing here drives the engine: `session.MatchSession` does.
+
+A seat may have several requests in one batch (a Devops faction's base and unit calls) or none (the
+seat that waits while a Crafting Quest team plays its turn): `observe` and `act` get the seat's
+whole list, in batch order, and `act` returns one payload per request.
+"""
+
+from __future__ import annotations
+
+import importlib
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from botarena.core.game import MatchResult, Step
+from botarena.core.protocol import Request
+
+Observation = Any
+"""A value in the encoding's `observation_space` (an array, or a dict of arrays)."""
+Action = Any
+"""A value in the encoding's `action_space`."""
+
+
+class Encoding(ABC):
+    """One game's translation between payloads and arrays, for a match of `seats` seats.
+
+    Subclasses set `observation_space` and `action_space` in `__init__`; every seat shares them.
+    """
+
+    observation_space: spaces.Space[Any]
+    action_space: spaces.Space[Any]
+
+    def __init__(self, config: Any, seats: int) -> None:
+        self.config = config
+        self.seats = seats
+
+    @abstractmethod
+    def observe(self, seat: int, requests: Sequence[Request]) -> Observation:
+        """`seat`'s observation from its requests of the current batch ([] while it waits)."""
+
+    @abstractmethod
+    def act(self, seat: int, requests: Sequence[Request], action: Action) -> list[Any]:
+        """The reply payloads (one per request, in order) that carry out `action`."""
+
+    def action_mask(self, seat: int, requests: Sequence[Request]) -> np.ndarray[Any, Any] | None:
+        """Which actions are legal now (int8, 1 = legal), or None where the actions are not finite.
+
+        For a `MultiDiscrete` space the mask is the concatenation of every dimension's mask (the
+        convention of sb3-contrib's MaskablePPO). A waiting seat's mask allows only the no-op."""
+        return None
+
+    def step_rewards(self, step: Step) -> list[float]:
+        """Each seat's reward for one applied batch (default: none; the game's encoding says)."""
+        return [0.0] * self.seats
+
+    def terminal_rewards(self, result: MatchResult) -> list[float]:
+        """Each seat's reward when the match ends: +1 for rank 1 alone, -1 for the last rank,
+        spread evenly in between; a tie shares its ranks' average (a 2-seat draw is 0 for both)."""
+        return rank_rewards(result.ranks)
+
+    def start_reply(self, request: Request) -> Any:
+        """The learner's reply to its `start` request (most games ignore it)."""
+        return {}
+
+    def end_reply(self, request: Request) -> Any:
+        """The learner's reply to its `end` request (never changes the result)."""
+        return {}
+
+    def late_answer(self, request: Request) -> Any:
+        """The learner's answer to a request the engine sends without awaiting it (Crafting Quest's
+        last action result, CQ-31): handed over as a late reply before the next batch."""
+        return {}
+
+
+def rank_rewards(ranks: Sequence[int]) -> list[float]:
+    """+1 for the best rank, -1 for the worst, linear in between by the average place of each tie.
+
+    Places are 0-based positions in the sorted order; seats that share a rank share the average of
+    the places they take, so a 2-seat draw gives [0, 0] and a 4-seat game [1, 1/3, -1/3, -1]."""
+    count = len(ranks)
+    if count < 2:
+        return [0.0] * count
+    order = sorted(ranks)
+    rewards = []
+    for rank in ranks:
+        first = order.index(rank)
+        last = len(order) - 1 - order[::-1].index(rank)
+        place = (first + last) / 2.0
+        rewards.append(1.0 - 2.0 * place / (count - 1))
+    return rewards
+
+
+EncodingFactory = Callable[[Any, int], Encoding]
+
+_ENCODINGS: dict[str, str] = {
+    "craftingquest": "botarena.rl.games.craftingquest:CraftingQuestEncoding",
+    "datspulse": "botarena.rl.games.datspulse:DatsPulseEncoding",
+    "devops": "botarena.rl.games.devops:DevopsEncoding",
+    "domains": "botarena.rl.games.domains:DomainsEncoding",
+    "drones": "botarena.rl.games.drones:DronesEncoding",
+    "rps": "botarena.rl.games.rps:RpsEncoding",
+}
+"""Each game's encoding, imported on first use (`module:class`)."""
+
+
+def register_encoding(game_id: str, target: str) -> None:
+    """Name the encoding of a game added outside this package (`"package.module:Class"`)."""
+    _ENCODINGS[game_id] = target
+
+
+def encoded_games() -> list[str]:
+    """The ids of the games that have an encoding."""
+    return sorted(_ENCODINGS)
+
+
+def encoding_class(game_id: str) -> EncodingFactory:
+    """The encoding of `game_id` (raises KeyError naming the games that have one)."""
+    try:
+        target = _ENCODINGS[game_id]
+    except KeyError:
+        known = ", ".join(sorted(_ENCODINGS))
+        raise KeyError(f"no RL encoding for game {game_id!r} (encodings exist for: {known})") from None
+    module, _, name = target.partition(":")
+    factory: EncodingFactory = getattr(importlib.import_module(module), name)
+    return factory

@@ -1,0 +1,1 @@
+"""One encoding per game (`botarena.rl.encoding.Encoding`): each module's docstring is its page."""
