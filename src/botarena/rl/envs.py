@@ -25,7 +25,7 @@ from pettingzoo.utils.agent_selector import AgentSelector
 
 from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
-from botarena.bots.resolve import TRUSTED, Isolation, resolve_bot
+from botarena.bots.resolve import TRUSTED, Isolation, check_spec, resolve_bot
 from botarena.core.game import GameInfo
 from botarena.core.registry import get_game
 from botarena.core.replay import Replay
@@ -68,9 +68,11 @@ class _GameMatches:
         self.preset = preset
         self.config = self.game.config(preset, dict(config))
         self.seats = seats
-        for seat in opponents:
+        for seat, spec in opponents.items():
             if not 0 <= seat < seats:
                 raise ValueError(f"opponent seat {seat} is not a seat of a {seats}-seat match")
+            if isinstance(spec, str) and spec != "random":
+                check_spec(spec, self.game, isolation=isolation)  # a bad spec fails here, not mid-training
         self.opponent_specs = dict(opponents)
         self.isolation = isolation
         if render_mode is not None and render_mode not in RENDER_MODES:
