@@ -21,7 +21,7 @@ from botarena.core.protocol import Reply, Request
 from botarena.core.registry import get_game
 from botarena.core.status import Status
 from botarena.games.devops.engine import DevopsEngine
-from botarena.rl.encoding import rank_rewards
+from botarena.rl.encoding import FlatMaskMultiDiscrete, rank_rewards
 from botarena.rl.games.devops import (
     ATTACK,
     BASE_BOMB,
@@ -36,7 +36,6 @@ from botarena.rl.games.devops import (
     TRAVEL,
     UNIT_CHOICES,
     DevopsEncoding,
-    FlatMaskMultiDiscrete,
     unit_slots,
 )
 

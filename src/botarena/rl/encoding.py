@@ -82,6 +82,36 @@ class Encoding(ABC):
         return {}
 
 
+class FlatMaskMultiDiscrete(spaces.MultiDiscrete):
+    """A `MultiDiscrete` whose `sample` also takes the mask flat, every dimension's mask concatenated
+    (the form of `info["action_mask"]` and of sb3-contrib's MaskablePPO), as PettingZoo's API tests
+    pass it. A masked sample draws every dimension at once (Gymnasium's loops over the dimensions,
+    which costs more than the game's turn); the rule is Gymnasium's: uniform among the dimension's
+    allowed choices, its first choice when none is allowed."""
+
+    def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray[Any, Any]:
+        if mask is None or probability is not None or self.nvec.ndim != 1:
+            return super().sample(mask, probability)
+        flat = np.concatenate(mask) if isinstance(mask, tuple) else np.asarray(mask)
+        dims, choices = self._layout()
+        if flat.shape != dims.shape:
+            raise ValueError(f"the mask has {flat.shape} entries, the space {dims.shape[0]}")
+        keys = np.full((self.nvec.shape[0], int(self.nvec.max())), -1.0)
+        keys[dims, choices] = np.where(flat.astype(bool), self.np_random.random(flat.shape[0]), -1.0)
+        drawn: np.ndarray[Any, Any] = (keys.argmax(axis=1) + self.start).astype(self.dtype)
+        return drawn
+
+    def _layout(self) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """Each flat mask entry's dimension and choice (made once per space)."""
+        layout: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = getattr(self, "_flat_layout", None)
+        if layout is None:
+            sizes = self.nvec.astype(np.int64)
+            dims = np.repeat(np.arange(sizes.shape[0]), sizes)
+            choices = np.arange(int(sizes.sum())) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+            layout = self._flat_layout = (dims, choices)
+        return layout
+
+
 def rank_rewards(ranks: Sequence[int]) -> list[float]:
     """+1 for the best rank, -1 for the worst, linear in between by the average place of each tie.
 
