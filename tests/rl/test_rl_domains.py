@@ -112,6 +112,22 @@ def test_a_known_payload_lands_where_the_docstring_says() -> None:
     assert waiting in encoding.observation_space and not waiting["board"].any()
 
 
+def test_players_are_seen_from_the_agent_in_a_4_seat_match() -> None:
+    """Relative player k is player (me + k) mod n: seat 2 sees players 2, 3, 0, 1 (DR-7's corners)."""
+    engine = new_engine(seats=4)
+    engine.state.points = [40, 41, 42, 43]
+    encoding = DomainsEncoding(engine.config, 4)
+    observation = encoding.observe(2, [request_of(engine, 2)])
+    board = observation["board"]
+    corners = {0: (6, 1), 1: (1, 6), 2: (6, 6), 3: (1, 1)}  # each player's start centre on 8x8
+    for relative, player in enumerate([2, 3, 0, 1]):
+        x, y = corners[player]
+        assert board[relative, x, y] == 1 and board[relative].sum() == 9
+        assert board[2 * 4 + relative, x, y] == 1  # its first unit
+    assert observation["scalars"][2:].tolist() == [42, 43, 40, 41]
+    assert observation["units"][0].tolist() == [1, 6, 6, 5, 0]
+
+
 # -- masks against the engine -----------------------------------------------------------------------
 def crafted_engine() -> DomainsEngine:
     """Player 0's units in every situation of DR-12/13/15/16 (8x8; player 0 owns rows 5-7 x columns 0-2).
