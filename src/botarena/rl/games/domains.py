@@ -37,10 +37,13 @@ is taken on the round-start state, as the payload shows it:
   (DR-12.3), not trapped in an enemy zone (DR-12.4), not into an enemy zone (DR-12.5), not onto a
   square holding one of the agent's units (DR-13). Enemy units (a fight), bubbles and bonuses are
   allowed. Within a round, players' orders interleave (DR-10): an enemy's enclosure can repaint a
-  square before the order runs, and two of the agent's units sent to the same square collide, so a
-  masked-legal move can still be refused (a warning event, never an INVALID verdict).
+  square before the order runs, two of the agent's units sent to the same square collide, and a
+  unit killed earlier in the round has no order (DR-11), so a masked-legal move can still be refused
+  (a warning event, never an INVALID verdict).
 - `attack d` where the target is on the board and holds an enemy unit or a bubble now (DR-15 cases
-  A, B and C; an attack elsewhere is accepted but does nothing, so it is masked out).
+  A, B, and C when the enemy moves away within range). An attack on another square is accepted but
+  hits only a unit that happens to enter it during the round (case A, or the free attack of case C
+  after one of the agent's own units left it, DR-23): those long shots are masked out.
 - `ability` where the slot's unit is upgraded (DR-16).
 
 An unmasked action never breaks the env: every order it makes is well-formed, so the reply is `OK`;
