@@ -58,6 +58,7 @@ accepts any path on the map, §5) and toward own or enemy units (they may move f
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -120,6 +121,24 @@ def living_ants(arena: dict[str, Any]) -> list[dict[str, Any]]:
     return [ant for ant in arena["ants"] if ant["health"] > 0]
 
 
+@dataclass
+class ArenaArrays:
+    """One arena (§4) read into array indices (row z + R, column x + R)."""
+
+    rows: np.ndarray[Any, Any]
+    cols: np.ndarray[Any, Any]
+    kinds: np.ndarray[Any, Any]
+    """The visible tiles' cells and types (DP-10)."""
+    home_rows: np.ndarray[Any, Any]
+    home_cols: np.ndarray[Any, Any]
+    blocked: np.ndarray[Any, Any]
+    """(D, D) bool: visible stone, and visible anthill hexes not in `home` (DP-75 rules 1-2)."""
+    ants: list[dict[str, Any]]
+    """The living ants in slot order."""
+    ant_rows: np.ndarray[Any, Any]
+    ant_cols: np.ndarray[Any, Any]
+
+
 class DatsPulseEncoding(Encoding):
     """See the module docstring."""
 
@@ -140,8 +159,35 @@ class DatsPulseEncoding(Encoding):
         span = np.arange(-self.radius, self.radius + 1)
         z, x = np.meshgrid(span, span, indexing="ij")
         self._on_map = on_map(x, z, self.radius).astype(np.float32)
+        self._read_cache: dict[int, tuple[dict[str, Any], ArenaArrays]] = {}
         self._scores: tuple[int, list[int]] | None = None
         """(turnNo, every team's score) after the last transition seen."""
+
+    # -- the arena as arrays -------------------------------------------------------------------------
+    def _cells(self, items: Sequence[dict[str, Any]]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
+        """Array (row, column) of each `{q, r, ...}` item (DP-3), as two int arrays."""
+        q = np.fromiter((item["q"] for item in items), dtype=np.int64, count=len(items))
+        r = np.fromiter((item["r"] for item in items), dtype=np.int64, count=len(items))
+        x, z = axial(q, r)
+        return z + self.radius, x + self.radius
+
+    def _read(self, seat: int, arena: dict[str, Any]) -> ArenaArrays:
+        """`arena` as arrays, read once for `observe`, `action_mask` and `act` of the same request."""
+        cached = self._read_cache.get(seat)
+        if cached is not None and cached[0] is arena:
+            return cached[1]
+        tiles = arena["map"]
+        rows, cols = self._cells(tiles)
+        kinds = np.fromiter((tile["type"] for tile in tiles), dtype=np.int64, count=len(tiles))
+        home_rows, home_cols = self._cells(arena["home"])
+        blocked = np.zeros((self.size, self.size), dtype=bool)
+        blocked[rows, cols] = (kinds == Terrain.STONE) | (kinds == Terrain.ANTHILL)
+        blocked[home_rows, home_cols] = False  # DP-11: only another team's anthill hexes block
+        own = living_ants(arena)[: self.slots]
+        ant_rows, ant_cols = self._cells(own)
+        read = ArenaArrays(rows, cols, kinds, home_rows, home_cols, blocked, own, ant_rows, ant_cols)
+        self._read_cache[seat] = (arena, read)
+        return read
 
     # -- observation -------------------------------------------------------------------------------
     def observe(self, seat: int, requests: Sequence[Request]) -> dict[str, np.ndarray[Any, Any]]:
@@ -150,59 +196,47 @@ class DatsPulseEncoding(Encoding):
         scalars = np.zeros(SCALARS, dtype=np.float32)
         if requests:
             arena = requests[0].payload
-            planes[ON_MAP] = self._on_map
-            self._map_planes(arena, planes)
-            self._ant_rows(arena, ants)
+            read = self._read(seat, arena)
+            self._map_planes(arena, read, planes)
+            self._ant_rows(read, ants)
+            living = sum(1 for ant in arena["ants"] if ant["health"] > 0)
             scalars[:] = [
                 arena["turnNo"],
                 self.config.turns,
                 arena["score"],
-                len(living_ants(arena)),
-                len(arena["ants"]) - len(living_ants(arena)),
+                living,
+                len(arena["ants"]) - living,
                 len(arena["enemies"]),
                 len(arena.get("errors", [])),
                 self.seats,
             ]
         return {"map": planes, "ants": ants, "scalars": scalars}
 
-    def _cells(self, items: Sequence[dict[str, Any]]) -> tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]:
-        """Array (row, column) of each `{q, r, ...}` item (DP-3), as two int arrays."""
-        q = np.fromiter((item["q"] for item in items), dtype=np.int64, count=len(items))
-        r = np.fromiter((item["r"] for item in items), dtype=np.int64, count=len(items))
-        x, z = axial(q, r)
-        return z + self.radius, x + self.radius
-
-    def _map_planes(self, arena: dict[str, Any], planes: np.ndarray[Any, Any]) -> None:
-        tiles = arena["map"]
-        rows, cols = self._cells(tiles)
-        kinds = np.fromiter((tile["type"] for tile in tiles), dtype=np.int64, count=len(tiles))
-        planes[VISIBLE, rows, cols] = 1.0
-        planes[TERRAIN0 + kinds - int(Terrain.ANTHILL), rows, cols] = 1.0
-        rows, cols = self._cells(arena["home"])
-        planes[HOME, rows, cols] = 1.0
-        rows, cols = self._cells([arena["spot"]])
-        planes[SPOT, rows, cols] = 1.0
+    def _map_planes(self, arena: dict[str, Any], read: ArenaArrays, planes: np.ndarray[Any, Any]) -> None:
+        planes[ON_MAP] = self._on_map
+        planes[VISIBLE, read.rows, read.cols] = 1.0
+        planes[TERRAIN0 + read.kinds - int(Terrain.ANTHILL), read.rows, read.cols] = 1.0
+        planes[HOME, read.home_rows, read.home_cols] = 1.0
+        planes[SPOT, read.home_rows[:1], read.home_cols[:1]] = 1.0  # `home` starts with the spot (DP-11)
         food = arena["food"]
         rows, cols = self._cells(food)
-        for index, pile in enumerate(food):  # a pile per hex (DP-31): a few dozen at most
+        for index, pile in enumerate(food):  # one pile or store per hex (DP-31): a few dozen at most
             planes[_FOOD_CHANNEL[pile["type"]], rows[index], cols[index]] = pile["amount"]
-        own = living_ants(arena)
-        rows, cols = self._cells(own)
-        for index, ant in enumerate(own):
-            planes[OWN0 + ant["type"], rows[index], cols[index]] = ant["health"]
+        for index, ant in enumerate(read.ants):
+            planes[OWN0 + ant["type"], read.ant_rows[index], read.ant_cols[index]] = ant["health"]
         enemies = arena["enemies"]
         rows, cols = self._cells(enemies)
         for index, enemy in enumerate(enemies):
             planes[ENEMY0 + enemy["type"], rows[index], cols[index]] += enemy["health"]
             planes[ENEMY_CARGO, rows[index], cols[index]] += enemy["food"]["amount"]
 
-    def _ant_rows(self, arena: dict[str, Any], ants: np.ndarray[Any, Any]) -> None:
-        own = living_ants(arena)[: self.slots]
-        rows, cols = self._cells(own)
-        for slot, ant in enumerate(own):
+    def _ant_rows(self, read: ArenaArrays, ants: np.ndarray[Any, Any]) -> None:
+        count = len(read.ants)
+        ants[:count, 0] = 1.0
+        ants[:count, 1] = read.ant_rows
+        ants[:count, 2] = read.ant_cols
+        for slot, ant in enumerate(read.ants):
             row = ants[slot]
-            row[0] = 1.0
-            row[1], row[2] = rows[slot], cols[slot]
             row[3 + ant["type"]] = 1.0
             row[6] = ant["health"]
             cargo = ant["food"]
@@ -211,46 +245,33 @@ class DatsPulseEncoding(Encoding):
                 row[10] = cargo["amount"]
 
     # -- action ------------------------------------------------------------------------------------
-    def _blocked(self, arena: dict[str, Any]) -> set[tuple[int, int]]:
-        """Axial hexes the arena shows to block every walk: stone, and anthill hexes not in `home`
-        (DP-75 rules 1-2)."""
-        home = {axial(h["q"], h["r"]) for h in arena["home"]}
-        blocked = set()
-        for tile in arena["map"]:
-            kind = tile["type"]
-            if kind == Terrain.STONE or kind == Terrain.ANTHILL:
-                hex_ = axial(tile["q"], tile["r"])
-                if kind == Terrain.STONE or hex_ not in home:
-                    blocked.add(hex_)
-        return blocked
-
     def act(self, seat: int, requests: Sequence[Request], action: Any) -> list[Any]:
-        arena = requests[0].payload
+        read = self._read(seat, requests[0].payload)
         choices = np.asarray(action, dtype=np.int64).reshape(-1)
-        blocked = self._blocked(arena)
         moves = []
-        for slot, ant in enumerate(living_ants(arena)[: self.slots]):
+        for slot, ant in enumerate(read.ants):
             choice = int(choices[slot]) if slot < choices.shape[0] else STAY
             if not 0 < choice < CHOICES:
                 continue
             direction = (choice - 1) % DIRECTIONS
             length = 1 if choice <= DIRECTIONS else self.speeds[ant["type"]]
-            path = self._path(ant, direction, length, blocked)
+            path = self._path(ant, direction, length, read.blocked)
             if path:
                 moves.append({"ant": ant["id"], "path": path})
         return [{"moves": moves}]
 
     def _path(
-        self, ant: dict[str, Any], direction: int, length: int, blocked: set[tuple[int, int]]
+        self, ant: dict[str, Any], direction: int, length: int, blocked: np.ndarray[Any, Any]
     ) -> list[dict[str, int]]:
         """Up to `length` hexes straight on from the ant in `direction`: on the map only, and past
         the first hex, never into a hex known to block (the first is sent as chosen)."""
         x, z = axial(ant["q"], ant["r"])
         dx, dz = AXIAL_DIRECTIONS[direction]
+        radius = self.radius
         path: list[dict[str, int]] = []
         for _ in range(length):
             x, z = x + dx, z + dz
-            if not on_map(x, z, self.radius) or (path and (x, z) in blocked):
+            if not on_map(x, z, radius) or (path and blocked[z + radius, x + radius]):
                 break
             path.append({"q": x + (z - (z & 1)) // 2, "r": z})
         return path
@@ -258,24 +279,14 @@ class DatsPulseEncoding(Encoding):
     def action_mask(self, seat: int, requests: Sequence[Request]) -> np.ndarray[Any, Any]:
         mask = np.zeros((self.slots, CHOICES), dtype=np.int8)
         mask[:, STAY] = 1
-        if not requests:
-            return mask.reshape(-1)
-        arena = requests[0].payload
-        own = living_ants(arena)[: self.slots]
-        if own:
-            q = np.array([ant["q"] for ant in own], dtype=np.int64)
-            r = np.array([ant["r"] for ant in own], dtype=np.int64)
-            x, z = axial(q, r)
-            nx, nz = x[:, None] + _DX, z[:, None] + _DZ
-            legal = on_map(nx, nz, self.radius)
-            blocked = self._blocked(arena)
-            if blocked:
-                hits = [
-                    [(int(a), int(b)) in blocked for a, b in zip(xs, zs, strict=True)]
-                    for xs, zs in zip(nx, nz, strict=True)
-                ]
-                legal &= ~np.array(hits, dtype=bool)
-            count = len(own)
+        if requests:
+            read = self._read(seat, requests[0].payload)
+            count = len(read.ants)
+            rows = read.ant_rows[:, None] + _DZ  # the six neighbours of every ant (DP-2)
+            cols = read.ant_cols[:, None] + _DX
+            radius = self.radius
+            legal = on_map(cols - radius, rows - radius, radius)
+            legal[legal] = ~read.blocked[rows[legal], cols[legal]]
             mask[:count, 1 : 1 + DIRECTIONS] = legal
             mask[:count, 1 + DIRECTIONS :] = legal
         return mask.reshape(-1)
