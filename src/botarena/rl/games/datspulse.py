@@ -159,7 +159,7 @@ class DatsPulseEncoding(Encoding):
         span = np.arange(-self.radius, self.radius + 1)
         z, x = np.meshgrid(span, span, indexing="ij")
         self._on_map = on_map(x, z, self.radius).astype(np.float32)
-        self._read_cache: dict[int, tuple[dict[str, Any], ArenaArrays]] = {}
+        self._read_cache: dict[int, tuple[Request, ArenaArrays]] = {}
         self._scores: tuple[int, list[int]] | None = None
         """(turnNo, every team's score) after the last transition seen."""
 
@@ -171,11 +171,13 @@ class DatsPulseEncoding(Encoding):
         x, z = axial(q, r)
         return z + self.radius, x + self.radius
 
-    def _read(self, seat: int, arena: dict[str, Any]) -> ArenaArrays:
-        """`arena` as arrays, read once for `observe`, `action_mask` and `act` of the same request."""
+    def _read(self, seat: int, request: Request) -> ArenaArrays:
+        """The request's arena as arrays, read once for `observe`, `action_mask` and `act` of the
+        same request (the session hands all three the same Request object)."""
         cached = self._read_cache.get(seat)
-        if cached is not None and cached[0] is arena:
+        if cached is not None and cached[0] is request:
             return cached[1]
+        arena = request.payload
         tiles = arena["map"]
         rows, cols = self._cells(tiles)
         kinds = np.fromiter((tile["type"] for tile in tiles), dtype=np.int64, count=len(tiles))
@@ -186,7 +188,7 @@ class DatsPulseEncoding(Encoding):
         own = living_ants(arena)[: self.slots]
         ant_rows, ant_cols = self._cells(own)
         read = ArenaArrays(rows, cols, kinds, home_rows, home_cols, blocked, own, ant_rows, ant_cols)
-        self._read_cache[seat] = (arena, read)
+        self._read_cache[seat] = (request, read)
         return read
 
     # -- observation -------------------------------------------------------------------------------
@@ -196,7 +198,7 @@ class DatsPulseEncoding(Encoding):
         scalars = np.zeros(SCALARS, dtype=np.float32)
         if requests:
             arena = requests[0].payload
-            read = self._read(seat, arena)
+            read = self._read(seat, requests[0])
             self._map_planes(arena, read, planes)
             self._ant_rows(read, ants)
             living = sum(1 for ant in arena["ants"] if ant["health"] > 0)
@@ -246,7 +248,7 @@ class DatsPulseEncoding(Encoding):
 
     # -- action ------------------------------------------------------------------------------------
     def act(self, seat: int, requests: Sequence[Request], action: Any) -> list[Any]:
-        read = self._read(seat, requests[0].payload)
+        read = self._read(seat, requests[0])
         choices = np.asarray(action, dtype=np.int64).reshape(-1)
         moves = []
         for slot, ant in enumerate(read.ants):
@@ -280,7 +282,7 @@ class DatsPulseEncoding(Encoding):
         mask = np.zeros((self.slots, CHOICES), dtype=np.int8)
         mask[:, STAY] = 1
         if requests:
-            read = self._read(seat, requests[0].payload)
+            read = self._read(seat, requests[0])
             count = len(read.ants)
             rows = read.ant_rows[:, None] + _DZ  # the six neighbours of every ant (DP-2)
             cols = read.ant_cols[:, None] + _DX
