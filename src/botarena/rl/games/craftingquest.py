@@ -134,7 +134,8 @@ class TeamMemory:
     stock_near: dict[int, set[str]] = field(default_factory=dict)
     piles: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)
     dug: dict[tuple[int, int], dict[str, int]] = field(default_factory=dict)
-    known_empty: set[tuple[int, int]] = field(default_factory=set)
+    known_empty: np.ndarray[Any, np.dtype[np.bool_]] = field(init=False)
+    """Cells a scan or a dig of the team showed to hold nothing buried (buried only decreases)."""
     credit: int = 0
     rounds_left: int = 0
     owned: set[str] = field(default_factory=set)
@@ -145,6 +146,8 @@ class TeamMemory:
         self.planes = np.zeros((PLANES, self.height, self.width), dtype=np.uint8)
         self.terrain = np.full((self.height, self.width), -1, dtype=np.int16)
         self.team = np.zeros(TEAM_FEATURES, dtype=np.float32)
+        self.known_empty = np.zeros((self.height, self.width), dtype=np.bool_)
+        self.catalogue_rows = np.zeros((12, CATALOGUE_FEATURES), dtype=np.float32)
 
     # -- absorbing payloads ------------------------------------------------------------------------
 
@@ -153,6 +156,7 @@ class TeamMemory:
         self.player = int(payload["player"])
         self.rules = payload["rules"]
         self.catalogue = {bp["id"]: bp for bp in payload["blueprints"]}
+        self.catalogue_rows = catalogue_array(self.catalogue)
         self.credit = int(payload["credit"])
         for unit in payload["units"]:
             self._unit(unit)
@@ -217,7 +221,7 @@ class TeamMemory:
         self.dug[cell] = {item: int(amount) for item, amount in found.items()}
         self.planes[DUG, cell[1], cell[0]] = min(255, sum(self.dug[cell].values()))
         if not found:
-            self.known_empty.add(cell)
+            self.known_empty[cell[1], cell[0]] = True
 
     def _scanned(self, cell: tuple[int, int], cells: list[dict[str, Any]]) -> None:
         """CQ-40: the scan window is covered; listed cells hold their vectors, the others nothing."""
@@ -228,18 +232,14 @@ class TeamMemory:
         planes = self.planes
         planes[SCANNED, top:bottom, left:right] = 1
         planes[VECTOR_COUNT : VECTORS + 10, top:bottom, left:right] = 0
-        listed = set()
         for entry in cells:
             cx, cy, vectors = int(entry["x"]), int(entry["y"]), entry["vectors"]
-            listed.add((cx, cy))
             planes[VECTOR_COUNT, cy, cx] = min(255, len(vectors))
             for slot, vector in enumerate(vectors[:2]):
                 start = VECTORS + 5 * slot
-                planes[start : start + 5, cy, cx] = np.clip(vector[:5], 0, 255)
-        for cy in range(top, bottom):
-            for cx in range(left, right):
-                if (cx, cy) not in listed:
-                    self.known_empty.add((cx, cy))
+                planes[start : start + 5, cy, cx] = vector[:5]  # attribute values are 1..5 (CQ-19)
+        window = planes[VECTOR_COUNT, top:bottom, left:right] == 0
+        self.known_empty[top:bottom, left:right] |= window
 
     def _unit(self, unit: dict[str, Any]) -> None:
         """§4.2: a unit of the team, and everything its view shows."""
@@ -303,6 +303,10 @@ class TeamMemory:
 
     def unit(self, slot: int) -> dict[str, Any]:
         return self.units[3 * self.player + slot]
+
+    def pickable(self, cell: tuple[int, int]) -> set[str]:
+        """The items the team knows to lie or be buried on `cell`."""
+        return {*self.piles.get(cell, {}), *self.dug.get(cell, {})}
 
     def available(self, cell: tuple[int, int], item: str) -> int:
         """What the team knows it could pick up of `item` on `cell` (CQ-41)."""
@@ -389,7 +393,7 @@ class CraftingQuestEncoding(Encoding):
             "map": memory.planes.copy(),
             "units": units,
             "team": memory.team.copy(),
-            "catalogue": catalogue_array(memory.catalogue),
+            "catalogue": memory.catalogue_rows.copy(),
         }
 
     def _zeros(self) -> dict[str, np.ndarray[Any, Any]]:
@@ -460,6 +464,7 @@ def unit_mask(memory: TeamMemory, slot: int) -> np.ndarray[Any, np.dtype[np.int8
     mask = np.zeros(PER_UNIT, dtype=np.int8)
     energy, x, y = int(unit["energy"]), int(unit["x"]), int(unit["y"])
     kind = KINDS[slot]
+    costs = [memory.move_cost(unit, code) for code in range(len(TERRAIN_NAMES))]
     for direction, (dx, dy) in enumerate(NEIGHBOURS):
         tx, ty = x + dx, y + dy
         if not (0 <= tx < memory.width and 0 <= ty < memory.height):
@@ -473,13 +478,13 @@ def unit_mask(memory: TeamMemory, slot: int) -> np.ndarray[Any, np.dtype[np.int8
             or memory.planes[OPP_TOWER, ty, tx]
         ):
             continue  # CQ-37 ObstacleError
-        mask[MOVE + direction] = energy >= memory.move_cost(unit, code)
+        mask[MOVE + direction] = energy >= costs[code]
     mask[DIG] = energy >= int(rules["dig_cost"])
     mask[SCAN] = energy >= int(rules["scan_cost"])
     cell = (x, y)
     if energy >= int(rules["pickup_cost"]) and not memory.guarded(x, y):
-        for index, item in enumerate(ITEMS):
-            mask[PICKUP + index] = memory.available(cell, item) > 0
+        for item in memory.pickable(cell):
+            mask[PICKUP + ITEM_INDEX[item]] = memory.available(cell, item) > 0
     carried = {**unit["resources"], **unit["objects"]}
     mask[DROP_ALL] = bool(carried) and energy >= int(rules["drop_cost"])
     if energy >= int(rules["craft_cost"]):
@@ -499,7 +504,7 @@ def unit_mask(memory: TeamMemory, slot: int) -> np.ndarray[Any, np.dtype[np.int8
         and memory.credit >= int(rules["tower_price"])
         and not memory.planes[OWN_TOWER, y, x]
         and cell not in memory.piles
-        and cell in memory.known_empty
+        and memory.known_empty[y, x]
     )
     return mask
 
