@@ -16,13 +16,16 @@ import pytest
 from botarena import rl
 from botarena.rl.games.craftingquest import (
     ACTIONS,
+    BUILD_TOWER,
     BUY,
     CAMP,
     CRAFT,
     DIG,
     DUG,
     END_TURN,
+    ERROR_CODES,
     MOVE,
+    OWN_TOWER,
     OWN_UNIT,
     PICKUP,
     SCAN,
@@ -322,4 +325,52 @@ def test_gym_env_against_a_subprocess_bot_plays_a_whole_match(tmp_path: Path) ->
     opponent = [step["record"] for step in replay.steps if step["record"]["seat"] == 0]
     assert [record["request"]["action"] for record in opponent[:2]] == ["dig", "end_turn"]
     assert verify_replay(replay).identical
+    env.close()
+
+
+def test_a_tower_is_offered_only_on_a_cell_known_to_be_empty() -> None:
+    """CQ-46: after the Devil's scan shows nothing buried under the Fox, the Fox may build; the
+    tower costs 75 credit (step reward) and then blocks the move onto its cell (CQ-37)."""
+    env = rl.gym_env("craftingquest", "wanderer", config=UNTIMED)
+    _, info = env.reset(seed=1)
+    assert info["action_mask"][unit_action(FOX, BUILD_TOWER)] == 0  # nothing known under (4,3)
+    _, _, _, _, info = env.step(unit_action(DEVIL, SCAN))
+    assert info["action_mask"][unit_action(FOX, BUILD_TOWER)] == 1
+    assert info["action_mask"][unit_action(DEVIL, BUILD_TOWER)] == 0  # R1 and R2 are buried at (3,3)
+    assert info["action_mask"][unit_action(DEVIL, MOVE + 4)] == 1
+    observation, reward, _, _, info = env.step(unit_action(FOX, BUILD_TOWER))
+    assert last_request(env) == {"action": "build_tower", "unit": 4}
+    assert reward == pytest.approx(-0.075)
+    assert observation["map"][OWN_TOWER, 3, 4] == 1
+    assert info["action_mask"][unit_action(FOX, BUILD_TOWER)] == 0
+    assert info["action_mask"][unit_action(DEVIL, MOVE + 4)] == 0  # (4,3) holds a tower now
+    env.close()
+
+
+def test_a_failed_pickup_forgets_what_the_team_dug_there() -> None:
+    """CQ-41: a PickupError means the opponent took some since the dig: the cell's buried
+    quantities are unknown again, so its pickups are masked until the next dig."""
+    env = rl.gym_env("craftingquest", "wanderer", config=UNTIMED)
+    env.reset(seed=1)
+    env.step(unit_action(DEVIL, DIG))
+    memory = env.unwrapped._matches.encoding.memory[0]
+    unit = memory.unit(DEVIL)
+    failed = {
+        "type": "result",
+        "round": 1,
+        "ok": False,
+        "error": {"code": "PickupError", "reason": "(3, 3) has 25 R1, 30 asked"},
+        "action": {"action": "pickup", "unit": 3, "items": {"R1": 30}},
+        "energy_spent": 5,
+        "drained": [],
+        "unit": unit,
+        "credit": 300,
+        "blueprints_owned": [],
+        "towers": [],
+        "actions_left": 190,
+    }
+    assert memory.available((3, 3), "R1") == 30
+    memory.absorb(failed)
+    assert memory.available((3, 3), "R1") == 0 and memory.planes[DUG, 3, 3] == 0
+    assert memory.team[19 + ERROR_CODES.index("PickupError")] == 1 and memory.team[6] == 0
     env.close()
