@@ -374,3 +374,14 @@ def test_a_failed_pickup_forgets_what_the_team_dug_there() -> None:
     assert memory.available((3, 3), "R1") == 0 and memory.planes[DUG, 3, 3] == 0
     assert memory.team[19 + ERROR_CODES.index("PickupError")] == 1 and memory.team[6] == 0
     env.close()
+
+
+def test_the_spaces_have_the_documented_shapes() -> None:
+    """The module docstring's table: the shapes of a 60x60 match and the action count."""
+    env = rl.parallel_env("craftingquest", config={"rounds": 1})
+    space = env.observation_space("player_0")
+    shapes = {key: space[key].shape for key in ("map", "units", "team", "catalogue")}
+    assert shapes == {"map": (31, 60, 60), "units": (3, 40), "team": (33,), "catalogue": (12, 51)}
+    assert space["map"].dtype == np.uint8 and space["team"].dtype == np.float32
+    assert env.action_space("player_0").n == ACTIONS == 253
+    env.close()

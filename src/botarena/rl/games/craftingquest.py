@@ -4,7 +4,7 @@
 |---|---|
 | agents | `player_0`, `player_1` (seats 0 and 1 = players 1 and 2, CQ-2) |
 | dynamics | alternating (CQ-29): one env step is one action request of the team whose turn it is (a `turn_start` or a `result`, CQ-31); the native AEC env's `agent_selection` is that team; in the parallel env the waiting team's action is ignored |
-| observation | `Dict` of `map` `Box(0, 255, (31, H, W), uint8)`, `units` `Box(0, inf, (3, 40), float32)`, `team` `Box(0, inf, (32,), float32)`, `catalogue` `Box(0, inf, (12, 51), float32)`; the team's memory of everything its payloads showed this match (below) |
+| observation | `Dict` of `map` `Box(0, 255, (31, H, W), uint8)`, `units` `Box(0, inf, (3, 40), float32)`, `team` `Box(0, inf, (33,), float32)`, `catalogue` `Box(0, inf, (12, 51), float32)`; the team's memory of everything its payloads showed this match (below) |
 | action | `Discrete(253)`: 0 is `end_turn` (CQ-47); `1 + 84 * k + a` is action `a` of unit slot k (Devil, Fox, Crocodile, CQ-2), below |
 | action mask | `info["action_mask"]` (int8, 253): end_turn always; a unit action where the team's knowledge says the game accepts it (costs CQ-36, the checks of CQ-37 to CQ-46); a waiting team's mask allows only end_turn |
 | step reward | the change of the team's own credit on the step (sales CQ-44, purchases CQ-45, towers CQ-46), divided by 1000 |
