@@ -15,15 +15,16 @@ share (round, turn, rounds, told defender bonus, rules) and arrays of N for the 
 previous round's result as the seat sees it (spec 4.3). The arrays are views into the engine's state,
 updated in place by every step: read them during `act`, copy what you keep.
 
-**Actions** are a `BatchActions` of three arrays of N: `new_producers`, `new_soldiers` (int64 in
-`seed`; int64 or float64 in `bravolt2018`) and `launch_attack` (bool). Entries of inactive matches
+**Actions** are a `BatchActions` of three arrays of N: `new_producers`, `new_soldiers` (integers
+in `seed`, reals in `bravolt2018`) and `launch_attack` (bool). Entries of inactive matches
 are ignored. In `seed` a negative count makes that match's whole action INVALID (spec 5.2: no
 production, no attack); in `bravolt2018` a negative or non-finite count is 0 (5.3). Clamping follows
 GD-12 / GD-13 (producers first, capacity read before production).
 
-**Rule sets.** `seed` counts are int64 (exact: turn limits are at most 50, so counts stay below
-2**51); `bravolt2018` counts are float64, whose min/subtract/add sequence is GD-13's, operation for
-operation.
+**Counts** are of `count_dtype(config)`: under `seed` the narrowest integer type that holds every
+count the config allows (int16 up to 14 turns, int32 up to 30, else int64: always exact); under
+`bravolt2018` float64, whose min/subtract/add sequence is GD-13's, operation for operation. Actions
+may be of any integer dtype (`seed`) or any real dtype (`bravolt2018`).
 
 Typical use, with the vectorised starters of `bots/batch.py`:
 
@@ -209,6 +210,25 @@ class BatchResult:
         }
 
 
+def count_dtype(config: DronesConfig) -> np.dtype[Any]:
+    """The dtype of unit counts in a batch of `config`: the narrowest that holds every count exactly.
+
+    After t turns a side has at most 2**t units (each unit makes at most one more per turn), and the
+    clash adds at most `defender_bonus` (<= 1000), so `seed` counts fit int16 up to 14 turns and
+    int32 up to 30; beyond that int64. Narrow counts matter: the engine's per-turn work is a few
+    elementwise passes over N counts, and int16 passes run several times faster than int64 ones.
+    `bravolt2018` counts are float64, as GD-13's arithmetic is binary64.
+    """
+    if config.rules != "seed":
+        return np.dtype(np.float64)
+    span = config.turn_limit_range
+    longest = span[1] if span is not None else config.turn_limit
+    for dtype in (np.int16, np.int32):
+        if 2**longest + 1001 <= np.iinfo(dtype).max:
+            return np.dtype(dtype)
+    return np.dtype(np.int64)
+
+
 def _match_seeds(seeds: Sequence[int] | npt.NDArray[Any]) -> npt.NDArray[np.uint64]:
     values = seeds if isinstance(seeds, np.ndarray) else list(seeds)
     array = np.asarray(values)
@@ -235,8 +255,7 @@ class BatchDrones:
         self.seeds = _match_seeds(seeds)
         n = self.n = int(self.seeds.shape[0])
         self.seed_rules = config.rules == "seed"
-        dtype = np.int64 if self.seed_rules else np.float64
-        self.dtype = dtype
+        dtype = self.dtype = count_dtype(config)
         # Each seat's state in row `seat` of a (2, N) array, so both seats are produced in one call.
         self.producers: Counts = np.ones((2, n), dtype=dtype)
         self.soldiers: Counts = np.zeros((2, n), dtype=dtype)
@@ -258,6 +277,8 @@ class BatchDrones:
         self._a = np.zeros((2, n), dtype=bool)
         self._cap = np.zeros((2, n), dtype=dtype)
         self._ends = np.zeros(n, dtype=bool)
+        self._launched = np.zeros((2, n), dtype=bool)  # this round's last-turn attack flags
+        self._turns_played = np.zeros(n, dtype=np.int64)
         self._all = np.ones(n, dtype=bool)
         self._bonus = config.defender_bonus if self.seed_rules else 1  # GD-18, GD-20
         self._turns = StreamBatch(self.seeds, TURNS_STREAM) if config.turn_limit_range is not None else None
@@ -329,6 +350,7 @@ class BatchDrones:
         self._fixed_limit = self._turns is None
         self.producers.fill(1)
         self.soldiers.fill(0)
+        self._launched.fill(False)
         self.active.fill(True)
         self._publish()
 
@@ -343,31 +365,32 @@ class BatchDrones:
         return self._obs[seat]
 
     def step(self, first: BatchActions, second: BatchActions) -> None:
-        """Play the current turn of every active match with both seats' actions (GD-9 .. GD-24)."""
+        """Play the current turn of every active match with both seats' actions (GD-9 .. GD-24).
+
+        A match whose round ends on this turn becomes inactive; the rounds are judged (GD-18 ..
+        GD-23) together once no match is active, which is when the next round begins.
+        """
         if self.finished:
             raise ValueError("the batch is finished: every round has been played")
-        p, s, a = self._p, self._s, self._a
-        for seat, actions in enumerate((first, second)):
-            np.copyto(p[seat], actions.new_producers, casting="same_kind")
-            np.copyto(s[seat], actions.new_soldiers, casting="same_kind")
-            np.copyto(a[seat], actions.launch_attack, casting="same_kind")
-        self._validate(p, s, a)
-        self._produce(p, s)
-        ends = self._ends
+        self._play(0, first)
+        self._play(1, second)
+        attacks, ends, active = self._a, self._ends, self.active
         if self._fixed_limit and self.turn >= self._max_limit:
-            np.copyto(ends, self.active)  # GD-17: every round still going reaches its limit
+            np.copyto(ends, active)  # GD-17: every round still going reaches its limit
         else:
-            np.logical_or(a[0], a[1], out=ends)
+            np.logical_or(attacks[0], attacks[1], out=ends)  # only active matches' attacks count
             if not self._fixed_limit:
-                ends |= self.turn >= self.turn_limit
-            ends &= self.active
+                ends |= (self.turn >= self.turn_limit) & active
         if ends.any():
-            self._resolve(np.flatnonzero(ends))
+            self._launched |= attacks  # GD-16: an attack ends the round, so it is the last turn's flag
+            np.copyto(self._turns_played, self.turn, where=ends)
+            active ^= ends  # ends is a subset of active
+            if not active.any():
+                self._end_round()
+                self._begin_round()
+                return
         self.turn += 1
-        if not self.active.any():
-            self._begin_round()
-        else:
-            self._publish()
+        self._publish()
 
     def run(self, first: BatchPolicy, second: BatchPolicy) -> BatchResult:
         """Play every match to the end with two batched policies (seat 0, seat 1); the results."""
@@ -390,94 +413,121 @@ class BatchDrones:
         return BatchResult(scores=scores, draws=self.draws.copy(), outcome=outcome, rounds=self.rounds)
 
     # -- one turn ----------------------------------------------------------------------------------
-    def _validate(self, p: Counts, s: Counts, a: Bools) -> None:
-        """Spec 5.2 (seed): a negative count voids the whole action; 5.3 (bravolt2018): it is 0."""
-        if self.seed_rules:
-            bad = (p < 0) | (s < 0)
-            if bad.any():
-                p[bad] = 0
-                s[bad] = 0
-                a[bad] = False
-            return
-        for counts in (p, s):
-            counts[~(np.isfinite(counts) & (counts > 0))] = 0
+    def _play(self, seat: int, actions: BatchActions) -> None:
+        """GD-10 .. GD-16 for one seat: judge the counts, produce, and note the attack flags.
 
-    def _produce(self, p: Counts, s: Counts) -> None:
-        """GD-11 .. GD-15 for both seats: capacity read first, producers served first, then soldiers.
-
-        Inactive matches get capacity 0, so they produce nothing and keep their final counts.
+        Capacity is read before production and producers are served first (GD-12 / GD-13). Inactive
+        matches get capacity 0 and no attack, so they produce nothing and keep their final counts.
         """
-        cap = self._cap
-        np.multiply(self.producers, self.active, out=cap)
-        np.minimum(p, cap, out=p)
-        np.subtract(cap, p, out=cap)  # GD-12 / GD-13 step 1: what is left after producers
-        np.minimum(s, cap, out=s)
-        self.producers += p
-        self.soldiers += s
+        requested_p, requested_s, attack = self._judge(actions)
+        cap, p, s = self._cap[seat], self._p[seat], self._s[seat]
+        np.multiply(self.producers[seat], self.active, out=cap)
+        np.minimum(requested_p, cap, out=p, casting="same_kind")
+        np.subtract(cap, p, out=cap)  # what is left after producers
+        np.minimum(requested_s, cap, out=s, casting="same_kind")
+        self.producers[seat] += p
+        self.soldiers[seat] += s
+        np.logical_and(attack, self.active, out=self._a[seat])
 
-    def _resolve(self, idx: Ints) -> None:
-        """GD-18 .. GD-23 for the matches `idx` whose round ends on this turn."""
-        a0, a1 = self._a[0, idx], self._a[1, idx]
-        s0, s1 = self.soldiers[0, idx], self.soldiers[1, idx]
-        lone = a0 != a1
-        both = a0 & a1
-        trigger = np.where(lone, _ATTACK, np.where(both, _FIELD, _TURN_LIMIT)).astype(np.int8)
-        # GD-18 / GD-20: a lone attacker wins iff its soldiers beat the defender's plus the bonus.
-        attacker = np.where(a0, _P1, _P2)
-        won = np.where(a0, s0, s1) > np.where(a0, s1, s0) + self._bonus
-        winner = np.where(won, attacker, 1 - attacker)
-        decided = np.where(won, _ATTACK_WON, _DEFENCE_HELD)
-        # GD-19 / GD-21: otherwise more soldiers, then (seed) more units, then (seed) the coin.
-        field = ~lone
-        differ = field & (s0 != s1)
-        winner = np.where(differ, np.where(s0 > s1, _P1, _P2), winner)
-        decided = np.where(differ, _SOLDIERS, decided)
-        tied = field & ~differ
-        if tied.any():
-            if self.seed_rules:
-                t0 = self.producers[0, idx] + s0
-                t1 = self.producers[1, idx] + s1
-                units = tied & (t0 != t1)
-                winner = np.where(units, np.where(t0 > t1, _P1, _P2), winner)
-                decided = np.where(units, _TOTAL_UNITS, decided)
-                coin = tied & ~units
-                if coin.any():
-                    winner[coin] = self._coins(idx[coin])
-                    decided[coin] = _RANDOM
-            else:
-                winner = np.where(tied, _NOBODY, winner)
-                decided = np.where(tied, _DRAW, decided)
-        self._tally(idx, winner, trigger, decided.astype(np.int8))
+    def _judge(self, actions: BatchActions) -> tuple[Counts, Counts, Bools]:
+        """Spec 5.2 (seed): a negative count voids the whole action; 5.3 (bravolt2018): it is 0."""
+        p, s, a = actions.new_producers, actions.new_soldiers, actions.launch_attack
+        if a.dtype != np.bool_:
+            raise TypeError(f"launch_attack must be a bool array, got {a.dtype}")
+        if self.seed_rules:
+            if p.dtype.kind not in "iub" or s.dtype.kind not in "iub":
+                raise TypeError(f"seed rules take integer counts, got {p.dtype} and {s.dtype}")
+            if p.min() < 0 or s.min() < 0:
+                bad = (p < 0) | (s < 0)
+                return np.where(bad, 0, p), np.where(bad, 0, s), a & ~bad
+            return p, s, a
+        counts = []
+        for values in (p, s):
+            values = values.astype(np.float64, copy=False)
+            counts.append(np.where(np.isfinite(values) & (values > 0), values, 0.0))
+        return counts[0], counts[1], a
 
-    def _coins(self, idx: Ints) -> Ints:
-        """GD-19.3: one draw from `drones.tiebreak` per match in `idx` (0 PLAYER 1, 1 PLAYER 2)."""
+    # -- round end (GD-18 .. GD-23) --------------------------------------------------------------
+    def _end_round(self) -> None:
+        """Judge every match's clash of this round at once; tallies, views and records (GD-22, GD-23).
+
+        Every match is inactive now, with its final counts frozen, its last turn's attack flags in
+        `_launched` and its turn count in `_turns_played`.
+        """
+        a0, a1 = self._launched
+        s0, s1 = self.soldiers
+        lone = a0 ^ a1  # ATTACK (GD-18 / GD-20); otherwise FIELD or TURN_LIMIT (GD-19 / GD-21)
+        first_more, second_more = s0 > s1, s1 > s0
+        tie = ~(first_more | second_more)
+        first_wins = first_more
+        coin = draw = units = None
+        if self.seed_rules:
+            t0 = self.producers[0] + s0
+            t1 = self.producers[1] + s1
+            units = tie & (t0 != t1)
+            first_wins = first_more | (units & (t0 > t1))
+            coin = tie & ~units & ~lone
+            if coin.any():
+                first_wins[coin] = self._coins(coin) == _P1
+        else:
+            draw = tie & ~lone
+        won = np.where(a0, s0 > s1 + self._bonus, s1 > s0 + self._bonus)
+        first_wins = np.where(lone, a0 == won, first_wins)
+        self._tally(first_wins, draw)
+        if self.rounds is not None:
+            self._record(first_wins, draw, lone, won, tie, units, coin)
+
+    def _coins(self, mask: Bools) -> Ints:
+        """GD-19.3: one draw from `drones.tiebreak` per masked match (0 PLAYER 1, 1 PLAYER 2)."""
         if self._tiebreak is None:
             self._tiebreak = StreamBatch(self.seeds, TIEBREAK_STREAM)
-        mask = np.zeros(self.n, dtype=bool)
-        mask[idx] = True
         return self._tiebreak.integers(0, 2, mask)
 
-    def _tally(self, idx: Ints, winner: Ints, trigger: Codes, decided: Codes) -> None:
-        """GD-22, GD-23: tallies, each seat's view of the round, and the optional round record."""
-        self.wins[0, idx] += winner == _P1
-        self.wins[1, idx] += winner == _P2
-        draw = winner == _NOBODY
-        self.draws[idx] += draw
-        self.prev_producers[:, idx] = self.producers[:, idx]
-        self.prev_soldiers[:, idx] = self.soldiers[:, idx]
-        self.prev_attacked[:, idx] = self._a[:, idx]
-        self.prev_turns[idx] = self.turn
-        self.prev_outcome[0, idx] = np.where(draw, _VIEW_DRAW, np.where(winner == _P1, _WIN, _LOSE))
-        self.prev_outcome[1, idx] = np.where(draw, _VIEW_DRAW, np.where(winner == _P2, _WIN, _LOSE))
-        self.active[idx] = False
-        rounds = self.rounds
-        if rounds is not None:
-            r = self.round - 1
-            rounds.turn_limit[idx, r] = self.turn_limit[idx]
-            rounds.turns_played[idx, r] = self.turn
-            rounds.trigger[idx, r] = trigger
-            rounds.decided_by[idx, r] = decided
-            rounds.outcome[idx, r] = winner
-            rounds.producers[:, idx, r] = self.producers[:, idx]
-            rounds.soldiers[:, idx, r] = self.soldiers[:, idx]
-            rounds.launched_attack[:, idx, r] = self._a[:, idx]
+    def _tally(self, first_wins: Bools, draw: Bools | None) -> None:
+        """GD-22, GD-23: the round tallies and each seat's view of the round (spec 4.3)."""
+        if draw is None:
+            self.wins[0] += first_wins
+            self.wins[1] += ~first_wins
+            np.copyto(self.prev_outcome[0], np.where(first_wins, _WIN, _LOSE), casting="unsafe")
+            np.copyto(self.prev_outcome[1], np.where(first_wins, _LOSE, _WIN), casting="unsafe")
+        else:
+            decided = ~draw
+            self.wins[0] += first_wins & decided
+            self.wins[1] += ~first_wins & decided
+            self.draws += draw
+            for seat, mine in ((0, first_wins), (1, ~first_wins)):
+                view = np.where(draw, _VIEW_DRAW, np.where(mine, _WIN, _LOSE))
+                np.copyto(self.prev_outcome[seat], view, casting="unsafe")
+        np.copyto(self.prev_producers, self.producers)
+        np.copyto(self.prev_soldiers, self.soldiers)
+        np.copyto(self.prev_attacked, self._launched)
+        np.copyto(self.prev_turns, self._turns_played)
+
+    def _record(
+        self,
+        first_wins: Bools,
+        draw: Bools | None,
+        lone: Bools,
+        won: Bools,
+        tie: Bools,
+        units: Bools | None,
+        coin: Bools | None,
+    ) -> None:
+        """The round records (spec 3.6) of this round, into `self.rounds`."""
+        rounds, r = self.rounds, self.round - 1
+        assert rounds is not None
+        a0, a1 = self._launched
+        rounds.turn_limit[:, r] = self.turn_limit
+        rounds.turns_played[:, r] = self._turns_played
+        rounds.trigger[:, r] = np.where(lone, _ATTACK, np.where(a0 & a1, _FIELD, _TURN_LIMIT))
+        decided = np.where(tie, _DRAW, _SOLDIERS)
+        if units is not None and coin is not None:
+            decided = np.where(units, _TOTAL_UNITS, np.where(coin, _RANDOM, decided))
+        rounds.decided_by[:, r] = np.where(lone, np.where(won, _ATTACK_WON, _DEFENCE_HELD), decided)
+        outcome = np.where(first_wins, _P1, _P2)
+        if draw is not None:
+            outcome = np.where(draw, _NOBODY, outcome)
+        rounds.outcome[:, r] = outcome
+        rounds.producers[:, :, r] = self.producers
+        rounds.soldiers[:, :, r] = self.soldiers
+        rounds.launched_attack[:, :, r] = self._launched
