@@ -272,8 +272,10 @@ def test_random_action_arrays_match_the_scalar_engine(
     """Any action arrays, over-asks and negatives included, give the scalar engine's round records."""
 
     def thin(table: Any) -> Any:  # attacks end rounds: keep them rare enough to reach later turns
-        keep = attack_rate
-        return [[[(p, s, a and (p + s) % keep == 0) for p, s, a in turns] for turns in match] for match in table]
+        def rare(p: int, s: int, a: bool) -> tuple[int, int, bool]:
+            return p, s, a and (p + s) % attack_rate == 0
+
+        return [[[rare(*act) for act in turns] for turns in match] for match in table]
 
     first, second = thin(first), thin(second)
     config = GAME.config(overrides={"rules": rules, "rounds": ROUNDS, "turn_limit": LIMIT})
