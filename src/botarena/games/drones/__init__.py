@@ -10,7 +10,9 @@ The package has the shape of docs/architecture.md:
 - `observe.py`: the start, turn and end payloads (section 4) and the round result as a seat sees it;
 - `text.py`: `keyframe_text` (a stored keyframe as ASCII) and `render_step` (a turn or round record);
 - `protocol.py`: the original 2018 engine's MatchResult JSON, byte for byte (spec 7.5);
-- `bots/`: `STARTERS` (spec 10), the random legal bot in `bots/random.py`.
+- `bots/`: `STARTERS` (spec 10), the random legal bot in `bots/random.py`;
+- `batch.py` (with `batchrng.py` and `bots/batch.py`): N matches stepped together in numpy, with
+  the starters as batched policies, for research at scale (docs/games/drones.md, *Batched simulation*).
 
 One module more, on the bot side: `api.py`, the typed player API (SDK) for Python bot authors
 (`Bot`, `Observation`, `Action`, ...; examples/drones), as Domains' `api.py` is for Domains. The
