@@ -50,6 +50,10 @@ IFRAME_HEIGHT = 640
 """Default height of the inline viewer in pixels: the board, the step controls and the log pane."""
 
 
+IFRAME_STYLE = "box-sizing: border-box; border: 1px solid #ccc; border-radius: 4px;"
+"""The frame's look; border-box keeps it exactly `height` tall and no wider than the output cell."""
+
+
 class PlayError(ValueError):
     """A call to `play` that cannot start a match; the message says why, in one line."""
 
@@ -95,7 +99,7 @@ class PlayedMatch:
         title = html.escape(f"botarena {self.game} replay", quote=True)
         return (
             f'<iframe title="{title}" srcdoc="{page}" width="{html.escape(width, quote=True)}" '
-            f'height="{int(height)}" style="border: 1px solid #ccc; border-radius: 4px;"></iframe>'
+            f'height="{int(height)}" style="{IFRAME_STYLE}"></iframe>'
         )
 
     def save(self, path: str | os.PathLike[str]) -> Path:
