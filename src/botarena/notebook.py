@@ -4,10 +4,10 @@ notebooks as the replay viewer (the same self-contained page as `botarena view F
 
     import botarena
 
-    match = botarena.play("drones", ["tactician", "random"], seed=42, config={"rounds": 3})
+    match = botarena.play("drones", ["tactician", "zergy"], seed=42, config={"rounds": 3})
     match                   # the cell shows the viewer, playing the match
     match.result.ranks      # [1, 2]
-    match.save("tactician-vs-random.json.gz")    # a replay file: `botarena view` opens it
+    match.save("tactician-vs-zergy.json.gz")     # a replay file: `botarena view` opens it
 
 For kaggle-environments users:
 

@@ -3,6 +3,7 @@ inline viewer a notebook shows (`_repr_html_`: the `view --html` page in an ifra
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import textwrap
@@ -237,3 +238,29 @@ def test_import_botarena_stays_light_and_play_is_there_when_asked_for() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert done.returncode == 0, done.stderr
+
+
+# -- the documented examples run as written -----------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+PYTHON_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
+
+
+def test_the_examples_of_the_notebook_docs_run_and_print_what_they_say(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # the README's cell saves a file
+    readme = (ROOT / "README.md").read_text(encoding="utf-8").split("\n## Notebooks\n", 1)[1]
+    page = (ROOT / "docs" / "notebooks.md").read_text(encoding="utf-8")
+    for where, text in (("README.md", readme.split("\n## ", 1)[0]), ("docs/notebooks.md", page)):
+        blocks = PYTHON_BLOCK.findall(text)
+        assert blocks, f"{where} has no python example"
+        namespace: dict[str, Any] = {}
+        for block in blocks:
+            exec(compile(block, where, "exec"), namespace)
+            # a last line `# value` documents what the block's last expression shows
+            *body, last = block.rstrip("\n").splitlines()
+            if last.startswith("# ") and body:
+                shown = eval(body[-1].removeprefix("print(repr(").removesuffix("))"), namespace)
+                assert repr(shown) == last[2:], f"{where}: {body[-1]} shows {shown!r}"
+    assert (tmp_path / "match.json.gz").is_file()
