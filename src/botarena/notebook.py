@@ -160,6 +160,9 @@ def play(
         raise PlayError(str(exc)) from None
     built = _config(info, config, preset)
     players = [_bot(bot, info, seat) for seat, bot in enumerate(bots)]
+    for seat, player in enumerate(players):  # a Bot is one seat's transport: it cannot serve two
+        if any(other is player for other in players[:seat]):
+            raise PlayError(f"seat {seat}: the same Bot object sits in two seats; give each seat its own")
     run = run_match(info, players, config=built, seed=seed, preset=preset)
     return PlayedMatch(info.id, seed, run.result, run.replay)
 

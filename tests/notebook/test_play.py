@@ -163,6 +163,8 @@ def test_bots_of_every_kind(tmp_path: Path) -> None:
 
 # -- bad input: one clear error -----------------------------------------------------------------------
 
+ONE_BOT = PythonBot(Paper, name="paper")
+
 
 @pytest.mark.parametrize(
     ("game", "bots", "options", "message"),
@@ -179,6 +181,7 @@ def test_bots_of_every_kind(tmp_path: Path) -> None:
         ("rps", ["rock", "rock"], {"seed": -1}, r"match seed must be an integer"),
         ("rps", ["rock", "rock"], {"seed": 2**64}, r"match seed must be an integer"),
         (7, ["rock", "rock"], {}, r"game must be a game id"),
+        ("rps", [ONE_BOT, ONE_BOT], {}, r"seat 1: the same Bot object sits in two seats"),
     ],
 )
 def test_bad_input_is_one_clear_error(game: Any, bots: Any, options: dict[str, Any], message: str) -> None:
