@@ -15,11 +15,12 @@ batch). Nothing here reads a clock or does I/O; the runner owns time and transpo
 
 from __future__ import annotations
 
+import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self, TypeVar
 
 from botarena.core.protocol import Reply, Request, Verdict
 
@@ -127,6 +128,47 @@ class Engine(ABC):
     @abstractmethod
     def keyframe(self) -> dict[str, Any]:
         """A full, JSON-able snapshot of the visible state, for the viewer to seek to."""
+
+    # -- cloning (tree search) ---------------------------------------------------------------------
+
+    def clone(self) -> Self:
+        """An independent copy of this match at this point, for tree search: it diverges on its own.
+
+        Copied: everything the match changes as it plays, including every random stream (a numpy
+        Generator is copied with its position, so the clone draws what the original would draw next,
+        and drawing in one never advances the other) and every per-match cache. Shared, never
+        copied: the objects `clone_shared()` lists, immutable tables (the config, a map's geometry,
+        a scenario) that neither copy changes; sharing them is what keeps a clone cheap. A game
+        overrides `clone_shared` (or `clone`) to name them; by default only the config is shared.
+
+        The clone has no transport: its seats owe nothing to anyone, and replies for it are whatever
+        its driver passes to `apply`. Not thread-safe against the original playing at the same time.
+        """
+        return deepcopy_sharing(self, self.clone_shared())
+
+    def clone_shared(self) -> Iterable[object]:
+        """The immutable objects a clone shares with its original (see `clone`). Default: the config,
+        a frozen dataclass."""
+        return (self.config,)
+
+
+T = TypeVar("T")
+
+
+def deepcopy_sharing(value: T, shared: Iterable[object], replaced: Mapping[int, object] | None = None) -> T:
+    """`copy.deepcopy(value)`, except that the objects in `shared` are taken over as they are, and an
+    object whose id is a key of `replaced` becomes that key's value (a fresh cache, say).
+
+    Both work through deepcopy's memo, which maps the id of an object already copied to its copy:
+    an entry mapping an object to itself makes every reference to it a reference to the same
+    object. The caller keeps `shared` and the keys of `replaced` alive (they are parts of `value`).
+    """
+    keep = list(shared)
+    memo: dict[int, Any] = {id(item): item for item in keep}
+    if replaced:
+        memo.update(replaced)
+    memo[id(memo)] = keep  # deepcopy's keep-alive list: the ids above stay unique during the copy
+    return copy.deepcopy(value, memo)
 
 
 BotFactory = Callable[[], Any]

@@ -14,9 +14,10 @@ in the order they happened.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, ClassVar
+from collections.abc import Iterable
+from typing import Any, ClassVar, Self
 
-from botarena.core.game import Engine, MatchResult, Step
+from botarena.core.game import Engine, MatchResult, Step, deepcopy_sharing
 from botarena.core.protocol import DISCONNECTED, MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed
 from botarena.core.status import Reason, Status
@@ -95,6 +96,19 @@ class CraftingQuestEngine(Engine):
         self.dirty: set[Cell] = set()  # cells changed since the last step
         self.event_cells: set[Cell] = set()  # cells changed by the event being logged
         self.frozen: dict[str, Any] | None = None  # keyframe parts as of the last step (see keyframe)
+
+    def clone(self) -> Self:
+        """`Engine.clone`: units, teams, buried deposits, piles, towers and the turn's bookkeeping are
+        copied; the config (with its scenario), the scenario and the state's fixed layers taken from
+        it (terrain, camps, the blueprint catalogue, the deposits' vectors) are shared. The buried
+        deposits (cell -> {item: count}, thousands on a big map) are copied by a comprehension,
+        many times faster than deepcopy's walk over them."""
+        buried = {cell: dict(items) for cell, items in self.state.buried.items()}
+        return deepcopy_sharing(self, self.clone_shared(), {id(self.state.buried): buried})
+
+    def clone_shared(self) -> Iterable[object]:
+        state = self.state
+        return (self.config, self.scenario, state.terrain, state.camps, state.catalogue, state.vectors)
 
     # -- requests ------------------------------------------------------------------------------------
 

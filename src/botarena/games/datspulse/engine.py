@@ -27,7 +27,7 @@ orders, so its replay re-runs exactly through this lockstep engine (§7.5, "Repl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -292,6 +292,19 @@ class DatsPulseEngine(Engine):
         if self._round is None:
             self._round = Round.create(self.config, self.seed, self.names)
         return self._round
+
+    def clone_shared(self) -> Iterable[object]:
+        """`Engine.clone`: the units, piles, teams, random streams and view caches are copied; the
+        config, the hex map (its neighbour tables and disc memo), the unit and terrain tables, the
+        anthill reach tables and the arena's tile entries (terrain never changes, DP-10) are shared."""
+        shared: list[object] = [self.config]
+        if self._round is not None:
+            state = self._round.state
+            shared += [self._round.config, state.config, state.grid, state.stats, state.costs]
+            shared += [state.calories, state.threat, state.bonus, state.raid_reach]
+            if state.tile_json is not None:
+                shared.append(state.tile_json)
+        return shared
 
     def set_player_names(self, names: list[str]) -> None:
         """The teams take their bots' names (the runner and replay verification call this first)."""

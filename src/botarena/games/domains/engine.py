@@ -10,9 +10,10 @@ paint, trail or flag changed, and the full (small) unit, bubble and bonus lists.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Self
 
-from botarena.core.game import Engine, MatchResult, Step
+from botarena.core.game import Engine, MatchResult, Step, deepcopy_sharing
 from botarena.core.protocol import MessageType, Reply, Request, Verdict
 from botarena.core.rng import bot_seed
 from botarena.core.status import Reason, Status
@@ -47,6 +48,21 @@ class DomainsEngine(Engine):
     @property
     def state(self) -> State:
         return self.game.state
+
+    # -- cloning -------------------------------------------------------------------------------------
+    def clone(self) -> Self:
+        """`Engine.clone`: the state, the random source's position and the export frames are copied;
+        the config, the board geometry's masks and the reference source's digit table are shared; the
+        clone's observation builder starts with an empty cache (it rebuilds its rows on first use)."""
+        fresh = ObservationBuilder(self.config)
+        return deepcopy_sharing(self, self.clone_shared(), {id(self.observer): fresh})
+
+    def clone_shared(self) -> Iterable[object]:
+        shared: list[object] = [self.config, self.game.config, self.game.geo]
+        digits = getattr(self.game.source, "_digits", None)  # ReferenceRandom's table T (DR-2)
+        if digits is not None:
+            shared.append(digits)
+        return shared
 
     # -- start ---------------------------------------------------------------------------------------
     def start_requests(self) -> list[Request]:
