@@ -69,7 +69,9 @@ def gym_steps_per_s(game_id: str, config: dict[str, Any], seconds: float) -> tup
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per game and env kind")
-    parser.add_argument("--default-config", action="store_true", help="the default preset, not test_overrides")
+    parser.add_argument(
+        "--default-config", action="store_true", help="the default preset, not test_overrides"
+    )
     parser.add_argument("--games", default=",".join(encoded_games()), help="comma-separated game ids")
     args = parser.parse_args()
     warnings.simplefilter("ignore")

@@ -19,13 +19,12 @@ from typing import Any
 from botarena import __version__
 from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
-from botarena.core.config import config_to_dict
 from botarena.core.game import Engine, GameInfo, MatchResult
 from botarena.core.protocol import NOT_AWAITED, MessageType, Reply, Request
 from botarena.core.replay import Replay, verdict_json
 from botarena.core.status import Status
 from botarena.rl.encoding import Action, Encoding
-from botarena.runner.match import new_exchange
+from botarena.runner.match import config_json, new_exchange
 
 
 class _NeverAsked:
@@ -83,7 +82,7 @@ class MatchSession:
             game=self.game.id,
             rules=self.game.rules_version,
             preset=self.preset,
-            config=config_to_dict(self.engine.config),
+            config=config_json(self.engine.config),  # cached per config: a reset costs nothing
             seed=self.seed,
             players=[
                 {"seat": seat, **bots[seat].describe()}

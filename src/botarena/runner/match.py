@@ -527,7 +527,7 @@ def _config_bytes(config: Any) -> bytes:
     return orjson.dumps(config_to_dict(config))
 
 
-def _config_json(config: Any) -> dict[str, Any]:
+def config_json(config: Any) -> dict[str, Any]:
     """A fresh JSON-able dict of every config key (the conversion is cached per config value)."""
     try:
         raw = _config_bytes(config)
@@ -577,7 +577,7 @@ def run_match(
         rules=game.rules_version,
         preset=preset,
         # the config the engine plays, which may follow the seat count (domains' num_players)
-        config=_config_json(engine.config),
+        config=config_json(engine.config),
         seed=seed,
         players=[{"seat": seat, **bot.describe()} for seat, bot in enumerate(bots)],
         match_id=match_id,

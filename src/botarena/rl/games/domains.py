@@ -63,7 +63,7 @@ from botarena.core.game import Step
 from botarena.core.protocol import Request
 from botarena.games.domains.config import DomainsConfig
 from botarena.games.domains.state import DELTAS
-from botarena.rl.encoding import Encoding
+from botarena.rl.encoding import Encoding, FlatMaskMultiDiscrete
 
 NO_ORDER = 0
 MOVE = 1
@@ -94,18 +94,6 @@ def choice_order(unit: int, choice: int) -> dict[str, Any] | None:
     if choice == ABILITY:
         return {"unit": unit, "type": "ability"}
     return None
-
-
-class ConcatMaskMultiDiscrete(spaces.MultiDiscrete):
-    """A `MultiDiscrete` whose `sample` also takes the mask as `action_mask` gives it: one flat int8
-    array, every dimension's mask concatenated (sb3-contrib's layout). Gymnasium's own `sample` wants
-    a tuple of per-dimension masks, and PettingZoo's API tests pass the info's mask as it is."""
-
-    def sample(self, mask: Any = None, probability: Any = None) -> np.ndarray[Any, Any]:
-        if isinstance(mask, np.ndarray) and self.nvec.ndim == 1:
-            ends = np.cumsum(self.nvec)
-            mask = tuple(np.asarray(part, dtype=np.int8) for part in np.split(mask, ends[:-1]))
-        return super().sample(mask=mask, probability=probability)
 
 
 @dataclass
@@ -190,7 +178,7 @@ class DomainsEncoding(Encoding):
                 "scalars": spaces.Box(0.0, np.inf, (seats + 2,), np.float32),
             }
         )
-        self.action_space = ConcatMaskMultiDiscrete([CHOICES] * self.slots)
+        self.action_space = FlatMaskMultiDiscrete([CHOICES] * self.slots)
         self._rounds = float(config.number_of_rounds)
         self._points_after: list[int] = [0] * seats
         self._cache: dict[int, tuple[Request, _Parsed]] = {}
