@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from botarena import __version__
+from botarena.bots import preempt
 from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
 from botarena.core.game import Engine, GameInfo, MatchResult
@@ -105,6 +106,7 @@ class MatchSession:
         self._keyframe()
         rewards = [0.0] * self.encoding.seats
         self._advance(rewards)
+        preempt.disarm()
 
     def step(self, actions: Mapping[int, Action]) -> StepOutcome:
         """Answer the current batch: each learner seat that has requests takes its action from
@@ -118,6 +120,10 @@ class MatchSession:
         }
         rewards = [0.0] * self.encoding.seats
         steps = self._apply(self._batch, payloads, rewards) + self._advance(rewards)
+        # In-process opponents leave their SIGALRM timer running between calls (bots/preempt.py);
+        # the learner's own time until its next step is not theirs: an alarm there, or at the
+        # interpreter's exit after a library reset the handler, would only disturb the learner.
+        preempt.disarm()
         return StepOutcome(rewards, self.done, steps)
 
     def close(self) -> None:
