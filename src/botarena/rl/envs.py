@@ -151,14 +151,10 @@ def _learner_seats(seats: int, opponents: Mapping[int, Opponent]) -> list[int]:
     return [seat for seat in range(seats) if seat not in opponents]
 
 
-class BotarenaParallelEnv(ParallelEnv[str, Observation, Action]):  # type: ignore[misc]
-    """A PettingZoo parallel env of one botarena game; `botarena.rl.parallel_env` makes one."""
+class _SeatAgents:
+    """What the PettingZoo envs share: one agent per learner seat, the spaces, render, replay."""
 
-    metadata: ClassVar[dict[str, Any]] = {
-        "name": "botarena",
-        "render_modes": RENDER_MODES,
-        "is_parallelizable": True,
-    }
+    metadata: ClassVar[dict[str, Any]]
 
     def __init__(
         self,
@@ -182,10 +178,10 @@ class BotarenaParallelEnv(ParallelEnv[str, Observation, Action]):  # type: ignor
         )
         self.metadata = {**type(self).metadata, "name": f"botarena_{game_id}"}  # type: ignore[misc]
         self.render_mode = render_mode
-        self._seats = _learner_seats(self._matches.seats, opponents or {})
-        self.possible_agents = [agent_name(seat) for seat in self._seats]
+        learners = _learner_seats(self._matches.seats, opponents or {})
+        self.possible_agents = [agent_name(seat) for seat in learners]
         self.agents: list[str] = []
-        self._seat = {agent_name(seat): seat for seat in self._seats}
+        self._seat = {agent_name(seat): seat for seat in learners}
 
     @property
     def encoding(self) -> Encoding:
@@ -196,6 +192,26 @@ class BotarenaParallelEnv(ParallelEnv[str, Observation, Action]):  # type: ignor
 
     def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.encoding.action_space
+
+    def render(self) -> str | None:
+        return self._matches.render()
+
+    def replay(self) -> Replay:
+        """The match's replay so far (`Replay.save(path)` keeps it; `botarena view` shows it)."""
+        return self._matches.replay()
+
+    def close(self) -> None:
+        self._matches.close()
+
+
+class BotarenaParallelEnv(_SeatAgents, ParallelEnv[str, Observation, Action]):  # type: ignore[misc]
+    """A PettingZoo parallel env of one botarena game; `botarena.rl.parallel_env` makes one."""
+
+    metadata: ClassVar[dict[str, Any]] = {
+        "name": "botarena",
+        "render_modes": RENDER_MODES,
+        "is_parallelizable": True,
+    }
 
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
@@ -236,18 +252,8 @@ class BotarenaParallelEnv(ParallelEnv[str, Observation, Action]):  # type: ignor
     def _infos(self) -> dict[str, dict[str, Any]]:
         return {agent: self._matches.info(self._seat[agent]) for agent in self.agents}
 
-    def render(self) -> str | None:
-        return self._matches.render()
 
-    def replay(self) -> Replay:
-        """The match's replay so far (`Replay.save(path)` keeps it; `botarena view` shows it)."""
-        return self._matches.replay()
-
-    def close(self) -> None:
-        self._matches.close()
-
-
-class BotarenaAECEnv(AECEnv[str, Observation, Action]):  # type: ignore[misc]
+class BotarenaAECEnv(_SeatAgents, AECEnv[str, Observation, Action]):  # type: ignore[misc]
     """A PettingZoo AEC env: the agent to act is the seat the engine asks next (alternating turns)."""
 
     metadata: ClassVar[dict[str, Any]] = {
@@ -255,44 +261,6 @@ class BotarenaAECEnv(AECEnv[str, Observation, Action]):  # type: ignore[misc]
         "render_modes": RENDER_MODES,
         "is_parallelizable": False,
     }
-
-    def __init__(
-        self,
-        game_id: str,
-        *,
-        seats: int | None = None,
-        preset: str = "default",
-        config: Mapping[str, Any] | None = None,
-        opponents: Mapping[int, Opponent] | None = None,
-        isolation: Isolation = TRUSTED,
-        render_mode: str | None = None,
-    ) -> None:
-        super().__init__()
-        self._matches = _GameMatches(
-            game_id,
-            seats=seats,
-            preset=preset,
-            config=config or {},
-            opponents=opponents or {},
-            isolation=isolation,
-            render_mode=render_mode,
-        )
-        self.metadata = {**type(self).metadata, "name": f"botarena_{game_id}"}  # type: ignore[misc]
-        self.render_mode = render_mode
-        seats_ = _learner_seats(self._matches.seats, opponents or {})
-        self.possible_agents = [agent_name(seat) for seat in seats_]
-        self._seat = {agent_name(seat): seat for seat in seats_}
-        self.agents: list[str] = []
-
-    @property
-    def encoding(self) -> Encoding:
-        return self._matches.encoding
-
-    def observation_space(self, agent: str) -> spaces.Space[Any]:
-        return self.encoding.observation_space
-
-    def action_space(self, agent: str) -> spaces.Space[Any]:
-        return self.encoding.action_space
 
     def observe(self, agent: str) -> Observation:
         return self._matches.observe(self._seat[agent])
@@ -327,16 +295,6 @@ class BotarenaAECEnv(AECEnv[str, Observation, Action]):  # type: ignore[misc]
         session = self._matches.playing()
         acting = [agent_name(seat) for seat, requests in session.pending.items() if requests]
         self.agent_selection = acting[0] if acting else AgentSelector(self.agents).reset()
-
-    def render(self) -> str | None:
-        return self._matches.render()
-
-    def replay(self) -> Replay:
-        """The match's replay so far."""
-        return self._matches.replay()
-
-    def close(self) -> None:
-        self._matches.close()
 
 
 class BotarenaGymEnv(gymnasium.Env[Observation, Action]):

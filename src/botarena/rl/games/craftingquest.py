@@ -59,6 +59,7 @@ from gymnasium import spaces
 
 from botarena.core.game import Step
 from botarena.core.protocol import Request
+from botarena.games.craftingquest.geometry import NEIGHBOUR_OFFSETS
 from botarena.rl.encoding import Encoding
 
 ITEMS: tuple[str, ...] = (*(f"R{i}" for i in range(1, 13)), *(f"O{i}" for i in range(1, 13)))
@@ -67,16 +68,6 @@ OBJECTS = ITEMS[12:]
 TERRAIN_CHARS = ".:s*#~wW"
 TERRAIN_NAMES = ("grass", "dirt", "sand", "snow", "rock", "swamp", "water", "deep_water")
 KINDS = ("devil", "fox", "crocodile")
-NEIGHBOURS: tuple[tuple[int, int], ...] = (
-    (-1, -1),
-    (0, -1),
-    (1, -1),
-    (-1, 0),
-    (1, 0),
-    (-1, 1),
-    (0, 1),
-    (1, 1),
-)
 ERROR_CODES: tuple[str, ...] = (
     "OperandError",
     "UnknownError",
@@ -465,7 +456,7 @@ def unit_mask(memory: TeamMemory, slot: int) -> np.ndarray[Any, np.dtype[np.int8
     energy, x, y = int(unit["energy"]), int(unit["x"]), int(unit["y"])
     kind = KINDS[slot]
     costs = [memory.move_cost(unit, code) for code in range(len(TERRAIN_NAMES))]
-    for direction, (dx, dy) in enumerate(NEIGHBOURS):
+    for direction, (dx, dy) in enumerate(NEIGHBOUR_OFFSETS):
         tx, ty = x + dx, y + dy
         if not (0 <= tx < memory.width and 0 <= ty < memory.height):
             continue  # CQ-37 MoveError
@@ -516,7 +507,7 @@ def action_payload(memory: TeamMemory, slot: int, kind: int) -> dict[str, Any]:
     uid = int(unit["id"])
     max_quantity = int(memory.rules.get("max_quantity", 1_000_000))
     if kind < DIG:
-        dx, dy = NEIGHBOURS[kind - MOVE]
+        dx, dy = NEIGHBOUR_OFFSETS[kind - MOVE]
         return {"action": "move", "unit": uid, "x": int(unit["x"]) + dx, "y": int(unit["y"]) + dy}
     if kind == DIG:
         return {"action": "dig", "unit": uid}
