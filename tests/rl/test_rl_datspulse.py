@@ -33,6 +33,8 @@ from botarena.rl.games.datspulse import (
 )
 from botarena.runner import run_match
 
+from .rl_testkit import play_masked
+
 GAME = get_game("datspulse")
 SMALL = {"turns": 8, "map_hexes_per_team": 300}
 """Two teams on the smallest automatic map (R = 15, DP-4) for a few turns."""
@@ -283,25 +285,10 @@ def test_step_rewards_over_a_real_match_add_up_to_the_final_scores() -> None:
     assert totals == pytest.approx([score / 60 for score in scores])
 
 
-def _play_masked(env: Any, seed: int) -> tuple[int, float, dict[str, Any]]:
-    """A masked random learner to the end of the match: steps, return and the last info."""
-    observation, info = env.reset(seed=seed)
-    env.action_space.seed(seed)
-    steps, total, done = 0, 0.0, False
-    while not done:
-        assert observation in env.observation_space
-        assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
-        action = env.action_space.sample(info["action_mask"])
-        observation, reward, done, truncated, info = env.step(action)
-        assert not truncated
-        steps, total = steps + 1, total + reward
-    return steps, total, info
-
-
 @pytest.mark.parametrize("seat", [0, 1])
 def test_a_gym_learner_plays_a_whole_match_against_the_forager(seat: int) -> None:
     env = rl.gym_env("datspulse", "forager", seat=seat, seats=2, config=SMALL)
-    steps, _total, info = _play_masked(env, 11)
+    steps, _total, info = play_masked(env, 11)
     replay = env.replay()
     assert steps == SMALL["turns"] and info["result"]["ranks"]
     assert all(verdict == ["OK", None] for verdict in _all_verdicts(replay))
@@ -327,7 +314,7 @@ def test_a_gym_learner_plays_a_whole_match_against_a_subprocess_bot(tmp_path: Pa
     script = tmp_path / "lines.py"
     script.write_text(LINES_BOT)
     env = rl.gym_env("datspulse", f"cmd:{sys.executable} {script}", seat=seat, seats=2, config=SMALL)
-    steps, _total, info = _play_masked(env, 12)
+    steps, _total, info = play_masked(env, 12)
     replay = env.replay()
     assert steps == SMALL["turns"] and info["result"]["ranks"]
     verdicts = _all_verdicts(replay)

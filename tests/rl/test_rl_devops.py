@@ -39,6 +39,8 @@ from botarena.rl.games.devops import (
     unit_slots,
 )
 
+from .rl_testkit import play_masked
+
 GAME = get_game("devops")
 SAPPER_SLOT, CLERIC_SLOT, PIONEER_SLOT = 0, 1, 2
 # unit choice offsets of the moves without a target (module docstring, "Action, unit dimension")
@@ -310,25 +312,10 @@ for line in sys.stdin:
 """
 
 
-def _play_masked(env: Any, seed: int) -> tuple[int, float, dict[str, Any]]:
-    """A masked random learner to the end of the match: steps, return and the last info."""
-    observation, info = env.reset(seed=seed)
-    env.action_space.seed(seed)
-    steps, total, done = 0, 0.0, False
-    while not done:
-        assert observation in env.observation_space
-        assert np.array_equal(env.action_masks(), info["action_mask"].astype(bool))
-        action = env.action_space.sample(info["action_mask"])
-        observation, reward, done, truncated, info = env.step(action)
-        assert not truncated
-        steps, total = steps + 1, total + reward
-    return steps, total, info
-
-
 @pytest.mark.parametrize("seat", [0, 1])
 def test_a_gym_learner_plays_a_whole_match_against_the_starter(seat: int) -> None:
     env = rl.gym_env("devops", "starter", seat=seat, config={**SKIRMISH, "turn_limit": 12})
-    steps, _total, info = _play_masked(env, 11)
+    steps, _total, info = play_masked(env, 11)
     replay = env.replay()
     assert 1 <= steps <= 12 and info["result"]["ranks"]
     assert {call["status"] for call in _calls(replay)} == {"OK"}  # neither seat was penalised
@@ -342,7 +329,7 @@ def test_a_gym_learner_plays_a_whole_match_against_a_subprocess_bot(tmp_path: Pa
     script.write_text(LINES_BOT)
     config = {**SKIRMISH, "turn_limit": 6}
     env = rl.gym_env("devops", f"cmd:{sys.executable} {script}", seat=seat, config=config)
-    steps, _total, info = _play_masked(env, 12)
+    steps, _total, info = play_masked(env, 12)
     replay = env.replay()
     assert info["result"]["ranks"] and steps >= 1
     calls = _calls(replay)
