@@ -11,6 +11,7 @@ import dataclasses
 import os
 import secrets
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -331,7 +332,6 @@ def _play_live(
     """
     import dataclasses
     import tempfile
-    import threading
     from types import SimpleNamespace
 
     from botarena.server.app import ARENA_PAGE, live_events_url, serve
@@ -1059,7 +1059,6 @@ def serve_command(
     With --demo it plays cycles of round robins of every game's starter bots while it serves, one
     seed after another (cycles finished by an earlier run are skipped), so there is always a match
     to watch live."""
-    import threading
 
     from botarena.server.app import serve
     from botarena.server.live import LiveHub
@@ -1100,6 +1099,8 @@ def serve_command(
         if not stop.is_set():
             print(f"demo tournaments finished; still serving {url}", flush=True)
 
+    if demo:
+        _exit_anyway_after(stop, DEMO_EXIT_DEADLINE_S)
     try:
         serve(store, host=host, port=port, hub=hub, on_ready=on_ready, stop=stop)
     finally:
@@ -1107,12 +1108,37 @@ def serve_command(
     _exit_if_the_demo_lingers()
 
 
+DEMO_EXIT_DEADLINE_S = 60.0
+"""How long `serve --demo` may take to exit once told to stop, whatever holds it up."""
+
+
+def _exit_anyway_after(stop: threading.Event, deadline_s: float) -> None:
+    """Once `stop` is set (Ctrl-C, SIGTERM), give the process `deadline_s` to exit; then print every
+    thread's stack on stderr (to find what held it) and exit. `serve --demo` has been seen, rarely
+    and not reproducibly, to stay up after Ctrl-C with its demo thread already gone; the demo's
+    results are recorded as each match ends, so nothing recorded is lost, and a restart resumes."""
+    import faulthandler
+
+    def watch() -> None:
+        stop.wait()
+        threading.Event().wait(deadline_s)  # a daemon thread: a normal exit never waits for it
+        print(
+            f"botarena: still running {deadline_s:.0f} s after the stop; exiting"
+            " (the threads' stacks follow)",
+            file=sys.stderr,
+            flush=True,
+        )
+        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="botarena-exit-watchdog", daemon=True).start()
+
+
 def _exit_if_the_demo_lingers() -> None:
     """After Ctrl-C the demo had `serve`'s stop timeout to end its matches. If it still runs, a
     process pool's exit handler would wait for its workers without end: exit now instead (the
     workers die with this process, and a restart resumes the unfinished tournaments, whose results
     are recorded exactly once)."""
-    import threading
 
     from botarena.server.app import ON_READY_THREAD
 

@@ -103,3 +103,21 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
             break
         time.sleep(0.1)
     assert leftover.stdout.strip() == "", leftover.stdout
+
+
+def test_serve_demo_exits_anyway_when_something_holds_it_after_the_stop() -> None:
+    """The watchdog of `serve --demo`: once stopped, a process that something holds up (here a
+    thread that never ends, as an exit handler waiting for a stuck worker would) still exits, with
+    every thread's stack on stderr to show what held it."""
+    script = (
+        "import threading\n"
+        "from botarena.cli import _exit_anyway_after\n"
+        "stop = threading.Event()\n"
+        "_exit_anyway_after(stop, 0.2)\n"
+        "stop.set()\n"
+        "threading.Thread(target=threading.Event().wait, name='stuck-worker').start()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0
+    assert "still running 0 s after the stop; exiting" in done.stderr
+    assert "Thread 0x" in done.stderr  # faulthandler: one stack per thread

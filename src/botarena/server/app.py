@@ -556,6 +556,10 @@ def serve(
                 threads.append(thread)
                 thread.start()
 
+        def handle_exit(self, sig: int, frame: Any) -> None:  # Ctrl-C, SIGTERM: the caller hears at once
+            stopping.set()
+            super().handle_exit(sig, frame)
+
         async def on_tick(self, counter: int) -> bool:  # every 0.1 s: also watch the caller's stop
             if stopping.is_set():
                 self.should_exit = True
