@@ -30,3 +30,21 @@ SCAN_ATTRIBUTE_MAX_VALUES = 5
 """CQ-19: attribute i takes the values 1..k_i with k_i in 4..5."""
 DEPOSIT_PROFILES: Mapping[int, tuple[int, ...]] = {1: (10, 2), 2: (10, 7, 2), 3: (10, 9, 5, 2)}
 """CQ-16: the amount at distance d from a deposit's centre, by radius r (literal tables)."""
+
+ERROR_CODES: tuple[str, ...] = (
+    "OperandError",
+    "UnknownError",
+    "MoveError",
+    "TerrainError",
+    "ObstacleError",
+    "NoEnergyError",
+    "GuardError",
+    "PickupError",
+    "ResourceMissingError",
+    "CraftingError",
+    "SellRequestError",
+    "BuyRequestError",
+    "NoCreditError",
+    "BuildError",
+)
+"""§5.3: every error code an action's result may carry, in the spec's order."""

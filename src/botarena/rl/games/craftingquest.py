@@ -59,6 +59,7 @@ from gymnasium import spaces
 
 from botarena.core.game import Step
 from botarena.core.protocol import Request
+from botarena.games.craftingquest.constants import ERROR_CODES
 from botarena.games.craftingquest.geometry import NEIGHBOUR_OFFSETS
 from botarena.rl.encoding import Encoding
 
@@ -68,22 +69,6 @@ OBJECTS = ITEMS[12:]
 TERRAIN_CHARS = ".:s*#~wW"
 TERRAIN_NAMES = ("grass", "dirt", "sand", "snow", "rock", "swamp", "water", "deep_water")
 KINDS = ("devil", "fox", "crocodile")
-ERROR_CODES: tuple[str, ...] = (
-    "OperandError",
-    "UnknownError",
-    "MoveError",
-    "TerrainError",
-    "ObstacleError",
-    "NoEnergyError",
-    "GuardError",
-    "PickupError",
-    "ResourceMissingError",
-    "CraftingError",
-    "SellRequestError",
-    "BuyRequestError",
-    "NoCreditError",
-    "BuildError",
-)
 
 # map planes
 SEEN, CAMP, OWN_TOWER, OPP_TOWER, OWN_UNIT, OPP_UNITS = 8, 9, 10, 11, 12, 15
