@@ -22,6 +22,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Text,
@@ -100,8 +101,37 @@ class BotVersion(Base):
     spec: Mapped[str] = mapped_column(Text)
     digest: Mapped[str] = mapped_column(String(128))
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    # The bot's code as a content-addressed artifact (`artifacts.digest`), and the spec that runs it
+    # once a worker has unpacked it ("{artifact}" stands for the unpacked folder). NULL for bots
+    # that are no files (starter bots, URLs, plain commands).
+    artifact: Mapped[str | None] = mapped_column(String(64))
+    run_spec: Mapped[str | None] = mapped_column(Text)
 
     bot: Mapped[Bot] = relationship(back_populates="versions")
+
+
+class Artifact(Base):
+    """A bot's files as one canonical archive, addressed by the sha256 of its bytes: workers on any
+    machine fetch it by digest (and check the digest) instead of reading the entrant's paths."""
+
+    __tablename__ = "artifacts"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class ReplayBlob(Base):
+    """A replay's gzip bytes kept in the database, by content hash (the store's replays when they
+    live in the database rather than in a directory: every machine that reaches the database reads them)."""
+
+    __tablename__ = "replay_blobs"
+
+    digest: Mapped[str] = mapped_column(String(64), primary_key=True)
+    size: Mapped[int] = mapped_column(BigInteger)
+    data: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
 
 class Tournament(Base):

@@ -79,6 +79,13 @@ class MatchTask:
     pace_ms: int = 0  # sleep after each step, for spectators of live matches
     match_id: int | None = None  # the store's id: where the replay will be once recorded
     isolation: Isolation | None = None  # how far the entrants are trusted; None: untrusted, sandboxed
+    # Per seat, the digest of the bot's artifact (None: no files, e.g. a starter bot); a seat with
+    # one has a spec in which "{artifact}" stands for the folder the worker unpacks it to.
+    artifacts: tuple[str | None, ...] = ()
+    artifact_source: str | None = None  # where workers fetch artifacts they have not cached (a store URL)
+    live_url: str | None = None  # a server to stream the match to (workers without a live queue)
+    live_token: str | None = None  # the server's live-ingest token
+    replay_target: str | None = None  # a shared location (URL) the worker writes the replay to itself
 
     @property
     def live_key(self) -> str:
@@ -97,6 +104,7 @@ class MatchOutcome:
     steps: int
     duration_s: float
     replay_gz: bytes = field(repr=False)
+    replay_hash: str | None = None  # set when the worker wrote the replay to `replay_target` itself
 
 
 class MatchTaskError(RuntimeError):
