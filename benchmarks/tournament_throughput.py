@@ -1,7 +1,8 @@
 """Tournament throughput: matches per minute through the executor seam, and how it scales.
 
 A GameOfDrones round robin of the five starter bots, every pair `--cycles` times, recorded in a fresh
-SQLite store (replays written, ratings computed), run:
+store (replays kept where the store keeps them by default, ratings computed) on SQLite and, with
+`--postgres URL` (a role that may CREATEDB; default $BOTARENA_TEST_POSTGRES_URL), on PostgreSQL, run:
 
 - inline (no executor: the coordinator plays each match itself),
 - on a local process pool of 1 and of 2 workers,
@@ -11,10 +12,11 @@ Two workloads: `short` matches (the default 10-round config, about a millisecond
 figure is dominated by the per-match cost of the seam and the store) and `event` matches (the 2018
 event config, 1000 rounds of up to 10 turns: play dominates). The executor is started and warmed up
 (every worker has imported the game) before the clock starts; its start-up time is printed apart.
-The scaling ratio is 2 workers over 1 worker; this machine has 2 cores, shared by the workers and
-the coordinator (which records every result), so 2.0 is out of reach.
+The scaling ratios are 2 workers over 1 worker, and the Dask LocalCluster of 2 over the local pool of
+2 (issue 18 asks for >= 1.7x and >= 0.8x on short matches). This machine has 2 cores, shared by the
+workers and the coordinator (which records every result), so 2.0 is out of reach.
 
-    python benchmarks/tournament_throughput.py [--cycles N] [--event-cycles N] [--no-dask]
+    python benchmarks/tournament_throughput.py [--cycles N] [--event-cycles N] [--no-dask] [--postgres URL]
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import contextlib
 import os
 import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
 from pathlib import Path
@@ -88,23 +91,56 @@ def inline() -> Iterator[None]:
     yield None
 
 
+@contextlib.contextmanager
+def sqlite_store() -> Iterator[Store]:
+    with tempfile.TemporaryDirectory() as tmp:
+        store = Store.open(f"sqlite:///{Path(tmp) / 'bench.db'}")
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+@contextlib.contextmanager
+def postgres_store(admin_url: str) -> Iterator[Store]:
+    """A store in a new database on the server of `admin_url`, dropped afterwards."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+
+    name = f"botarena_bench_{uuid.uuid4().hex[:12]}"
+    admin = create_engine(make_url(admin_url), isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        store = Store.open(make_url(admin_url).set(database=name).render_as_string(hide_password=False))
+        try:
+            yield store
+        finally:
+            store.close()
+    finally:
+        with admin.connect() as conn:
+            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
 def measure(
-    label: str, runner: Callable[[], Any], cycles: int, event: bool, repeat: int
+    label: str,
+    runner: Callable[[], Any],
+    cycles: int,
+    event: bool,
+    repeat: int,
+    new_store: Callable[[], contextlib.AbstractContextManager[Store]],
 ) -> tuple[float, float]:
     """(best matches per minute, start-up seconds of the executor)."""
     best, startup = 0.0, 0.0
     for attempt in range(repeat):
-        with tempfile.TemporaryDirectory() as tmp:
-            store = Store.open(f"sqlite:///{Path(tmp) / 'bench.db'}", replay_dir=Path(tmp) / "replays")
-            try:
-                tournament = create_tournament(store, plan(f"{label}-{attempt}", cycles, event))
-                begun = time.perf_counter()
-                with runner() as executor:
-                    started = time.perf_counter()
-                    summary = run_tournament(store, tournament.id, executor)
-                    seconds = time.perf_counter() - started
-            finally:
-                store.close()
+        with new_store() as store:
+            tournament = create_tournament(store, plan(f"{label}-{attempt}", cycles, event))
+            begun = time.perf_counter()
+            with runner() as executor:
+                started = time.perf_counter()
+                summary = run_tournament(store, tournament.id, executor)
+                seconds = time.perf_counter() - started
         assert summary.status == "finished" and summary.failed == 0, summary
         if summary.played / seconds * 60.0 > best:
             best, startup = summary.played / seconds * 60.0, started - begun
@@ -113,11 +149,16 @@ def measure(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cycles", type=int, default=20, help="short workload: each pair meets N times")
+    parser.add_argument("--cycles", type=int, default=100, help="short workload: each pair meets N times")
     parser.add_argument("--event", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--event-cycles", type=int, default=3, help="event workload: each pair meets N times")
     parser.add_argument("--dask", action=argparse.BooleanOptionalAction, default=True)
     parser.add_argument("--repeat", type=int, default=2, help="best of N runs")
+    parser.add_argument(
+        "--postgres",
+        default=os.environ.get("BOTARENA_TEST_POSTGRES_URL"),
+        help="also measure on PostgreSQL: a URL whose role may CREATEDB (default $BOTARENA_TEST_POSTGRES_URL)",
+    )
     args = parser.parse_args()
 
     setups: list[tuple[str, Callable[[], Any]]] = [
@@ -127,22 +168,31 @@ def main() -> None:
     ]
     if args.dask:
         setups.append(("dask LocalCluster, 2 workers", lambda: dask_cluster(2)))
+    stores: list[tuple[str, Callable[[], contextlib.AbstractContextManager[Store]]]] = [
+        ("SQLite", sqlite_store)
+    ]
+    if args.postgres:
+        url = args.postgres
+        stores.append(("PostgreSQL", lambda: postgres_store(url)))
     workloads = [("short", args.cycles * 10, False)]
     if args.event:
         workloads.append(("event (1000 rounds)", 10 * args.event_cycles, True))
-    for workload, matches, event in workloads:
-        print(f"== drones round robin, {workload}: {matches} matches, 5 starter bots, SQLite store")
-        figures: dict[str, float] = {}
-        for label, runner in setups:
-            cycles = args.event_cycles if event else args.cycles
-            figures[label], startup = measure(label, runner, cycles, event, args.repeat)
-            started = "" if runner is inline else f"(executor start-up {startup:.2f} s, not counted)"
-            print(f"  {label:32s} {figures[label]:10.0f} matches/min {started}")
-        ratio = figures["pool, 2 workers"] / figures["pool, 1 worker"]
-        print(f"  scaling, pool 2 workers / 1 worker: {ratio:.2f}x")
-        if args.dask:
-            dask_ratio = figures["dask LocalCluster, 2 workers"] / figures["pool, 1 worker"]
-            print(f"  scaling, dask 2 workers / pool 1 worker: {dask_ratio:.2f}x")
+    for store_name, new_store in stores:
+        for workload, matches, event in workloads:
+            print(f"== drones round robin, {workload}: {matches} matches, 5 starter bots, {store_name} store")
+            figures: dict[str, float] = {}
+            for label, runner in setups:
+                cycles = args.event_cycles if event else args.cycles
+                figures[label], startup = measure(label, runner, cycles, event, args.repeat, new_store)
+                started = "" if runner is inline else f"(executor start-up {startup:.2f} s, not counted)"
+                print(f"  {label:32s} {figures[label]:10.0f} matches/min {started}", flush=True)
+            ratio = figures["pool, 2 workers"] / figures["pool, 1 worker"]
+            print(f"  scaling, pool 2 workers / 1 worker: {ratio:.2f}x (goal 1.7x on short matches)")
+            if args.dask:
+                dask_ratio = figures["dask LocalCluster, 2 workers"] / figures["pool, 2 workers"]
+                print(
+                    f"  dask LocalCluster 2 / pool 2 workers: {dask_ratio:.2f}x (goal 0.8x on short matches)"
+                )
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -50,7 +51,6 @@ _CHUNK = 500  # rows per INSERT batch, ids per IN (...) list
 # takes to run it (benchmarks/store_writes.py), and a built one keeps its compiled-cache key.
 _BY_KEY = (Match.tournament_id == bindparam("p_tournament_id")) & (Match.key == bindparam("p_key"))
 _NOT_FINISHED = Match.status != "finished"
-_FIND = select(Match.id, Match.status, Match.seats).where(_BY_KEY)
 _EXISTS = select(Match.id).where(_BY_KEY)
 _MARK_RUNNING = (
     update(Match)
@@ -69,6 +69,19 @@ _FINISH = (
         finished_at=bindparam("p_now"),
     )
 )
+_MARK_RUNNING_MANY = (
+    update(Match)
+    .where(
+        Match.tournament_id == bindparam("p_tournament_id"),
+        Match.key.in_(bindparam("p_keys", expanding=True)),
+        _NOT_FINISHED,
+    )
+    .values(status="running", attempts=Match.attempts + 1, started_at=bindparam("p_now"))
+)
+_FIND_MANY = select(Match.id, Match.key, Match.status, Match.seats).where(
+    Match.tournament_id == bindparam("p_tournament_id"), Match.key.in_(bindparam("p_keys", expanding=True))
+)
+_UNFINISHED_OF = select(Match.id).where(Match.id.in_(bindparam("p_ids", expanding=True)), _NOT_FINISHED)
 _FAIL = (
     update(Match)
     .where(_BY_KEY, _NOT_FINISHED)
@@ -90,6 +103,41 @@ class MatchSpecLike(Protocol):
     def seats(self) -> Sequence[str]: ...
     @property
     def seed(self) -> int: ...
+
+
+class MatchResultLike(Protocol):
+    """A finished match's result as `record_results` takes it (e.g. the tournament's MatchOutcome)."""
+
+    @property
+    def key(self) -> str: ...
+    @property
+    def ranks(self) -> Sequence[int]: ...
+    @property
+    def scores(self) -> Sequence[float]: ...
+    @property
+    def statuses(self) -> Sequence[Mapping[str, int]]: ...
+    @property
+    def time_used_ms(self) -> Sequence[float]: ...
+    @property
+    def steps(self) -> int: ...
+    @property
+    def duration_s(self) -> float: ...
+    @property
+    def replay_gz(self) -> bytes: ...
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    """`MatchResultLike` as plain data (what `record_result`'s keywords make)."""
+
+    key: str
+    ranks: Sequence[int]
+    scores: Sequence[float]
+    statuses: Sequence[Mapping[str, int]]
+    time_used_ms: Sequence[float]
+    steps: int
+    duration_s: float
+    replay_gz: bytes
 
 
 class RatingLike(Protocol):
@@ -426,6 +474,18 @@ class Store:
             if result.rowcount == 0:
                 self._require_match(conn, tournament_id, key)
 
+    def mark_running_many(self, tournament_id: int, keys: Sequence[str]) -> None:
+        """`mark_running` for several matches in one transaction (a coordinator's batch)."""
+        if not keys:
+            return
+        with self._write_connection(f"cannot update matches of tournament {tournament_id}") as conn:
+            for start in range(0, len(keys), _CHUNK):
+                chunk = list(keys[start : start + _CHUNK])
+                params = {"p_tournament_id": tournament_id, "p_keys": chunk, "p_now": utcnow()}
+                if conn.execute(_MARK_RUNNING_MANY, params).rowcount < len(set(chunk)):
+                    for key in chunk:  # the rare path: a finished one, or one that does not exist
+                        self._require_match(conn, tournament_id, key)
+
     def record_result(
         self,
         tournament_id: int,
@@ -440,59 +500,86 @@ class Store:
         replay_gz: bytes,
     ) -> bool:
         """Record a finished match exactly once: True if this call recorded it, False (and nothing
-        changed) if it was already finished.
+        changed) if it was already finished. (`record_results` for one match.)"""
+        result = MatchResult(key, ranks, scores, statuses, time_used_ms, steps, duration_s, replay_gz)
+        return self.record_results(tournament_id, [result])[0]
 
-        The replay file is written first (by content hash: a crash after it leaves at most an
-        unreferenced file), then one transaction marks the match finished and writes its players.
+    def record_results(self, tournament_id: int, results: Sequence[MatchResultLike]) -> list[bool]:
+        """Record finished matches exactly once each, in one transaction: for each result, True if
+        this call recorded it, False (and nothing changed) if it was already finished (or repeated
+        earlier in `results`).
+
+        Raises StoreError, recording nothing, if a key is unknown or a result does not fit its
+        match's seats. The replay files are written first (by content hash: a crash after them
+        leaves at most unreferenced files), then one transaction marks the matches finished and
+        writes their players.
         """
-        with self._read_connection("cannot read matches") as conn:
-            found = conn.execute(_FIND, {"p_tournament_id": tournament_id, "p_key": key}).first()
-        if found is None:
-            raise StoreError(f"no match {key!r} in tournament {tournament_id}")
-        match_id, status, seats = found
-        if status == "finished":  # the cheap answer (no file written); the transaction decides for real
-            return False
-        for label, values in (
-            ("ranks", ranks),
-            ("scores", scores),
-            ("statuses", statuses),
-            ("time_used_ms", time_used_ms),
-        ):
-            if len(values) != len(seats):
-                raise StoreError(f"match {key!r}: {len(values)} {label} for {len(seats)} seats")
+        if not results:
+            return []
+        found = self._find_matches(tournament_id, [r.key for r in results])
+        chosen: dict[str, MatchResultLike] = {}
+        for result in results:
+            match_id, status, seats = found[result.key]
+            _check_result_fits(result, len(seats))
+            if status != "finished" and result.key not in chosen:
+                chosen[result.key] = result  # the cheap answer; the transaction decides for real
+        if not chosen:
+            return [False] * len(results)
         versions = self._entrant_versions(tournament_id)
-        players = [
-            {
-                "match_id": match_id,
-                "seat": seat,
-                "name": name,
-                "bot_version_id": versions.get(name),
-                "rank": int(ranks[seat]),
-                "score": float(scores[seat]),
-                "statuses": {str(k): int(v) for k, v in statuses[seat].items()},
-                "time_used_ms": float(time_used_ms[seat]),
-            }
-            for seat, name in enumerate(seats)
-        ]
-        digest = self.replays.write(replay_gz)
-        with self._write_connection(f"cannot record match {key!r}") as conn:
-            # The status condition makes this exactly-once. On PostgreSQL a concurrent caller's
-            # UPDATE waits for this row's lock, then re-checks the condition against the committed
-            # row and matches nothing; on SQLite BEGIN IMMEDIATE made this the only writer.
-            result = conn.execute(
+        rows = {}
+        for key, result in chosen.items():
+            match_id, _, seats = found[key]
+            rows[match_id] = (result, seats, self.replays.write(result.replay_gz))
+        with self._write_connection(f"cannot record results of tournament {tournament_id}") as conn:
+            # Exactly-once: only the matches still unfinished inside this write transaction are
+            # written. On SQLite BEGIN IMMEDIATE made this the only writer; on PostgreSQL FOR UPDATE
+            # locks the rows, so a concurrent recorder waits and then sees them finished.
+            query = _UNFINISHED_OF.with_for_update() if self.dialect == "postgresql" else _UNFINISHED_OF
+            open_ids = set(conn.scalars(query, {"p_ids": list(rows)}))
+            if not open_ids:
+                return [False] * len(results)
+            now = utcnow()
+            conn.execute(
                 _FINISH,
-                {
-                    "p_match_id": match_id,
-                    "p_replay_hash": digest,
-                    "p_steps": int(steps),
-                    "p_duration_s": float(duration_s),
-                    "p_now": utcnow(),
-                },
+                [
+                    {
+                        "p_match_id": match_id,
+                        "p_replay_hash": digest,
+                        "p_steps": int(result.steps),
+                        "p_duration_s": float(result.duration_s),
+                        "p_now": now,
+                    }
+                    for match_id, (result, _, digest) in rows.items()
+                    if match_id in open_ids
+                ],
             )
-            if result.rowcount == 0:
-                return False
+            players = [
+                _player_row(match_id, seat, name, versions.get(name), result)
+                for match_id, (result, seats, _) in rows.items()
+                if match_id in open_ids
+                for seat, name in enumerate(seats)
+            ]
             conn.execute(_INSERT_PLAYERS, players)
-        return True
+        recorded = {result.key for match_id, (result, _, _) in rows.items() if match_id in open_ids}
+        answers = []
+        for result in results:  # a repeated key is recorded once: the first occurrence says so
+            answers.append(result.key in recorded)
+            recorded.discard(result.key)
+        return answers
+
+    def _find_matches(self, tournament_id: int, keys: Sequence[str]) -> dict[str, tuple[int, str, list[str]]]:
+        """(id, status, seats) of each match by key; StoreError naming the first unknown key."""
+        found: dict[str, tuple[int, str, list[str]]] = {}
+        unique = list(dict.fromkeys(keys))
+        with self._read_connection("cannot read matches") as conn:
+            for start in range(0, len(unique), _CHUNK):
+                params = {"p_tournament_id": tournament_id, "p_keys": unique[start : start + _CHUNK]}
+                for match_id, key, status, seats in conn.execute(_FIND_MANY, params):
+                    found[key] = (match_id, status, list(seats))
+        for key in unique:
+            if key not in found:
+                raise StoreError(f"no match {key!r} in tournament {tournament_id}")
+        return found
 
     def record_failure(self, tournament_id: int, key: str, error: str) -> None:
         """Status failed with the reason, unless the match already finished (a result is never lost)."""
@@ -574,6 +661,28 @@ class Store:
     def replay_path(self, digest: str) -> Path:
         """The file of the replay with this hash (MatchRow.replay_hash)."""
         return self.replays.path(digest)
+
+
+def _check_result_fits(result: MatchResultLike, seats: int) -> None:
+    for label in ("ranks", "scores", "statuses", "time_used_ms"):
+        values = getattr(result, label)
+        if len(values) != seats:
+            raise StoreError(f"match {result.key!r}: {len(values)} {label} for {seats} seats")
+
+
+def _player_row(
+    match_id: int, seat: int, name: str, version: int | None, result: MatchResultLike
+) -> dict[str, Any]:
+    return {
+        "match_id": match_id,
+        "seat": seat,
+        "name": name,
+        "bot_version_id": version,
+        "rank": int(result.ranks[seat]),
+        "score": float(result.scores[seat]),
+        "statuses": {str(k): int(v) for k, v in result.statuses[seat].items()},
+        "time_used_ms": float(result.time_used_ms[seat]),
+    }
 
 
 def _check_int64(value: int, what: str) -> None:

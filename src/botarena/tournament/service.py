@@ -28,11 +28,12 @@ from botarena.core.registry import get_game
 from botarena.store import MatchRow, Store, TournamentRow
 from botarena.tournament.executor import (
     LiveSink,
+    MatchBatchResult,
+    MatchFailure,
     MatchOutcome,
     MatchTask,
-    MatchTaskError,
     close_executor,
-    play_task,
+    play_batch,
 )
 from botarena.tournament.formats import DRONES_2018_FORMAT, Format, FormatError, MatchSpec, make_format
 from botarena.tournament.leaderboard import declared_standings, leaderboard
@@ -46,6 +47,10 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3  # a match whose task raises this often is recorded failed
 SOLO_BREAKS = 2  # a match that breaks the process pool this often while running alone is recorded failed
+# Batching (several matches per executor task): a task aims to last about BATCH_TARGET_S, from the
+# matches' measured durations, and holds at most MAX_BATCH matches. Long matches go one per task.
+BATCH_TARGET_S = 0.25
+MAX_BATCH = 64
 
 
 @dataclass(frozen=True)
@@ -340,8 +345,9 @@ class _Coordinator:
         self.scheduled: dict[str, MatchSpec] = {}
         self.finished: dict[str, FinishedMatch] = {}
         self.match_ids: dict[str, int] = {}
-        self.in_flight: dict[Future[MatchOutcome], str] = {}
-        self.pool_of: dict[Future[MatchOutcome], Executor | None] = {}
+        self.in_flight: dict[Future[MatchBatchResult], tuple[str, ...]] = {}  # a task's match keys
+        self.pool_of: dict[Future[MatchBatchResult], Executor | None] = {}
+        self.match_seconds: float | None = None  # a running mean of how long a match takes to play
         self.attempts: dict[str, int] = {}
         # A broken pool fails every match in it, so it cannot say which one killed its worker: those
         # matches become suspects and run again one at a time, alone in the pool.
@@ -372,7 +378,7 @@ class _Coordinator:
                 self.scheduled[spec.key] = spec
 
     def waiting(self) -> list[MatchSpec]:
-        busy = set(self.in_flight.values()) | self.suspects
+        busy = {key for keys in self.in_flight.values() for key in keys} | self.suspects
         pending = [s for k, s in self.scheduled.items() if k not in self.finished and k not in busy]
         return sorted(pending, key=lambda s: (s.round, s.key))
 
@@ -398,38 +404,51 @@ class _Coordinator:
                 key = min(self.suspects, key=lambda k: (self.scheduled[k].round, k))
                 self.suspects.discard(key)
                 self.solo = key
-                self._submit(self.scheduled[key])
+                self._submit([self.scheduled[key]])
             return
-        for spec in self.waiting():
-            if len(self.in_flight) >= self.max_in_flight or self.stop.is_set():
-                return
-            self._submit(spec)
+        pending = self.waiting()
+        while pending and len(self.in_flight) < self.max_in_flight and not self.stop.is_set():
+            size = self.batch_size(len(pending))
+            self._submit(pending[:size])
+            del pending[:size]
             if self.executor is None:
                 return  # inline: one at a time, recorded before the next starts
 
-    def _submit(self, spec: MatchSpec) -> None:
-        self.store.mark_running(self.tournament.id, spec.key)
-        self.attempts[spec.key] = self.attempts.get(spec.key, 0) + 1
-        task = self.task(spec)
+    def batch_size(self, pending: int) -> int:
+        """How many matches the next task plays: about BATCH_TARGET_S of play, but never so many
+        that a task slot would go without work while matches wait (the tail stays balanced)."""
+        if self.executor is None or self.match_seconds is None:
+            return 1  # inline, or no match measured yet
+        by_time = int(BATCH_TARGET_S / max(self.match_seconds, 1e-4))
+        by_spread = pending // self.max_in_flight
+        return max(1, min(MAX_BATCH, by_time, by_spread))
+
+    def _submit(self, specs: Sequence[MatchSpec]) -> None:
+        keys = tuple(spec.key for spec in specs)
+        self.store.mark_running_many(self.tournament.id, keys)
+        for key in keys:
+            self.attempts[key] = self.attempts.get(key, 0) + 1
+        tasks = [self.task(spec) for spec in specs]
         if self.executor is None:
-            future: Future[MatchOutcome] = Future()
+            future: Future[MatchBatchResult] = Future()
             try:
-                future.set_result(play_task(task, self.live))
-            except Exception as exc:  # recorded as the match's failure, never raised
+                future.set_result(play_batch(tasks, self.live))
+            except Exception as exc:  # recorded as the matches' failure, never raised
                 future.set_exception(exc)
         else:
-            future = self._pool_submit(task)
-        self.in_flight[future] = spec.key
+            future = self._pool_submit(tasks)
+        self.in_flight[future] = keys
         self.pool_of[future] = self.executor
 
-    def _pool_submit(self, task: MatchTask) -> Future[MatchOutcome]:
-        """Submit `task` to the pool; a pool found broken (a worker died since the last collect) is
-        replaced first. A pool that cannot take it at all yields a failed future: the match is retried
-        or recorded failed like any other failure, never raised out of the tournament."""
+    def _pool_submit(self, tasks: list[MatchTask]) -> Future[MatchBatchResult]:
+        """Submit `tasks` to the pool as one batch; a pool found broken (a worker died since the last
+        collect) is replaced first. A pool that cannot take it at all yields a failed future: the
+        matches are retried or recorded failed like any other failure, never raised out of the
+        tournament."""
         assert self.executor is not None
         for _ in range(2):
             try:
-                return self.executor.submit(play_task, task)
+                return self.executor.submit(play_batch, tasks)
             except BrokenProcessPool:
                 log.warning("the process pool was broken at submit; replacing it")
                 if self.executor_factory is None:
@@ -444,47 +463,60 @@ class _Coordinator:
             return
         done, _ = wait(list(self.in_flight), timeout=timeout, return_when=FIRST_COMPLETED)
         for future in done:
-            key = self.in_flight.pop(future)
+            keys = self.in_flight.pop(future)
             pool = self.pool_of.pop(future)
-            solo, self.solo = self.solo == key, None if self.solo == key else self.solo
+            solo = self.solo is not None and keys == (self.solo,)
+            if solo:
+                self.solo = None
             try:
-                outcome = future.result()
+                results = future.result()
             except BrokenProcessPool as exc:
-                self.pool_broke(key, pool, solo, exc)
-            except Exception as exc:
-                self.task_failed(key, exc)
+                self.pool_broke(keys, pool, solo, exc)
+            except Exception as exc:  # the whole task failed (e.g. it could not be sent)
+                for key in keys:
+                    self.task_failed(key, f"{type(exc).__name__}: {exc}", retry=True)
             else:
-                self.record(key, outcome)
+                self.take(keys, results)
 
-    def record(self, key: str, outcome: MatchOutcome) -> None:
-        spec = self.scheduled[key]
-        self.store.record_result(
-            self.tournament.id,
-            key,
-            ranks=outcome.ranks,
-            scores=outcome.scores,
-            statuses=outcome.statuses,
-            time_used_ms=outcome.time_used_ms,
-            steps=outcome.steps,
-            duration_s=outcome.duration_s,
-            replay_gz=outcome.replay_gz,
-        )
-        self.finished[key] = FinishedMatch(
-            key=key,
-            round=spec.round,
-            seats=spec.seats,
-            ranks=tuple(outcome.ranks),
-            scores=tuple(outcome.scores),
-        )
-        self.summary.played += 1
+    def take(self, keys: tuple[str, ...], results: MatchBatchResult) -> None:
+        """Record a finished task's outcomes in one transaction, then deal with its failures."""
+        by_key = {result.key: result for result in results if result.key in keys}
+        self.record([r for r in by_key.values() if isinstance(r, MatchOutcome)])
+        for key in keys:
+            result = by_key.get(key)
+            if isinstance(result, MatchFailure):
+                self.task_failed(key, result.error, retry=result.retry)
+            elif result is None:
+                self.task_failed(key, "RuntimeError: the task returned no result for it", retry=True)
 
-    def pool_broke(self, key: str, pool: Executor | None, solo: bool, exc: BaseException) -> None:
-        """A worker of `pool` died (killed, out of memory, a crash in native code) with `key` in it."""
+    def record(self, outcomes: Sequence[MatchOutcome]) -> None:
+        if not outcomes:
+            return
+        self.store.record_results(self.tournament.id, outcomes)
+        for outcome in outcomes:
+            spec = self.scheduled[outcome.key]
+            self.finished[outcome.key] = FinishedMatch(
+                key=outcome.key,
+                round=spec.round,
+                seats=spec.seats,
+                ranks=tuple(outcome.ranks),
+                scores=tuple(outcome.scores),
+            )
+        self.summary.played += len(outcomes)
+        mean = sum(outcome.duration_s for outcome in outcomes) / len(outcomes)
+        previous = self.match_seconds
+        self.match_seconds = mean if previous is None else 0.7 * previous + 0.3 * mean
+
+    def pool_broke(
+        self, keys: tuple[str, ...], pool: Executor | None, solo: bool, exc: BaseException
+    ) -> None:
+        """A worker of `pool` died (killed, out of memory, a crash in native code) with `keys` in it."""
         if pool is self.executor:
             self.replace_executor()
         if not solo:
-            self.suspects.add(key)
+            self.suspects.update(keys)
             return
+        (key,) = keys
         breaks = self.solo_breaks[key] = self.solo_breaks.get(key, 0) + 1
         log.warning("match %s broke the process pool alone (%d of %d)", key, breaks, SOLO_BREAKS)
         if breaks < SOLO_BREAKS:
@@ -510,10 +542,9 @@ class _Coordinator:
         for executor in self.own_executors:
             close_executor(executor, cancel=bool(self.in_flight))
 
-    def task_failed(self, key: str, exc: BaseException) -> None:
-        message = f"{type(exc).__name__}: {exc}"
+    def task_failed(self, key: str, message: str, *, retry: bool) -> None:
         attempts = self.attempts.get(key, 1)
-        retry = not isinstance(exc, MatchTaskError) and attempts < MAX_ATTEMPTS
+        retry = retry and attempts < MAX_ATTEMPTS
         log.warning(
             "match %s failed (attempt %d): %s%s", key, attempts, message, " (retrying)" if retry else ""
         )
@@ -536,7 +567,7 @@ class _Coordinator:
         self.progress.update(
             total=max(len(self.scheduled), self.format.planned_matches or 0),
             done=len(self.finished) - failed,
-            running=len(self.in_flight),
+            running=sum(len(keys) for keys in self.in_flight.values()),
             failed=failed,
         )
 
@@ -608,8 +639,8 @@ def run_tournament(
     return summary
 
 
-def _failed_future(exc: BaseException) -> Future[MatchOutcome]:
-    future: Future[MatchOutcome] = Future()
+def _failed_future(exc: BaseException) -> Future[MatchBatchResult]:
+    future: Future[MatchBatchResult] = Future()
     future.set_exception(exc)
     return future
 
