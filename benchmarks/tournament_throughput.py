@@ -157,7 +157,7 @@ def main() -> None:
     parser.add_argument(
         "--postgres",
         default=os.environ.get("BOTARENA_TEST_POSTGRES_URL"),
-        help="also measure on PostgreSQL: a URL whose role may CREATEDB (default $BOTARENA_TEST_POSTGRES_URL)",
+        help="also measure on PostgreSQL (a role that may CREATEDB; default: $BOTARENA_TEST_POSTGRES_URL)",
     )
     args = parser.parse_args()
 
