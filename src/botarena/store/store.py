@@ -81,7 +81,10 @@ _MARK_RUNNING_MANY = (
 _FIND_MANY = select(Match.id, Match.key, Match.status, Match.seats).where(
     Match.tournament_id == bindparam("p_tournament_id"), Match.key.in_(bindparam("p_keys", expanding=True))
 )
-_UNFINISHED_OF = select(Match.id).where(Match.id.in_(bindparam("p_ids", expanding=True)), _NOT_FINISHED)
+# In id order: concurrent recorders of overlapping batches lock their rows in the same order (no deadlock).
+_UNFINISHED_OF = (
+    select(Match.id).where(Match.id.in_(bindparam("p_ids", expanding=True)), _NOT_FINISHED).order_by(Match.id)
+)
 _FAIL = (
     update(Match)
     .where(_BY_KEY, _NOT_FINISHED)
