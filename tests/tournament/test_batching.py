@@ -198,3 +198,24 @@ def test_play_batch_plays_on_past_a_match_that_cannot_be_played() -> None:
     first, third = found[0], found[2]
     assert isinstance(first, MatchOutcome) and isinstance(third, MatchOutcome)
     assert (first.ranks, first.scores) == (third.ranks, third.scores)  # the same seed, the same match
+
+
+def test_a_dask_clusters_slots_are_its_worker_threads() -> None:
+    """The coordinator keeps two tasks per slot in flight: on Dask the slots are the workers'
+    threads (a fixed guess would starve a big cluster)."""
+    distributed = pytest.importorskip("distributed")
+    from botarena.tournament.executor import executor_slots
+
+    with (
+        distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+        ) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        assert executor_slots(client.get_executor()) == 2
+    assert executor_slots(InlineExecutor()) == 2
+    pool = make_executor(1)
+    try:
+        assert executor_slots(pool) == 1
+    finally:
+        close_executor(pool)

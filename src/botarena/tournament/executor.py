@@ -472,6 +472,18 @@ def _stop_pool(executor: ProcessPoolExecutor, *, cancel: bool) -> None:
         manager.join(timeout=5)
 
 
+def executor_slots(executor: Executor) -> int:
+    """How many tasks `executor` runs at once: a pool's workers, a Dask cluster's worker threads
+    (at this moment), or 2 for an executor that does not say."""
+    client = getattr(executor, "_client", None)  # distributed's ClientExecutor
+    if client is not None and hasattr(client, "nthreads"):
+        try:
+            return max(1, int(sum(client.nthreads().values())))
+        except Exception:  # the scheduler is unreachable just now: its tasks will say so
+            return 1
+    return max(1, int(getattr(executor, "_max_workers", 2) or 2))
+
+
 def default_workers() -> int:
     """One worker per CPU this process may use."""
     try:

@@ -33,6 +33,7 @@ from botarena.tournament.executor import (
     MatchOutcome,
     MatchTask,
     close_executor,
+    executor_slots,
     play_batch,
 )
 from botarena.tournament.formats import DRONES_2018_FORMAT, Format, FormatError, MatchSpec, make_format
@@ -51,6 +52,7 @@ SOLO_BREAKS = 2  # a match that breaks the process pool this often while running
 # matches' measured durations, and holds at most MAX_BATCH matches. Long matches go one per task.
 BATCH_TARGET_S = 0.25
 MAX_BATCH = 64
+SLOTS_RECOUNT_S = 5.0  # how often the coordinator re-counts its executor's slots (Dask workers)
 
 
 @dataclass(frozen=True)
@@ -325,7 +327,7 @@ class _Coordinator:
         progress: ProgressSink | None,
         live: LiveSink | None,
         stop: threading.Event | None,
-        max_in_flight: int,
+        max_in_flight: int | None,
         executor_factory: Callable[[], Executor] | None,
         isolation: Isolation,
     ) -> None:
@@ -338,7 +340,11 @@ class _Coordinator:
         self.progress = progress
         self.live = live
         self.stop = stop or threading.Event()
-        self.max_in_flight = max_in_flight
+        # Tasks in flight at most: the caller's figure, else two per executor slot (re-counted now
+        # and then: a Dask cluster's workers come and go).
+        self.fixed_in_flight = max_in_flight
+        self.max_in_flight = max_in_flight or 1
+        self.slots_counted_at = -SLOTS_RECOUNT_S
         self.format = tournament_format(tournament)
         self.specs = {e.name: e.spec for e in tournament.entrants}
         self.pace_ms = int(tournament.options.get("pace_ms", 0))
@@ -398,7 +404,16 @@ class _Coordinator:
             isolation=self.isolation,
         )
 
+    def count_slots(self) -> None:
+        if self.fixed_in_flight is not None or self.executor is None:
+            return
+        now = time.monotonic()
+        if now - self.slots_counted_at >= SLOTS_RECOUNT_S:
+            self.max_in_flight = 2 * executor_slots(self.executor)
+            self.slots_counted_at = now
+
     def submit(self) -> None:
+        self.count_slots()
         if self.suspects:
             if not self.in_flight and not self.stop.is_set():
                 key = min(self.suspects, key=lambda k: (self.scheduled[k].round, k))
@@ -602,8 +617,6 @@ def run_tournament(
     if tournament is None:
         raise LookupError(f"no tournament {tournament_id}")
     store.reset_running(tournament_id)
-    if max_in_flight is None:
-        max_in_flight = 1 if executor is None else 2 * int(getattr(executor, "_max_workers", 2) or 2)
     isolation = resolved_isolation(isolation)
     check_isolation(isolation)
     coordinator = _Coordinator(
