@@ -14,7 +14,7 @@ A viewer's trouble must never slow or break a match (DESIGN principle 3), so:
   failure the sink drops without trying for `retry_after_s`, so a server that hangs costs one
   deadline now and then, never one per event.
 - Redirects are never followed (the token goes to `url` and nowhere else).
-- A match's "end" waits (at most `end_wait_s`, and not at all while the server is failing) until
+- A match's "end" waits (at most `end_wait_s`, and not at all while the last post failed) until
   the events before it have been posted: a worker that exits right after its match still
   delivers them. `close()` does the same within its own bound.
 
@@ -120,6 +120,7 @@ class HttpLiveSink:
         self._cond = threading.Condition()
         self._pending = 0  # events queued and not yet posted or dropped
         self._failing_until = 0.0  # monotonic: drop without trying until then
+        self._last_failed = False  # the last post failed (until one succeeds again)
         self._warned = False
         self._closed = False
         self.sent = 0
@@ -151,8 +152,9 @@ class HttpLiveSink:
 
     @property
     def failing(self) -> bool:
-        """The last post failed recently: events are dropped without trying."""
-        return time.monotonic() < self._failing_until
+        """The last post failed: ends do not wait, and until `retry_after_s` has passed events are
+        dropped without trying (a server that hangs costs a match no more than one wait)."""
+        return self._last_failed or time.monotonic() < self._failing_until
 
     def flush(self, timeout_s: float) -> bool:
         """Wait at most `timeout_s` until every queued event was posted (or dropped); True if so."""
@@ -250,13 +252,14 @@ class HttpLiveSink:
             if unusable:
                 self._count_drop(unusable, f"an event over the {self.max_request_bytes}-byte request cap")
         for body, count in self._bodies(parts):
-            if self.failing:  # a server that is down or hangs costs one deadline per retry_after_s
+            if time.monotonic() < self._failing_until:  # a server down or hanging: one try per while
                 with self._cond:
                     self._count_drop(count, "the server failed recently")
                 continue
             ok, why = loop.run_until_complete(self._post(session, body))
             with self._cond:
                 self.requests += 1
+                self._last_failed = not ok
                 if ok:
                     self.sent += count
                 else:
