@@ -876,8 +876,8 @@ def tournament_command(
 
     if workers < 0:
         raise UserError(f"--workers must be 0 or more, got {workers}")
-    isolation = _isolation(not unsandboxed)
     live = _live_target(live_url, live_token)
+    isolation = _isolation(not unsandboxed)
     store = _open_store(db)
     try:
         if resume is not None:

@@ -89,6 +89,10 @@ def test_a_live_url_without_a_token_is_one_line(
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
     assert store.list_tournaments() == []  # refused before anything was written
+    # the server refuses a token too weak to guard ingest, before it binds its port
+    assert main(["serve", "--db", db, "--port", "0", "--live-token", "short"]) == 2
+    err = capsys.readouterr().err
+    assert "a live token must be 16 to 512" in err and len(err.strip().splitlines()) == 1, err
 
 
 # ------------------------------------------------------------------------------------- Dask
