@@ -775,6 +775,29 @@ def _find_tournament(store: Any, which: str | None) -> Any:
     return tournament
 
 
+LiveTokenOption = Annotated[
+    str | None,
+    typer.Option(
+        envvar="BOTARENA_LIVE_TOKEN",
+        show_envvar=True,
+        show_default=False,
+        help="The server's live-ingest token (16+ characters; docs/server.md, live from elsewhere).",
+    ),
+]
+
+
+def _live_target(url: str | None, token: str | None) -> tuple[str | None, str | None]:
+    """(url, token) checked for `tournament --live-url`; a URL without a token is a one-line error."""
+    from botarena.server.ingest import check_live_token
+    from botarena.tournament.live_http import check_live_url
+
+    if url is None:
+        return None, None
+    if not token:
+        raise UserError("--live-url needs the server's live token: --live-token T or BOTARENA_LIVE_TOKEN")
+    return check_live_url(url), check_live_token(token)
+
+
 UnsandboxedOption = Annotated[
     bool,
     typer.Option(
@@ -842,12 +865,18 @@ def tournament_command(
     pace_ms: Annotated[int, typer.Option(help="Sleep after each step (for live spectators).")] = 0,
     progress: Annotated[bool, typer.Option(help="Show the progress bar.")] = True,
     unsandboxed: UnsandboxedOption = False,
+    live_url: Annotated[
+        str | None,
+        typer.Option(help="Stream the matches live to the server at this URL (its `serve --live-token`)."),
+    ] = None,
+    live_token: LiveTokenOption = None,
 ) -> None:
     """Run a tournament (or resume one) and print its leaderboard."""
     from botarena.tournament.service import TournamentPlan, create_tournament
 
     if workers < 0:
         raise UserError(f"--workers must be 0 or more, got {workers}")
+    live = _live_target(live_url, live_token)
     isolation = _isolation(not unsandboxed)
     store = _open_store(db)
     try:
@@ -884,7 +913,7 @@ def tournament_command(
             print(
                 f"tournament {tournament.id} {tournament.name!r}: {len(plan.entrants)} entrants, {store.url}"
             )
-        summary = _run_with_progress(store, tournament, workers, dask, progress, isolation)
+        summary = _run_with_progress(store, tournament, workers, dask, progress, isolation, live)
         print(
             f"{summary.status}: {summary.played} matches played now, {summary.failed} failed, "
             f"{summary.total_finished} recorded in all, {summary.seconds:.1f} s"
@@ -895,7 +924,13 @@ def tournament_command(
 
 
 def _run_with_progress(
-    store: Any, tournament: Any, workers: int, dask: str | None, show: bool, isolation: Any
+    store: Any,
+    tournament: Any,
+    workers: int,
+    dask: str | None,
+    show: bool,
+    isolation: Any,
+    live: tuple[str | None, str | None] = (None, None),
 ) -> Any:
     import contextlib
     from functools import partial
@@ -911,7 +946,14 @@ def _run_with_progress(
     try:
         with bar or contextlib.nullcontext():
             summary = run_tournament(
-                store, tournament.id, executor, progress=bar, executor_factory=factory, isolation=isolation
+                store,
+                tournament.id,
+                executor,
+                progress=bar,
+                executor_factory=factory,
+                isolation=isolation,
+                live_url=live[0],
+                live_token=live[1],
             )
         finished = True
         return summary
@@ -1053,12 +1095,14 @@ def serve_command(
         typer.Option(help="--demo: how many cycles of demo tournaments to play (0: until stopped)."),
     ] = 0,
     unsandboxed: UnsandboxedOption = False,
+    live_token: LiveTokenOption = None,
 ) -> None:
     """Serve leaderboards, matches, replays and live matches (the organizer's web server).
 
     With --demo it plays cycles of round robins of every game's starter bots while it serves, one
     seed after another (cycles finished by an earlier run are skipped), so there is always a match
-    to watch live."""
+    to watch live. With --live-token, tournaments run elsewhere (`botarena tournament --live-url`,
+    Dask workers) stream their matches to it."""
 
     from botarena.server.app import serve
     from botarena.server.live import LiveHub
@@ -1066,6 +1110,10 @@ def serve_command(
 
     if workers < 0 or pace_ms < 0 or demo_cycles < 0:
         raise UserError("--workers, --pace-ms and --demo-cycles must be 0 or more")
+    if live_token is not None:
+        from botarena.server.ingest import check_live_token
+
+        check_live_token(live_token)
     isolation = _isolation(not unsandboxed)
     store = _open_store(db)
     hub = LiveHub()
@@ -1074,6 +1122,8 @@ def serve_command(
     def on_ready(url: str) -> None:
         print(f"botarena arena: {store.url}", flush=True)
         print(url, flush=True)
+        if live_token is not None:
+            print("live ingest enabled: tournaments elsewhere can stream with --live-url", flush=True)
         if not demo:
             return
         print("running the demo tournaments (Ctrl-C stops the server)...", flush=True)
@@ -1102,7 +1152,7 @@ def serve_command(
     if demo:
         _exit_anyway_after(stop, DEMO_EXIT_DEADLINE_S)
     try:
-        serve(store, host=host, port=port, hub=hub, on_ready=on_ready, stop=stop)
+        serve(store, host=host, port=port, hub=hub, on_ready=on_ready, stop=stop, live_token=live_token)
     finally:
         store.close()
     _exit_if_the_demo_lingers()

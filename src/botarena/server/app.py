@@ -17,6 +17,12 @@ JSON API (errors are `{"detail": "<one line>"}` with a 4xx status, never a trace
     GET /api/live                                the live (and just finished) matches
     GET /api/live/{key}/events                   one live match as server-sent events: header,
                                                  steps..., end (a `: ping` comment while idle)
+    POST /api/live/ingest                        live events from workers and tournament processes
+                                                 elsewhere (a JSON list, as `LiveStreamer` makes
+                                                 them; `Authorization: Bearer <live token>`): 403
+                                                 without `live_token`, 401 wrong token, 413 over
+                                                 the size or event cap, 400/422 bad JSON or shapes
+                                                 (botarena.server.ingest); only the hub sees them
     /api/...                                     `create_app(routers=...)`: a live game's own routes
                                                  (`play --live`: devops bonus codes, spec 7.5)
 
@@ -38,6 +44,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from botarena import __version__
 from botarena.server.httpconfig import server_config
+from botarena.server.ingest import IngestError, authorize, check_length, check_live_token, parse_events
 from botarena.server.live import LiveHub, sse_bytes
 from botarena.server.viewer import (
     PIP_HINT,
@@ -48,11 +55,13 @@ from botarena.server.viewer import (
     replay_response,
     viewer_url,
 )
+from botarena.tournament.live_http import INGEST_PATH, MAX_INGEST_BYTES
 
 try:  # the server extra; FastAPI resolves the endpoints' annotations in this module's namespace
     from fastapi import FastAPI, HTTPException, Path, Query, Request
     from fastapi.exceptions import RequestValidationError
     from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
+    from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException as StarletteHTTPException
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ServerDependencyError(
@@ -89,6 +98,21 @@ TournamentId = Annotated[int, Path(ge=1, le=MAX_ID, description="tournament id")
 MatchId = Annotated[int, Path(ge=1, le=MAX_ID, description="match id")]
 
 # ------------------------------------------------------------------------------------ response models
+
+
+class IngestOut(BaseModel):
+    accepted: int = Field(
+        description="events handed to the live hub (which drops, e.g., the steps of a match it does not hold)"
+    )
+
+
+INGEST_ERRORS = {
+    400: "the body is not JSON",
+    401: "no or a wrong live token",
+    403: "live ingest is disabled (the server has no live token)",
+    413: "the body or its number of events is over the cap",
+    422: "an event of the wrong shape",
+}
 
 
 class Health(BaseModel):
@@ -308,15 +332,21 @@ def create_app(
     on_shutdown: Callable[[], None] | None = None,
     heartbeat_s: float = 15.0,
     routers: Sequence[Any] = (),
+    live_token: str | None = None,
 ) -> FastAPI:
     """The organizer's FastAPI app over `store`, streaming live matches from `hub` (a new, empty one
     if None: pass the hub whose `publish` the tournaments are given, or nothing is live).
+
+    `live_token` enables `POST /api/live/ingest` for clients that send it (ValueError if it is too
+    short to be one: botarena.server.ingest.check_live_token); without it ingest answers 403.
 
     `routers` (FastAPI APIRouters, e.g. a live game's own routes) are mounted under `/api`.
     `on_startup()` and `on_shutdown()` run in the app's lifespan (they must not block: start a thread
     for long work). `heartbeat_s` is the idle time after which an SSE stream sends a comment.
     """
     live = hub if hub is not None else LiveHub()
+    if live_token is not None:
+        check_live_token(live_token)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -498,10 +528,44 @@ def create_app(
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
         )
 
+    @app.post(
+        INGEST_PATH,
+        response_model=IngestOut,
+        responses={code: {"description": text} for code, text in INGEST_ERRORS.items()},
+    )
+    async def live_ingest(request: Request) -> IngestOut:
+        try:  # the door first: a client without the token never gets the server to read a body
+            authorize(live_token, request.headers.get("authorization"))
+            check_length(request.headers.get("content-length"))
+            body = await _read_capped(request)
+            events = await run_in_threadpool(parse_events, body)  # a large body: off the event loop
+        except IngestError as exc:
+            headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
+            raise HTTPException(exc.status, exc.detail, headers=headers) from None
+        await run_in_threadpool(_publish_all, live, events)
+        return IngestOut(accepted=len(events))
+
     for router in routers:
         app.include_router(router, prefix="/api")
     mount_web(app)  # last: a mount at / shadows every route added after it
     return app
+
+
+async def _read_capped(request: Request) -> bytes:
+    """The request body, or IngestError 413 as soon as it grows over the cap (a chunked body too)."""
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_INGEST_BYTES:
+            raise IngestError(413, f"body over the {MAX_INGEST_BYTES}-byte cap")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _publish_all(hub: LiveHub, events: list[dict[str, Any]]) -> None:
+    for event in events:
+        hub.publish(event)  # never raises; what it cannot use it counts in hub.dropped_events
 
 
 # ------------------------------------------------------------------------------------ running it
@@ -527,8 +591,12 @@ def serve(
     log_level: str = "warning",
     stop_timeout_s: float = 10.0,
     routers: Sequence[Any] = (),
+    live_token: str | None = None,
 ) -> None:
     """Serve the arena over `store` until interrupted (Ctrl-C, SIGTERM) or `stop` is set.
+
+    `live_token` enables live ingest (`POST /api/live/ingest`) for workers and tournament processes
+    elsewhere that send it (`botarena tournament --live-url ... --live-token ...`).
 
     `on_ready(url)` is called once, in a thread of its own, as soon as the server accepts
     connections (`url` is the arena page); it may block, e.g. run a tournament with
@@ -539,11 +607,13 @@ def serve(
     `server` extra.
     """
     uvicorn = _require("uvicorn")
+    if live_token is not None:
+        check_live_token(live_token)  # before the port is bound: a bad token is the caller's one-line error
     live = hub if hub is not None else LiveHub()
     stopping = stop if stop is not None else threading.Event()
     sock = bind_socket(host, port)
     url = arena_url(host, sock.getsockname()[1])
-    app = create_app(store, live, routers=routers)
+    app = create_app(store, live, routers=routers, live_token=live_token)
     threads: list[threading.Thread] = []
 
     class _Server(uvicorn.Server):  # type: ignore[misc,name-defined]

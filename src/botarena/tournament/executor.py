@@ -7,8 +7,9 @@ outcome under the match's unique key, so running a task twice never records a re
 
 Live viewing from worker processes: a process pool made by `make_executor(..., live_queue=q)` hands
 `q` to every worker; `play_task` then sends the match's header, its steps (batched, at most every
-`LIVE_FLUSH_S`) and its end to `q` as the live events of `botarena.tournament.live`. Dask workers
-have no such queue: their matches are recorded but not streamed.
+`LIVE_FLUSH_S`) and its end to `q` as the live events of `botarena.tournament.live`. Workers with
+no such queue (Dask's, or any, when the tournament runs apart from the server) post the events to
+the task's `live_url` (`botarena.tournament.live_http`).
 
 How a pool worker dies (issue 12, item 4): a SIGTERM (the pool's own `terminate`, a stop, or a bot
 that signals its worker) unwinds the match under way, so that its bots are closed (their processes
@@ -84,7 +85,7 @@ class MatchTask:
     artifacts: tuple[str | None, ...] = ()
     artifact_source: str | None = None  # where workers fetch artifacts they have not cached (a store URL)
     live_url: str | None = None  # a server to stream the match to (workers without a live queue)
-    live_token: str | None = None  # the server's live-ingest token
+    live_token: str | None = field(default=None, repr=False)  # the server's live-ingest token
     replay_target: str | None = None  # a shared location (URL) the worker writes the replay to itself
 
     @property
@@ -182,7 +183,7 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
         raise MatchTaskError(f"{task.key}: {exc}") from None
     for bot, name in zip(bots, task.seats, strict=True):
         bot.name = name  # the entrant's name, not the spec's, in the replay and the viewer
-    sink = live if live is not None else _queue_sink()
+    sink = live if live is not None else (_queue_sink() or _http_sink(task))
     streamer = LiveStreamer.for_task(task, sink) if sink is not None else None
     run = run_match(
         game,
@@ -213,6 +214,15 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
 def _queue_sink() -> LiveSink | None:
     queue = _worker_live_queue
     return queue.put if queue is not None else None
+
+
+def _http_sink(task: MatchTask) -> LiveSink | None:
+    """The process's sink posting to the task's server, if it names one (botarena.tournament.live_http)."""
+    if not task.live_url or not task.live_token:
+        return None
+    from botarena.tournament.live_http import live_sink
+
+    return live_sink(task.live_url, task.live_token)
 
 
 class LiveStreamer:

@@ -319,6 +319,9 @@ def tournament_leaderboard(store: Store, tournament_id: int) -> dict[str, Any]:
 class _Coordinator:
     """One run of one tournament: schedule, submit, record, until the format is done or `stop` is set."""
 
+    live_url: str | None = None  # a server its workers stream matches to (botarena.tournament.live_http)
+    live_token: str | None = None
+
     def __init__(
         self,
         store: Store,
@@ -402,6 +405,8 @@ class _Coordinator:
             pace_ms=self.pace_ms,
             match_id=self.match_ids.get(spec.key),
             isolation=self.isolation,
+            live_url=self.live_url,
+            live_token=self.live_token,
         )
 
     def count_slots(self) -> None:
@@ -601,6 +606,8 @@ def run_tournament(
     max_in_flight: int | None = None,
     executor_factory: Callable[[], Executor] | None = None,
     isolation: Isolation | None = None,
+    live_url: str | None = None,
+    live_token: str | None = None,
 ) -> TournamentSummary:
     """Run (or resume) tournament `tournament_id` to its end, or until `stop` is set.
 
@@ -611,7 +618,16 @@ def run_tournament(
     `executor` None plays matches inline in this thread. With `executor_factory`, a process pool that
     breaks (a worker killed) is replaced and its matches retried. Returns how the run ended; the
     results are in the store.
+
+    `live_url` and `live_token` name a server (`botarena serve --live-token`) to which whatever plays
+    a match (this thread, a pool worker, a Dask worker) streams it, unless `live` is given.
     """
+    if live_url is not None:
+        from botarena.tournament.live_http import check_live_url
+
+        if not live_token:
+            raise ValueError("a live URL needs the server's live token (--live-token or BOTARENA_LIVE_TOKEN)")
+        check_live_url(live_url)
     started = time.perf_counter()
     tournament = store.get_tournament(tournament_id)
     if tournament is None:
@@ -622,6 +638,7 @@ def run_tournament(
     coordinator = _Coordinator(
         store, tournament, executor, progress, live, stop, max_in_flight, executor_factory, isolation
     )
+    coordinator.live_url, coordinator.live_token = (live_url, live_token) if live_url else (None, None)
     coordinator.load()
     store.set_tournament_status(tournament_id, "running")
     try:
