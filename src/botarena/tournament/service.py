@@ -32,6 +32,7 @@ from botarena.tournament.executor import (
     MatchTask,
     MatchTaskError,
     close_executor,
+    is_worker_loss,
     play_task,
 )
 from botarena.tournament.formats import DRONES_2018_FORMAT, Format, FormatError, MatchSpec, make_format
@@ -449,10 +450,11 @@ class _Coordinator:
             solo, self.solo = self.solo == key, None if self.solo == key else self.solo
             try:
                 outcome = future.result()
-            except BrokenProcessPool as exc:
-                self.pool_broke(key, pool, solo, exc)
             except Exception as exc:
-                self.task_failed(key, exc)
+                if is_worker_loss(exc):  # a pool's BrokenProcessPool, Dask's KilledWorker
+                    self.pool_broke(key, pool, solo, exc)
+                else:
+                    self.task_failed(key, exc)
             else:
                 self.record(key, outcome)
 
@@ -480,7 +482,7 @@ class _Coordinator:
 
     def pool_broke(self, key: str, pool: Executor | None, solo: bool, exc: BaseException) -> None:
         """A worker of `pool` died (killed, out of memory, a crash in native code) with `key` in it."""
-        if pool is self.executor:
+        if pool is self.executor and isinstance(exc, BrokenProcessPool):  # a Dask cluster heals itself
             self.replace_executor()
         if not solo:
             self.suspects.add(key)
