@@ -187,8 +187,11 @@ def outcomes(store: Store, name: str) -> dict[str, tuple[Any, ...]]:
 
 
 @pytest.mark.timeout(600)
-def test_a_sigkilled_dask_coordinator_resumes_exactly_once(tmp_path: Path, cluster: Any) -> None:
-    db = f"sqlite:///{tmp_path / 'arena.db'}"
+def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
+    db_url: str, tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = db_url  # SQLite and PostgreSQL (tests/conftest.py)
+    monkeypatch.chdir(tmp_path)  # the commands' default replay folder is ./var/replays on PostgreSQL
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     address = cluster.scheduler_address
     gate = gate_bot(tmp_path / "armed", armed=True)
