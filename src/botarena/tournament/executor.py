@@ -31,12 +31,15 @@ import gzip
 import logging
 import multiprocessing
 import os
+import re
 import select
 import signal
+import socket
 import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +48,7 @@ from botarena.core.replay import Replay
 
 if TYPE_CHECKING:
     from botarena.bots.resolve import Isolation
+    from botarena.bots.sandbox import SandboxPolicy
 
 log = logging.getLogger(__name__)
 
@@ -175,6 +179,8 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
 
     started = time.perf_counter()
     isolation = task_isolation(task)
+    if isolation.sandbox is not None:
+        check_worker_sandbox(isolation.sandbox)  # a worker that cannot seal bots plays nothing
     try:
         game = get_game(task.game)
         config = game.config(task.preset, task.overrides)
@@ -209,6 +215,34 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
         duration_s=time.perf_counter() - started,
         replay_gz=replay_gz,
     )
+
+
+def check_worker_sandbox(policy: SandboxPolicy) -> None:
+    """Raise SandboxUnavailable, naming this worker, unless it can sandbox bots with `policy`.
+
+    The coordinator checks its own machine; a Dask worker is another machine, which may lack
+    bubblewrap or cgroups: its match then fails with this reason (and is retried, possibly on a worker
+    that can), and no entrant ever runs unsealed. The check is cached per process and policy.
+    """
+    from botarena.bots.sandbox import SandboxUnavailable, check_sandbox
+
+    try:
+        check_sandbox(policy)
+    except SandboxUnavailable as exc:
+        reason = re.sub(r"[,;] or pass --unsandboxed$", "", str(exc))
+        where = f"{socket.gethostname()} (pid {os.getpid()})"
+        raise SandboxUnavailable(f"the worker on {where} cannot sandbox bots: {reason}") from None
+
+
+def is_worker_loss(exc: BaseException) -> bool:
+    """Whether `exc` says the worker running a task died (not that the task failed): a local pool's
+    BrokenProcessPool, or Dask's KilledWorker (the scheduler gives up on a task after its workers
+    died running it `distributed.scheduler.allowed-failures` + 1 times). Matched by name: Dask is an
+    optional dependency."""
+    if isinstance(exc, BrokenProcessPool):
+        return True
+    kind = type(exc)
+    return kind.__name__ == "KilledWorker" and kind.__module__.startswith("distributed")
 
 
 def _queue_sink() -> LiveSink | None:

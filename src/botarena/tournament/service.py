@@ -34,6 +34,7 @@ from botarena.tournament.executor import (
     MatchTask,
     close_executor,
     executor_slots,
+    is_worker_loss,
     play_batch,
 )
 from botarena.tournament.formats import DRONES_2018_FORMAT, Format, FormatError, MatchSpec, make_format
@@ -490,11 +491,12 @@ class _Coordinator:
                 self.solo = None
             try:
                 results = future.result()
-            except BrokenProcessPool as exc:
-                self.pool_broke(keys, pool, solo, exc)
-            except Exception as exc:  # the whole task failed (e.g. it could not be sent)
-                for key in keys:
-                    self.task_failed(key, f"{type(exc).__name__}: {exc}", retry=True)
+            except Exception as exc:
+                if is_worker_loss(exc):  # a pool's BrokenProcessPool, Dask's KilledWorker
+                    self.pool_broke(keys, pool, solo, exc)
+                else:  # the whole task failed (e.g. it could not be sent)
+                    for key in keys:
+                        self.task_failed(key, f"{type(exc).__name__}: {exc}", retry=True)
             else:
                 self.take(keys, results)
 
@@ -531,7 +533,7 @@ class _Coordinator:
         self, keys: tuple[str, ...], pool: Executor | None, solo: bool, exc: BaseException
     ) -> None:
         """A worker of `pool` died (killed, out of memory, a crash in native code) with `keys` in it."""
-        if pool is self.executor:
+        if pool is self.executor and isinstance(exc, BrokenProcessPool):  # a Dask cluster heals itself
             self.replace_executor()
         if not solo:
             self.suspects.update(keys)

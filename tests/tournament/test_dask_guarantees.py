@@ -1,0 +1,502 @@
+"""Issue 18, item 5: what a tournament guarantees on a local process pool holds on a Dask cluster too.
+
+- Exactly-once results and resumption: a `botarena tournament --dask ADDRESS` process SIGKILLed
+  mid-tournament (the `gate` entrant holds one match until the kill; the test waits on the store, never
+  on a clock) is resumed with `--resume` on the same cluster: every match recorded once, the results
+  those of an inline run of the same tournament.
+- Failed-worker isolation: an unsandboxed entrant that SIGKILLs the Dask worker running its match
+  costs Dask a worker (its nanny starts a new one) and the coordinator a `KilledWorker`; the match is
+  run again alone (as after a broken pool), then recorded failed with that reason; the other matches
+  are played and the tournament ends. Sandboxed, the same entrant only crashes itself.
+- The sandbox on every worker: a hostile entrant (reads host files, writes outside its folder, opens
+  connections, forks until it cannot) plays in both seats against an in-process starter, a sandboxed
+  subprocess entrant and an HTTP bot, on Dask workers: every attack fails as in the pool, the rivals
+  are unaffected, nothing is left running. A worker without bubblewrap plays no match: each one is
+  recorded failed with the worker's reason, and no entrant ever runs unsealed.
+
+The cluster's scheduler gives up on a task at the first worker it kills
+(`distributed.scheduler.allowed-failures` 0; 3 by default), so that the killer costs seconds; the
+coordinator's answer to `KilledWorker` does not depend on that count.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import select
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botarena.bots.resolve import untrusted
+from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox
+from botarena.core.replay import read_replay
+from botarena.core.status import Status
+from botarena.store import Store, StoreError
+from botarena.tournament.executor import MatchTaskError, close_executor, dask_executor, is_worker_loss
+from botarena.tournament.service import (
+    MAX_ATTEMPTS,
+    SOLO_BREAKS,
+    Entrant,
+    TournamentPlan,
+    create_tournament,
+    run_tournament,
+)
+
+distributed = pytest.importorskip("distributed")
+dask = pytest.importorskip("dask")
+
+ENTRANTS = Path(__file__).parent / "entrants"
+SHORT = {"rounds": 3, "turn_limit": 6}
+# Generous limits: a sandboxed interpreter's start on a loaded CI box must not TIMEOUT.
+SANDBOXED = {"setup_timeout_ms": 30_000, "turn_timeout_ms": 5_000, "rounds": 2, "turn_limit": 3}
+SECRET = "S3CRET-d45k-7e57"
+REQUIRE_SANDBOX_ENV = "BOTARENA_REQUIRE_SANDBOX"
+
+
+def new_cluster(**kw: Any) -> Any:
+    with dask.config.set({"distributed.scheduler.allowed-failures": 0}):
+        return distributed.LocalCluster(
+            n_workers=kw.pop("n_workers", 2),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=None,
+            scheduler_kwargs={"dashboard": False},  # no web server to bind
+            host="127.0.0.1",
+            **kw,
+        )
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[Any]:
+    """One Dask cluster for the module: a scheduler and 2 worker processes (each under a nanny)."""
+    with new_cluster() as running:
+        yield running
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
+    yield opened
+    opened.close()
+
+
+def sandbox_ready() -> None:
+    """Skip without a sandbox locally; fail in CI, where bubblewrap is installed."""
+    try:
+        check_sandbox()
+    except SandboxUnavailable as exc:
+        if os.environ.get(REQUIRE_SANDBOX_ENV) == "1":
+            pytest.fail(f"{REQUIRE_SANDBOX_ENV}=1 but the sandbox is unavailable: {exc}", pytrace=False)
+        pytest.skip(str(exc))
+
+
+def on_dask(store: Store, cluster: Any, plan: TournamentPlan, **kw: Any) -> Any:
+    """Create `plan` and run it on `cluster` as `botarena tournament --dask ADDRESS` does."""
+    tournament = create_tournament(store, plan, isolation=kw.get("isolation"))
+    executor = dask_executor(cluster.scheduler_address)
+    try:
+        return run_tournament(store, tournament.id, executor, **kw)
+    finally:
+        close_executor(executor)
+
+
+def rows_of(store: Store, name: str) -> list[Any]:
+    tournament = store.find_tournament(name)
+    assert tournament is not None
+    return store.list_matches(tournament.id)
+
+
+# -- exactly once after a kill, and resumption ---------------------------------------------------------
+
+STARTERS = "randomonium,tactician,zergy"
+CYCLES = 2
+MATCHES = 12  # 4 entrants, every pair twice
+
+
+def botarena(*args: str) -> list[str]:
+    return [sys.executable, "-m", "botarena", *args]
+
+
+def gate_bot(folder: Path, *, armed: bool) -> Path:
+    """A copy of the gate entrant in `folder`; `armed`, it holds its 4th match (see entrants/gate.py)."""
+    folder.mkdir()
+    bot = folder / "gate.py"
+    shutil.copy(ENTRANTS / "gate.py", bot)
+    if armed:
+        (folder / "starts").mkdir()
+        os.mkfifo(folder / "gate")
+    return bot
+
+
+def tournament_args(db: str, name: str, gate: Path, *where: str) -> list[str]:
+    # unsandboxed: the gate entrant counts its matches in its own folder; its held start exchange
+    # gets two minutes, so that it is still held when the test kills the coordinator
+    return [
+        "tournament", "drones", "--bots", f"{STARTERS},gate={gate}", "--cycles", str(CYCLES),
+        "--seed", "42", *where, "--db", db, "--name", name, "--no-progress", "--unsandboxed",
+        "--set", "setup_timeout_ms=120000", "--set", "rounds=3", "--set", "turn_limit=6",
+    ]  # fmt: skip
+
+
+def wait_for_finished(db: str, name: str, count: int, process: subprocess.Popen[bytes], held: Path) -> None:
+    """Wait (a bounded poll of the store) until `count` results are recorded and the gate holds a match."""
+    for _ in range(6000):  # up to five minutes, in twentieths of a second
+        assert process.poll() is None, "the tournament ended before it could be killed"
+        if held.exists():
+            try:
+                opened = Store.open(db, migrate=False)
+            except StoreError:  # the coordinator has not created its tables yet
+                opened = None
+            if opened is not None:
+                try:
+                    tournament = opened.find_tournament(name)
+                    if (
+                        tournament is not None
+                        and opened.count_matches(tournament.id).get("finished", 0) >= count
+                    ):
+                        return
+                finally:
+                    opened.close()
+        time.sleep(0.05)
+    raise AssertionError(f"no {count} finished matches and a held one within five minutes")
+
+
+def release_gate(fifo: Path) -> None:
+    """Let the held match go on (its coordinator is dead: its result goes nowhere), freeing its worker."""
+    with contextlib.suppress(OSError):  # ENXIO: nobody holds the gate (any more)
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+
+
+def outcomes(store: Store, name: str) -> dict[str, tuple[Any, ...]]:
+    return {r.key: (r.status, tuple(r.seats), r.seed, r.ranks, r.scores) for r in rows_of(store, name)}
+
+
+@pytest.mark.timeout(600)
+def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
+    db_url: str, tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = db_url  # SQLite and PostgreSQL (tests/conftest.py)
+    monkeypatch.chdir(tmp_path)  # the commands' default replay folder is ./var/replays on PostgreSQL
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    address = cluster.scheduler_address
+    gate = gate_bot(tmp_path / "armed", armed=True)
+    process = subprocess.Popen(
+        botarena(*tournament_args(db, "killed", gate, "--dask", address)), cwd=tmp_path, env=env,
+        start_new_session=True, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        wait_for_finished(db, "killed", 3, process, gate.parent / "blocked")
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=30)
+        release_gate(gate.parent / "gate")
+    assert process.returncode == -signal.SIGKILL
+
+    store = Store.open(db)
+    try:
+        tournament = store.find_tournament("killed")
+        assert tournament is not None and tournament.status == "running"
+        before = {r.key: r for r in store.list_matches(tournament.id, status="finished")}
+        assert 3 <= len(before) < MATCHES
+    finally:
+        store.close()
+
+    resume = ["--resume", "killed", "--dask", address, "--db", db, "--no-progress", "--unsandboxed"]
+    resumed = subprocess.run(
+        botarena("tournament", *resume), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
+    )
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming tournament" in resumed.stdout
+    assert f"{MATCHES - len(before)} matches played now" in resumed.stdout
+
+    plain = gate_bot(tmp_path / "plain", armed=False)
+    reference = subprocess.run(
+        botarena(*tournament_args(db, "reference", plain, "--workers", "0")), cwd=tmp_path, env=env,
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert reference.returncode == 0, reference.stderr
+
+    store = Store.open(db)
+    try:
+        after = rows_of(store, "killed")
+        assert store.find_tournament("killed").status == "finished"  # type: ignore[union-attr]
+        assert len(after) == MATCHES and len({r.key for r in after}) == MATCHES
+        assert all(r.status == "finished" for r in after)
+        for row in after:
+            if row.key in before:
+                assert row == before[row.key]  # recorded before the kill: kept exactly as it was
+        assert all(store.replay_path(r.replay_hash).is_file() for r in after)
+        assert outcomes(store, "killed") == outcomes(store, "reference")  # = the inline run
+    finally:
+        store.close()
+
+
+# -- failed-worker isolation ---------------------------------------------------------------------------
+
+
+def test_a_lost_worker_is_told_from_a_failed_task() -> None:
+    from distributed.scheduler import KilledWorker
+
+    assert is_worker_loss(KilledWorker("play_task-1", "tcp://127.0.0.1:1", allowed_failures=0))
+    assert is_worker_loss(BrokenProcessPool("a worker died"))
+    assert not is_worker_loss(RuntimeError("KilledWorker"))  # by its type, never its message
+    assert not is_worker_loss(MatchTaskError("t1: unknown bot"))
+
+
+def killer_plan(killer: Path) -> TournamentPlan:
+    entrants = [Entrant("adaptive", "adaptive"), Entrant("zergy", "zergy"), Entrant("killer", str(killer))]
+    return TournamentPlan(
+        name="t", game="drones", format="round-robin", entrants=entrants, seed=9, overrides=SHORT
+    )
+
+
+@pytest.mark.timeout(600)
+def test_an_entrant_that_kills_its_dask_worker_fails_alone_and_the_tournament_ends(
+    store: Store, tmp_path: Path, cluster: Any
+) -> None:
+    killer = tmp_path / "worker_killer.py"  # SIGKILLs its parent (unsandboxed: the Dask worker)
+    shutil.copy(ENTRANTS / "worker_killer.py", killer)
+    unsandboxed = untrusted(sandbox=None)
+    replaced: list[str] = []
+
+    def factory() -> Executor:  # what the CLI passes with --dask; a cluster must never be "replaced"
+        replaced.append("called")
+        return dask_executor(cluster.scheduler_address)
+
+    summary = on_dask(store, cluster, killer_plan(killer), isolation=unsandboxed, executor_factory=factory)
+    assert replaced == []
+    assert summary.status == "finished" and summary.played == 1 and summary.failed == 2
+    rows = {tuple(sorted(r.seats)): r for r in rows_of(store, "t")}
+    assert rows[("adaptive", "zergy")].status == "finished"
+    for pair in (("adaptive", "killer"), ("killer", "zergy")):
+        row = rows[pair]
+        # once among the others, then alone SOLO_BREAKS times: it, and nothing else, killed the worker
+        assert row.status == "failed" and row.attempts == 1 + SOLO_BREAKS, row
+        assert (row.error or "").startswith("KilledWorker"), row
+    client = distributed.Client(cluster.scheduler_address, set_as_default=False)
+    try:  # the cluster healed: its nannies started new workers
+        client.wait_for_workers(2, timeout=120)
+    finally:
+        client.close()
+
+
+@pytest.mark.timeout(600)
+def test_sandboxed_the_worker_killer_only_crashes_itself_on_dask(
+    store: Store, tmp_path: Path, cluster: Any
+) -> None:
+    sandbox_ready()
+    killer = tmp_path / "worker_killer.py"
+    shutil.copy(ENTRANTS / "worker_killer.py", killer)
+    summary = on_dask(store, cluster, killer_plan(killer))  # the default: untrusted and sandboxed
+    assert summary.status == "finished" and summary.played == 3 and summary.failed == 0
+    for row in rows_of(store, "t"):
+        assert row.status == "finished" and row.attempts == 1
+        if "killer" in row.seats:
+            assert row.ranks is not None and row.ranks[row.seats.index("killer")] == 2  # it lost
+
+
+# -- the sandbox on every worker -----------------------------------------------------------------------
+
+QUIET = f"""
+# the rival's source: {SECRET}
+def act(payload):
+    return {{}}
+"""
+
+HOSTILE = """
+import os, socket, sys, time
+
+READ = {read!r}
+WRITE = {write!r}
+PORTS = {ports!r}
+
+
+def attack():
+    for path in READ:
+        try:
+            with open(path) as handle:
+                print("READ", path, handle.read(), file=sys.stderr)
+        except OSError as exc:
+            print("DENIED", path, type(exc).__name__, file=sys.stderr)
+    for path in WRITE:
+        try:
+            with open(path, "a") as handle:
+                handle.write("def act(payload):\\n    raise SystemExit\\n")
+            print("WROTE", path, file=sys.stderr)
+        except OSError as exc:
+            print("DENIED", path, type(exc).__name__, file=sys.stderr)
+    for port in PORTS:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=2).sendall(b"hello")
+            print("CONNECTED", port, file=sys.stderr)
+        except OSError as exc:
+            print("REFUSED", port, type(exc).__name__, file=sys.stderr)
+    made = 0
+    while True:  # children that would live forever, until the process limit says no
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            print("FORK FAILED after", made, type(exc).__name__, file=sys.stderr)
+            return
+        if pid == 0:
+            while True:
+                time.sleep(60)
+        made += 1
+
+
+def setup(payload):
+    attack()
+    return {{}}
+
+
+def act(payload):
+    return {{}}
+"""
+
+
+class HttpOpponent(ThreadingHTTPServer):
+    """A quiet bot behind the generic HTTP binding: every request answered with an empty payload."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _QuietHandler)
+        self.thread = threading.Thread(target=self.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/"
+
+    def stop(self) -> None:
+        self.shutdown()
+        self.server_close()
+
+
+class _QuietHandler(BaseHTTPRequestHandler):
+    def do_POST(self) -> None:
+        envelope = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
+        body = json.dumps({"id": envelope.get("id"), "payload": {}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+
+def processes_with(token: str) -> list[int]:
+    """Host pids whose command line contains `token` (a sandbox's own pids are namespaced)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                    if token.encode() in handle.read():
+                        found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+@pytest.mark.timeout(600)
+def test_hostile_entrants_on_dask_workers_are_stopped_in_both_seats_against_every_transport(
+    store: Store, tmp_path: Path, cluster: Any
+) -> None:
+    sandbox_ready()
+    secret = tmp_path / "organizer" / "secret.txt"
+    secret.parent.mkdir()
+    secret.write_text(SECRET)
+    rival = tmp_path / "entrants" / "quiet" / "bot.py"
+    rival.parent.mkdir(parents=True)
+    rival.write_text(QUIET)
+    rival_source = rival.read_bytes()
+    hostile = tmp_path / "entrants" / "hostile" / "bot.py"
+    hostile.parent.mkdir()
+    read = [str(rival), str(secret), str(tmp_path / "arena.db"), "/etc/passwd"]
+    write = [str(rival), str(hostile), str(hostile.parent / "new.txt"), str(secret.parent / "x")]
+    http = HttpOpponent()
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        ports = [listener.getsockname()[1], http.server_address[1]]
+        hostile.write_text(textwrap.dedent(HOSTILE.format(read=read, write=write, ports=ports)))
+        plan = TournamentPlan(
+            name="t", game="drones", format="round-robin", seed=5, overrides=SANDBOXED,
+            options={"cycles": 2},  # the second cycle swaps every pair's seats
+            entrants=[
+                Entrant("hostile", str(hostile)), Entrant("zergy", "zergy"),  # in-process starter
+                Entrant("quiet", str(rival)), Entrant("http", http.url),  # sandboxed subprocess, HTTP
+            ],
+        )  # fmt: skip
+        summary = on_dask(store, cluster, plan)
+        readable, _, _ = select.select([listener], [], [], 0)  # a connection would sit in the backlog
+    finally:
+        listener.close()
+        http.stop()
+    assert summary.status == "finished" and summary.failed == 0
+    assert readable == []
+    seats_met: set[tuple[str, int]] = set()
+    for row in rows_of(store, "t"):
+        assert row.status == "finished", row
+        replay = read_replay(store.replay_path(row.replay_hash))
+        assert SECRET not in replay.dumps().decode()
+        if "hostile" not in row.seats:
+            continue
+        seat = row.seats.index("hostile")
+        rival_seat = 1 - seat
+        seats_met.add((row.seats[rival_seat], seat))
+        assert set(replay.statuses[rival_seat]) == {Status.OK.value}, row  # the rival plays on unharmed
+        assert set(replay.statuses[seat]) == {Status.OK.value}, row  # and so does the attacker
+        log = str(replay.logs[seat]["text"])
+        assert all(f"DENIED {path} FileNotFoundError" in log for path in read), log
+        assert all(f"DENIED {path}" in log for path in write), log
+        assert "READ" not in log and "WROTE" not in log and "CONNECTED" not in log
+        assert log.count("REFUSED") == len(ports)
+        made = int(log.split("FORK FAILED after", 1)[1].split()[0])
+        assert made < SandboxPolicy().pids  # the pids limit of its cgroup stopped the forks
+    assert seats_met == {(rival, seat) for rival in ("zergy", "quiet", "http") for seat in (0, 1)}
+    assert rival.read_bytes() == rival_source
+    assert not (hostile.parent / "new.txt").exists() and not (secret.parent / "x").exists()
+    assert processes_with(str(hostile)) == []  # its forks (which keep its command line) are gone
+
+
+@pytest.mark.timeout(600)
+def test_a_worker_without_bubblewrap_fails_its_matches_and_never_runs_a_bot_unsealed(
+    store: Store, tmp_path: Path
+) -> None:
+    sandbox_ready()  # the coordinator's machine can sandbox; its one worker cannot
+    marker = tmp_path / "ran-unsealed"
+    bot = tmp_path / "entrants" / "bot.py"
+    bot.parent.mkdir()
+    bot.write_text(f"open({str(marker)!r}, 'w').close()\n\ndef act(payload):\n    return {{}}\n")
+    plan = TournamentPlan(
+        name="t", game="drones", format="round-robin", seed=3, overrides=SANDBOXED,
+        entrants=[Entrant("bot", str(bot)), Entrant("zergy", "zergy"), Entrant("adaptive", "adaptive")],
+    )  # fmt: skip
+    with new_cluster(n_workers=1, env={"BOTARENA_BWRAP": "no-such-bwrap"}) as broken:
+        summary = on_dask(store, broken, plan)
+    assert summary.status == "finished" and summary.played == 0 and summary.failed == 3
+    for row in rows_of(store, "t"):
+        assert row.status == "failed" and row.attempts == MAX_ATTEMPTS, row
+        assert "cannot sandbox bots: bubblewrap (bwrap) not found" in (row.error or ""), row
+        assert "--unsandboxed" not in (row.error or "")  # advice for the organizer's own machine only
+    assert not marker.exists()
