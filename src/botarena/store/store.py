@@ -19,6 +19,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
+from botarena.core.replay import Replay, parse_replay
 from botarena.store import engine as eng
 from botarena.store.models import (
     Bot,
@@ -30,7 +31,7 @@ from botarena.store.models import (
     TournamentEntrant,
     utcnow,
 )
-from botarena.store.replays import ReplayFiles
+from botarena.store.replays import ReplayStorage, keep_replay, replay_storage
 from botarena.store.rows import (
     MATCH_STATUSES,
     TOURNAMENT_STATUSES,
@@ -108,16 +109,23 @@ class RatingLike(Protocol):
 class Store:
     """Persistence for tournaments. Open with `Store.open(url)`; thread-safe."""
 
-    def __init__(self, engine: Engine, url: str, replay_dir: Path) -> None:
+    def __init__(self, engine: Engine, url: str, replays: str | Path | None = None) -> None:
         self._engine = engine
         # The URL for people (password hidden, as SQLAlchemy prints URLs) and the one to connect with,
         # e.g. to open the same store from another process.
         self.connect_url = url
         self.url = make_url(url).render_as_string(hide_password=True)
         self.dialect: str = engine.dialect.name
-        self.replays = ReplayFiles(replay_dir)
         self._read = sessionmaker(engine, expire_on_commit=False)
         self._writer = engine.execution_options(**{eng.WRITE: True})
+        parsed = make_url(url)
+        self.replays: ReplayStorage = replay_storage(
+            replays,
+            default_dir=_default_replay_dir(parsed),
+            engine=engine,
+            writer=self._writer,
+            url=self.url,
+        )
         self._write = sessionmaker(self._writer, expire_on_commit=False)
         self._versions: dict[int, dict[str, int]] = {}
 
@@ -125,14 +133,25 @@ class Store:
 
     @classmethod
     def open(
-        cls, url: str | None = None, *, replay_dir: str | Path | None = None, migrate: bool = True
+        cls,
+        url: str | None = None,
+        *,
+        replay_dir: str | Path | None = None,
+        replays: str | None = None,
+        migrate: bool = True,
     ) -> Store:
         """Open (and by default create or upgrade) the store at `url`, default `sqlite:///./var/botarena.db`.
 
-        Replays go to `replay_dir`, by default `replays/` next to a SQLite file, else `./var/replays`.
-        Raises StoreError with a one-line reason for a bad URL, an unreachable server or an
-        unwritable path.
+        Replays (store/replays.py) go where `replays` says: "db" (the database), a directory, or a
+        `file:///shared/dir` location every worker mounts (workers then write replays there
+        themselves). By default (and `replay_dir` is the same as a directory): `replays/` next to
+        a SQLite file, an in-memory SQLite's `./var/replays`, PostgreSQL's database, so that every
+        machine that reaches it sees every replay.
+        Raises StoreError with a one-line reason for a bad URL or replay location, an unreachable
+        server or an unwritable path.
         """
+        if replay_dir is not None and replays is not None:
+            raise StoreError("give the store's replays by replay_dir or by replays, not both")
         parsed = eng.normalize_url(url or eng.DEFAULT_URL)
         engine = eng.make_engine(parsed)
         try:
@@ -145,17 +164,14 @@ class Store:
                 eng.migrate(engine)
             else:
                 eng.check_schema(engine)
-            replays = Path(replay_dir) if replay_dir is not None else _default_replay_dir(parsed)
-            try:
-                replays.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise StoreError(
-                    f"cannot create the replay directory {replays}: {error.strerror or error}"
-                ) from None
+            return cls(
+                engine,
+                parsed.render_as_string(hide_password=False),
+                Path(replay_dir) if replay_dir is not None else replays,
+            )
         except BaseException:
             engine.dispose()
             raise
-        return cls(engine, parsed.render_as_string(hide_password=False), replays)
 
     def close(self) -> None:
         self._engine.dispose()
@@ -437,13 +453,16 @@ class Store:
         time_used_ms: Sequence[float],
         steps: int,
         duration_s: float,
-        replay_gz: bytes,
+        replay_gz: bytes = b"",
+        replay_hash: str | None = None,
     ) -> bool:
         """Record a finished match exactly once: True if this call recorded it, False (and nothing
         changed) if it was already finished.
 
-        The replay file is written first (by content hash: a crash after it leaves at most an
-        unreferenced file), then one transaction marks the match finished and writes its players.
+        The replay is written first (by content hash: a crash after it leaves at most an
+        unreferenced replay), then one transaction marks the match finished and writes its players.
+        `replay_hash` instead of `replay_gz`: a worker wrote the replay to the store's shared
+        location itself; ReplayMissing (a StoreError) if it is not there.
         """
         with self._read_connection("cannot read matches") as conn:
             found = conn.execute(_FIND, {"p_tournament_id": tournament_id, "p_key": key}).first()
@@ -474,7 +493,7 @@ class Store:
             }
             for seat, name in enumerate(seats)
         ]
-        digest = self.replays.write(replay_gz)
+        digest = keep_replay(self.replays, replay_gz, replay_hash, f"match {key!r}")
         with self._write_connection(f"cannot record match {key!r}") as conn:
             # The status condition makes this exactly-once. On PostgreSQL a concurrent caller's
             # UPDATE waits for this row's lock, then re-checks the condition against the committed
@@ -571,9 +590,22 @@ class Store:
 
     # -------------------------------------------------------------------------------- replays
 
+    def read_replay(self, digest: str) -> bytes:
+        """The gzip bytes of the replay with this hash (MatchRow.replay_hash), checked against it:
+        ReplayMissing or ReplayDamaged (StoreErrors, one line) when it is gone or damaged."""
+        return self.replays.read(digest)
+
+    def load_replay(self, digest: str) -> Replay:
+        """The replay with this hash, parsed (StoreError, or ReplayError for bytes that are no replay)."""
+        return parse_replay(self.read_replay(digest), f"replay {digest}")
+
     def replay_path(self, digest: str) -> Path:
-        """The file of the replay with this hash (MatchRow.replay_hash)."""
-        return self.replays.path(digest)
+        """The file of the replay with this hash, when the replays are files (StoreError otherwise)."""
+        path = getattr(self.replays, "path", None)
+        if path is None:
+            raise StoreError(f"the replays of this store are in {self.replays.location}, not in files")
+        result: Path = path(digest)
+        return result
 
 
 def _check_int64(value: int, what: str) -> None:
@@ -588,7 +620,11 @@ def _check_json(value: object, what: str) -> None:
         raise StoreError(f"{what}: {error}") from None
 
 
-def _default_replay_dir(url: URL) -> Path:
+def _default_replay_dir(url: URL) -> Path | None:
+    """`replays/` next to a SQLite file, `./var/replays` for an in-memory one, None (the database)
+    for PostgreSQL."""
+    if url.get_backend_name() == "postgresql":
+        return None
     path = eng.sqlite_file(url)
     return path.parent / "replays" if path is not None else Path("var") / "replays"
 

@@ -168,6 +168,9 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
     replay_gz = gzip.compress(replay.dumps(), compresslevel=6, mtime=0)
     if streamer is not None:
         streamer.end(replay)
+    from botarena.store.replays import ship_replay  # a shared location: written here, only the hash goes back
+
+    replay_gz, replay_hash = ship_replay(task.replay_target, replay_gz)
     return MatchOutcome(
         key=task.key,
         ranks=list(run.result.ranks),
@@ -177,6 +180,7 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
         steps=len(replay.steps),
         duration_s=time.perf_counter() - started,
         replay_gz=replay_gz,
+        replay_hash=replay_hash,
     )
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from botarena.core.registry import get_game
 from botarena.store import MatchRow, Store, TournamentRow
+from botarena.store.replays import ReplayMissing
 from botarena.tournament.executor import (
     LiveSink,
     MatchOutcome,
@@ -241,11 +242,11 @@ class _DetailsCache:
             if found is not None:
                 self._found.move_to_end(digest)
                 return found
-        from botarena.core.replay import ReplayError, read_replay
+        from botarena.core.replay import ReplayError
         from botarena.store import StoreError
 
         try:
-            details = read_replay(store.replay_path(digest)).result.get("details")
+            details = store.load_replay(digest).result.get("details")
         except (ReplayError, StoreError) as exc:  # the leaderboard goes on without this match's details
             log.warning("cannot read the result details of replay %s: %s", digest, exc)
             return None
@@ -390,6 +391,7 @@ class _Coordinator:
             pace_ms=self.pace_ms,
             match_id=self.match_ids.get(spec.key),
             isolation=self.isolation,
+            replay_target=self.store.replays.target,  # a shared location: workers write replays there
         )
 
     def submit(self) -> None:
@@ -458,17 +460,22 @@ class _Coordinator:
 
     def record(self, key: str, outcome: MatchOutcome) -> None:
         spec = self.scheduled[key]
-        self.store.record_result(
-            self.tournament.id,
-            key,
-            ranks=outcome.ranks,
-            scores=outcome.scores,
-            statuses=outcome.statuses,
-            time_used_ms=outcome.time_used_ms,
-            steps=outcome.steps,
-            duration_s=outcome.duration_s,
-            replay_gz=outcome.replay_gz,
-        )
+        try:
+            self.store.record_result(
+                self.tournament.id,
+                key,
+                ranks=outcome.ranks,
+                scores=outcome.scores,
+                statuses=outcome.statuses,
+                time_used_ms=outcome.time_used_ms,
+                steps=outcome.steps,
+                duration_s=outcome.duration_s,
+                replay_gz=outcome.replay_gz,
+                replay_hash=outcome.replay_hash,
+            )
+        except ReplayMissing as exc:  # the worker's replay is not in the shared location: play again
+            self.task_failed(key, exc)
+            return
         self.finished[key] = FinishedMatch(
             key=key,
             round=spec.round,
