@@ -217,3 +217,42 @@ def test_a_replay_missing_from_the_shared_location_means_the_match_is_played_aga
         # recorded with the second attempt's replay (times differ: another hash), which is there
         assert len(executor.lost) == 1 and row.replay_hash and store.replays.exists(row.replay_hash)
         assert store.load_replay(row.replay_hash).seed == row.seed
+
+
+def test_a_damaged_or_missing_replay_in_the_database_is_a_one_line_410_or_404(
+    db_url: str, tmp_path: Path, start_server: Callable[..., Server]
+) -> None:
+    from sqlalchemy import delete, update
+
+    from botarena.store.models import ReplayBlob
+
+    with Store.open(db_url, replays="db") as store:
+        a = store.register_bot("drones", "a", "adaptive")
+        b = store.register_bot("drones", "b", "zergy")
+        t = store.create_tournament(
+            name="t", game="drones", format="round-robin", preset="default", config={}, seed=1,
+            options={}, entrants=[("a", a.id), ("b", b.id)],
+        )  # fmt: skip
+        store.add_matches(t.id, [_Spec("damaged"), _Spec("gone")])
+        for key in ("damaged", "gone"):
+            store.record_result(
+                t.id, key, ranks=[0, 1], scores=[1.0, 0.0], statuses=[{"OK": 1}] * 2, time_used_ms=[1.0] * 2,
+                steps=1, duration_s=0.1, replay_gz=gzip.compress(key.encode(), mtime=0),
+            )  # fmt: skip
+        rows = {r.key: r for r in store.list_matches(t.id)}
+        with store._engine.begin() as conn:
+            damaged, gone = rows["damaged"].replay_hash, rows["gone"].replay_hash
+            conn.execute(update(ReplayBlob).where(ReplayBlob.digest == damaged).values(data=b"forged"))
+            conn.execute(delete(ReplayBlob).where(ReplayBlob.digest == gone))
+        server = start_server(store)
+        status, body = get_json(server.url + f"/api/matches/{rows['damaged'].id}/replay")
+        assert status == 410 and body["detail"].endswith("is damaged (its content does not match its hash)")
+        status, body = get_json(server.url + f"/api/matches/{rows['gone'].id}/replay")
+        assert status == 404 and "replay not found" in body["detail"] and "\n" not in body["detail"]
+
+
+class _Spec:
+    """A MatchSpec-like object (the store reads .key .round .seats .seed)."""
+
+    def __init__(self, key: str) -> None:
+        self.key, self.round, self.seats, self.seed = key, 1, ("a", "b"), 7
