@@ -721,6 +721,18 @@ DbOption = Annotated[
     str | None,
     typer.Option("--db", help="Database URL (default sqlite:///./var/botarena.db; postgresql://... works)."),
 ]
+ReplaysOption = Annotated[
+    str | None,
+    typer.Option(
+        "--replays",
+        envvar="BOTARENA_REPLAYS",
+        metavar="db|DIR|file:///DIR",
+        help="Where the store keeps replays: db (in the database: a server on any machine that reaches "
+        "it shows them), a directory, or file:///shared/dir (a location every machine mounts; workers "
+        "write the replays there themselves). Default: replays/ next to a SQLite file; the database "
+        "for PostgreSQL.",
+    ),
+]
 
 
 def _entrants(items: list[str]) -> list[Any]:
@@ -756,10 +768,11 @@ def _default_name(spec: str) -> str:
     return Path(last).stem or last
 
 
-def _open_store(db: str | None) -> Any:
+def _open_store(db: str | None, replays: str | None = None) -> Any:
+    """The store at `db`, its replays where `replays` says (store/replays.py; None: the default)."""
     from botarena.store import Store
 
-    return Store.open(db)
+    return Store.open(db, replays=replays)
 
 
 def _find_tournament(store: Any, which: str | None) -> Any:
@@ -841,6 +854,7 @@ def tournament_command(
         str | None, typer.Option(help="Run matches on the Dask scheduler at this address.")
     ] = None,
     db: DbOption = None,
+    replays: ReplaysOption = None,
     name: Annotated[str | None, typer.Option(help="Tournament name (default: GAME-FORMAT-time).")] = None,
     resume: Annotated[
         str | None, typer.Option(help="Resume the tournament of this name or id (e.g. after a kill).")
@@ -878,7 +892,7 @@ def tournament_command(
         raise UserError(f"--workers must be 0 or more, got {workers}")
     live = _live_target(live_url, live_token)
     isolation = _isolation(not unsandboxed)
-    store = _open_store(db)
+    store = _open_store(db, replays)
     try:
         if resume is not None:
             if game_id is not None or bots:
@@ -1056,12 +1070,13 @@ def leaderboard_command(
         str | None, typer.Argument(metavar="[TOURNAMENT]", help="Name or id (default: the newest).")
     ] = None,
     db: DbOption = None,
+    replays: ReplaysOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")] = False,
 ) -> None:
     """Print a tournament's leaderboard: ratings, results, standings."""
     from botarena.tournament.service import tournament_leaderboard
 
-    store = _open_store(db)
+    store = _open_store(db, replays)
     try:
         found = _find_tournament(store, tournament)
         if as_json:
@@ -1080,6 +1095,7 @@ def leaderboard_command(
 @app.command("serve")
 def serve_command(
     db: DbOption = None,
+    replays: ReplaysOption = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: pick a free one).")] = 8000,
     demo: Annotated[
@@ -1115,7 +1131,7 @@ def serve_command(
 
         check_live_token(live_token)
     isolation = _isolation(not unsandboxed)
-    store = _open_store(db)
+    store = _open_store(db, replays)
     hub = LiveHub()
     stop = threading.Event()
 

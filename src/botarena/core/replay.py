@@ -137,16 +137,22 @@ def read_replay(path: str | Path) -> Replay:
         raw = Path(path).read_bytes()
     except OSError as exc:
         raise ReplayError(f"cannot read {path}: {exc.strerror or exc}") from None
+    return parse_replay(raw, str(path))
+
+
+def parse_replay(raw: bytes, where: str = "replay") -> Replay:
+    """A replay (or a journal) from the bytes of a replay file, gzip or plain JSON; `where` names
+    them in the one-line ReplayError."""
     if raw[:2] == b"\x1f\x8b":
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError, zlib.error) as exc:
             prefix = decompress_prefix(raw)  # a journal whose end a kill cut off reads up to there
             if is_journal(prefix):
-                return parse_journal(prefix, str(path)).replay
-            raise ReplayError(f"{path}: corrupt gzip data ({exc})") from None
+                return parse_journal(prefix, where).replay
+            raise ReplayError(f"{where}: corrupt gzip data ({exc})") from None
     if is_journal(raw):
-        return parse_journal(raw, str(path)).replay
+        return parse_journal(raw, where).replay
     # A long replay is millions of containers: with the collector on, the parse triggers full
     # collections over everything parsed so far (3-4x the parse itself, benchmarks/overhead.py).
     # orjson holds the GIL throughout, so switching it off here affects no other thread.
@@ -155,7 +161,7 @@ def read_replay(path: str | Path) -> Replay:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
-        raise ReplayError(f"{path}: not valid JSON ({exc})") from None
+        raise ReplayError(f"{where}: not valid JSON ({exc})") from None
     finally:
         if collecting:
             gc.enable()

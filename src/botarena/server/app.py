@@ -52,7 +52,6 @@ from botarena.server.viewer import (
     _require,
     bind_socket,
     mount_web,
-    replay_response,
     viewer_url,
 )
 from botarena.tournament.live_http import INGEST_PATH, MAX_INGEST_BYTES
@@ -312,6 +311,24 @@ def _one_line(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
+def stored_replay_response(store: Store, match_id: int, digest: str) -> Response:
+    """A recorded match's replay, from wherever the store keeps replays (its directory, a shared
+    location or the database, so a server on any machine shows it), sent gzip-encoded as stored.
+    Gone: 404; damaged (its bytes no longer match their hash): 410; each with a one-line detail."""
+    from botarena.store.replays import ReplayDamaged, ReplayMissing
+
+    try:
+        data = store.read_replay(digest)
+    except ReplayMissing as exc:
+        raise HTTPException(404, f"match {match_id}: {_one_line(exc)}") from None
+    except ReplayDamaged as exc:
+        raise HTTPException(410, f"match {match_id}: {_one_line(exc)}") from None
+    headers = {"Cache-Control": "no-store"}
+    if data[:2] == b"\x1f\x8b":
+        headers["Content-Encoding"] = "gzip"
+    return Response(data, media_type="application/json", headers=headers)
+
+
 def _validation_message(errors: Any) -> str:
     """FastAPI's validation errors as one line: `query limit: Input should be ...; path id: ...`."""
     parts = []
@@ -491,11 +508,7 @@ def create_app(
         row = _match(match_id)
         if not row.replay_hash:
             raise HTTPException(404, f"match {match_id} has no replay yet (it is {row.status})")
-        try:
-            path = store.replay_path(row.replay_hash)
-        except (ValueError, OSError) as exc:
-            raise HTTPException(404, f"replay of match {match_id} not found: {_one_line(exc)}") from None
-        return replay_response(path)
+        return stored_replay_response(store, match_id, row.replay_hash)
 
     @app.get("/api/live", response_model=list[LiveMatchOut])
     def live_matches() -> list[dict[str, Any]]:

@@ -20,6 +20,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
+from botarena.core.replay import Replay, parse_replay
 from botarena.store import engine as eng
 from botarena.store.models import (
     Bot,
@@ -31,7 +32,7 @@ from botarena.store.models import (
     TournamentEntrant,
     utcnow,
 )
-from botarena.store.replays import ReplayFiles
+from botarena.store.replays import ReplayStorage, keep_replay, replay_storage
 from botarena.store.rows import (
     MATCH_STATUSES,
     TOURNAMENT_STATUSES,
@@ -127,6 +128,8 @@ class MatchResultLike(Protocol):
     def duration_s(self) -> float: ...
     @property
     def replay_gz(self) -> bytes: ...
+    @property
+    def replay_hash(self) -> str | None: ...  # set instead of replay_gz: a worker wrote the replay
 
 
 @dataclass(frozen=True)
@@ -141,6 +144,7 @@ class MatchResult:
     steps: int
     duration_s: float
     replay_gz: bytes
+    replay_hash: str | None = None
 
 
 class RatingLike(Protocol):
@@ -159,16 +163,23 @@ class RatingLike(Protocol):
 class Store:
     """Persistence for tournaments. Open with `Store.open(url)`; thread-safe."""
 
-    def __init__(self, engine: Engine, url: str, replay_dir: Path) -> None:
+    def __init__(self, engine: Engine, url: str, replays: str | Path | None = None) -> None:
         self._engine = engine
         # The URL for people (password hidden, as SQLAlchemy prints URLs) and the one to connect with,
         # e.g. to open the same store from another process.
         self.connect_url = url
         self.url = make_url(url).render_as_string(hide_password=True)
         self.dialect: str = engine.dialect.name
-        self.replays = ReplayFiles(replay_dir)
         self._read = sessionmaker(engine, expire_on_commit=False)
         self._writer = engine.execution_options(**{eng.WRITE: True})
+        parsed = make_url(url)
+        self.replays: ReplayStorage = replay_storage(
+            replays,
+            default_dir=_default_replay_dir(parsed),
+            engine=engine,
+            writer=self._writer,
+            url=self.url,
+        )
         self._write = sessionmaker(self._writer, expire_on_commit=False)
         self._versions: dict[int, dict[str, int]] = {}
 
@@ -176,14 +187,25 @@ class Store:
 
     @classmethod
     def open(
-        cls, url: str | None = None, *, replay_dir: str | Path | None = None, migrate: bool = True
+        cls,
+        url: str | None = None,
+        *,
+        replay_dir: str | Path | None = None,
+        replays: str | None = None,
+        migrate: bool = True,
     ) -> Store:
         """Open (and by default create or upgrade) the store at `url`, default `sqlite:///./var/botarena.db`.
 
-        Replays go to `replay_dir`, by default `replays/` next to a SQLite file, else `./var/replays`.
-        Raises StoreError with a one-line reason for a bad URL, an unreachable server or an
-        unwritable path.
+        Replays (store/replays.py) go where `replays` says: "db" (the database), a directory, or a
+        `file:///shared/dir` location every worker mounts (workers then write replays there
+        themselves). By default (and `replay_dir` is the same as a directory): `replays/` next to
+        a SQLite file, an in-memory SQLite's `./var/replays`, PostgreSQL's database, so that every
+        machine that reaches it sees every replay.
+        Raises StoreError with a one-line reason for a bad URL or replay location, an unreachable
+        server or an unwritable path.
         """
+        if replay_dir is not None and replays is not None:
+            raise StoreError("give the store's replays by replay_dir or by replays, not both")
         parsed = eng.normalize_url(url or eng.DEFAULT_URL)
         engine = eng.make_engine(parsed)
         try:
@@ -196,17 +218,14 @@ class Store:
                 eng.migrate(engine)
             else:
                 eng.check_schema(engine)
-            replays = Path(replay_dir) if replay_dir is not None else _default_replay_dir(parsed)
-            try:
-                replays.mkdir(parents=True, exist_ok=True)
-            except OSError as error:
-                raise StoreError(
-                    f"cannot create the replay directory {replays}: {error.strerror or error}"
-                ) from None
+            return cls(
+                engine,
+                parsed.render_as_string(hide_password=False),
+                Path(replay_dir) if replay_dir is not None else replays,
+            )
         except BaseException:
             engine.dispose()
             raise
-        return cls(engine, parsed.render_as_string(hide_password=False), replays)
 
     def close(self) -> None:
         self._engine.dispose()
@@ -500,11 +519,17 @@ class Store:
         time_used_ms: Sequence[float],
         steps: int,
         duration_s: float,
-        replay_gz: bytes,
+        replay_gz: bytes = b"",
+        replay_hash: str | None = None,
     ) -> bool:
         """Record a finished match exactly once: True if this call recorded it, False (and nothing
-        changed) if it was already finished. (`record_results` for one match.)"""
-        result = MatchResult(key, ranks, scores, statuses, time_used_ms, steps, duration_s, replay_gz)
+        changed) if it was already finished. (`record_results` for one match.)
+
+        `replay_hash` instead of `replay_gz`: a worker wrote the replay to the store's shared
+        location itself; ReplayMissing (a StoreError) if it is not there."""
+        result = MatchResult(
+            key, ranks, scores, statuses, time_used_ms, steps, duration_s, replay_gz, replay_hash
+        )
         return self.record_results(tournament_id, [result])[0]
 
     def record_results(self, tournament_id: int, results: Sequence[MatchResultLike]) -> list[bool]:
@@ -512,10 +537,11 @@ class Store:
         this call recorded it, False (and nothing changed) if it was already finished (or repeated
         earlier in `results`).
 
-        Raises StoreError, recording nothing, if a key is unknown or a result does not fit its
-        match's seats. The replay files are written first (by content hash: a crash after them
-        leaves at most unreferenced files), then one transaction marks the matches finished and
-        writes their players.
+        Raises StoreError, recording nothing, if a key is unknown, a result does not fit its match's
+        seats, or a replay a worker wrote to the shared location (`replay_hash`) is not there
+        (ReplayMissing). The replays are written first (by content hash: a crash after them leaves
+        at most unreferenced replays), then one transaction marks the matches finished and writes
+        their players.
         """
         if not results:
             return []
@@ -532,7 +558,8 @@ class Store:
         rows = {}
         for key, result in chosen.items():
             match_id, _, seats = found[key]
-            rows[match_id] = (result, seats, self.replays.write(result.replay_gz))
+            digest = keep_replay(self.replays, result.replay_gz, result.replay_hash, f"match {key!r}")
+            rows[match_id] = (result, seats, digest)
         with self._write_connection(f"cannot record results of tournament {tournament_id}") as conn:
             # Exactly-once: only the matches still unfinished inside this write transaction are
             # written. On SQLite BEGIN IMMEDIATE made this the only writer; on PostgreSQL FOR UPDATE
@@ -661,9 +688,22 @@ class Store:
 
     # -------------------------------------------------------------------------------- replays
 
+    def read_replay(self, digest: str) -> bytes:
+        """The gzip bytes of the replay with this hash (MatchRow.replay_hash), checked against it:
+        ReplayMissing or ReplayDamaged (StoreErrors, one line) when it is gone or damaged."""
+        return self.replays.read(digest)
+
+    def load_replay(self, digest: str) -> Replay:
+        """The replay with this hash, parsed (StoreError, or ReplayError for bytes that are no replay)."""
+        return parse_replay(self.read_replay(digest), f"replay {digest}")
+
     def replay_path(self, digest: str) -> Path:
-        """The file of the replay with this hash (MatchRow.replay_hash)."""
-        return self.replays.path(digest)
+        """The file of the replay with this hash, when the replays are files (StoreError otherwise)."""
+        path = getattr(self.replays, "path", None)
+        if path is None:
+            raise StoreError(f"the replays of this store are in {self.replays.location}, not in files")
+        result: Path = path(digest)
+        return result
 
 
 def _check_result_fits(result: MatchResultLike, seats: int) -> None:
@@ -700,7 +740,11 @@ def _check_json(value: object, what: str) -> None:
         raise StoreError(f"{what}: {error}") from None
 
 
-def _default_replay_dir(url: URL) -> Path:
+def _default_replay_dir(url: URL) -> Path | None:
+    """`replays/` next to a SQLite file, `./var/replays` for an in-memory one, None (the database)
+    for PostgreSQL."""
+    if url.get_backend_name() == "postgresql":
+        return None
     path = eng.sqlite_file(url)
     return path.parent / "replays" if path is not None else Path("var") / "replays"
 

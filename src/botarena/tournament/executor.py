@@ -205,6 +205,11 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
     replay_gz = gzip.compress(replay.dumps(), compresslevel=6, mtime=0)
     if streamer is not None:
         streamer.end(replay)
+    replay_hash = None
+    if task.replay_target:  # a shared location: the replay is written from here, only its hash goes back
+        from botarena.store.replays import ship_replay
+
+        replay_gz, replay_hash = ship_replay(task.replay_target, replay_gz)
     return MatchOutcome(
         key=task.key,
         ranks=list(run.result.ranks),
@@ -214,6 +219,7 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
         steps=len(replay.steps),
         duration_s=time.perf_counter() - started,
         replay_gz=replay_gz,
+        replay_hash=replay_hash,
     )
 
 

@@ -249,11 +249,11 @@ class _DetailsCache:
             if found is not None:
                 self._found.move_to_end(digest)
                 return found
-        from botarena.core.replay import ReplayError, read_replay
+        from botarena.core.replay import ReplayError
         from botarena.store import StoreError
 
         try:
-            details = read_replay(store.replay_path(digest)).result.get("details")
+            details = store.load_replay(digest).result.get("details")
         except (ReplayError, StoreError) as exc:  # the leaderboard goes on without this match's details
             log.warning("cannot read the result details of replay %s: %s", digest, exc)
             return None
@@ -408,6 +408,7 @@ class _Coordinator:
             isolation=self.isolation,
             live_url=self.live_url,
             live_token=self.live_token,
+            replay_target=self.store.replays.target,  # a shared location: workers write replays there
         )
 
     def count_slots(self) -> None:
@@ -503,13 +504,23 @@ class _Coordinator:
     def take(self, keys: tuple[str, ...], results: MatchBatchResult) -> None:
         """Record a finished task's outcomes in one transaction, then deal with its failures."""
         by_key = {result.key: result for result in results if result.key in keys}
-        self.record([r for r in by_key.values() if isinstance(r, MatchOutcome)])
+        outcomes = [r for r in by_key.values() if isinstance(r, MatchOutcome)]
+        self.record([outcome for outcome in outcomes if self.replay_kept(outcome)])
         for key in keys:
             result = by_key.get(key)
             if isinstance(result, MatchFailure):
                 self.task_failed(key, result.error, retry=result.retry)
             elif result is None:
                 self.task_failed(key, "RuntimeError: the task returned no result for it", retry=True)
+
+    def replay_kept(self, outcome: MatchOutcome) -> bool:
+        """Whether the replay a worker wrote to the shared location itself is there (else the match
+        is played again); a replay sent back as bytes is always kept."""
+        if outcome.replay_hash is None or self.store.replays.exists(outcome.replay_hash):
+            return True
+        message = f"ReplayMissing: its replay {outcome.replay_hash} is not in {self.store.replays.location}"
+        self.task_failed(outcome.key, message, retry=True)
+        return False
 
     def record(self, outcomes: Sequence[MatchOutcome]) -> None:
         if not outcomes:

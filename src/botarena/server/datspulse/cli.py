@@ -38,6 +38,16 @@ def serve_command(
             "--db", help="Database URL (default sqlite:///./var/botarena.db; postgresql://... works)."
         ),
     ] = None,
+    replays: Annotated[
+        str | None,
+        typer.Option(
+            "--replays",
+            envvar="BOTARENA_REPLAYS",
+            metavar="db|DIR|file:///DIR",
+            help="Where the store keeps replays: db (the database), a directory or file:///shared/dir "
+            "(default: replays/ next to a SQLite file; the database for PostgreSQL).",
+        ),
+    ] = None,
     spectators: Annotated[
         str | None,
         typer.Option(
@@ -62,7 +72,7 @@ def serve_command(
         raise SettingsError(f"--port must be 0..65535, got {port}")
     settings = load_settings(config, preset=preset, spectators=spectators, spectator_delay=spectator_delay)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    store = Store.open(db)
+    store = Store.open(db, replays=replays)
     cfg = settings.config
 
     def ready(base_url: str, viewer_url: str) -> None:

@@ -269,11 +269,12 @@ class SeriesRecorder:
         return None
 
     def _stored_results(self, digest: str) -> list[dict[str, Any]] | None:
-        from botarena.core.replay import ReplayError, read_replay
+        from botarena.core.replay import ReplayError
+        from botarena.store import StoreError
 
         try:
-            details = read_replay(self.store.replay_path(digest)).result.get("details") or {}
-        except (ReplayError, OSError, ValueError) as exc:
+            details = self.store.load_replay(digest).result.get("details") or {}
+        except (ReplayError, StoreError, OSError, ValueError) as exc:
             log.warning("cannot read the results of a recorded round: %s", exc)
             return None
         results = details.get("results")

@@ -183,9 +183,12 @@ class DatsPulseServer:
 
 def _journals_root(store: Any) -> Path | None:
     """Where running rounds' journals go: `journals/` beside the store's replay folder (None without
-    a store: nothing to resume into)."""
-    replays = getattr(getattr(store, "replays", None), "root", None)
-    return journals_root(Path(replays)) if replays is not None else None
+    a store: nothing to resume into). Replays in the database: `./var/journals` on this machine."""
+    replays = getattr(store, "replays", None)
+    if replays is None:
+        return None
+    root = getattr(replays, "root", None)
+    return journals_root(Path(root) if root is not None else Path("var") / "replays")
 
 
 def run(
