@@ -188,11 +188,11 @@ class LosesTheFirstReplay(ThreadPoolExecutor):
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         def play_and_lose() -> Any:
-            outcome = fn(*args, **kwargs)
+            outcomes = fn(*args, **kwargs)  # play_batch: a list, one per match of the batch
             if not self.lost:
-                self.lost.append(outcome.replay_hash)
-                ReplayFiles(self.root).path(outcome.replay_hash).unlink()
-            return outcome
+                self.lost.append(outcomes[0].replay_hash)
+                ReplayFiles(self.root).path(outcomes[0].replay_hash).unlink()
+            return outcomes
 
         return super().submit(play_and_lose)
 
