@@ -219,3 +219,32 @@ def test_a_dask_clusters_slots_are_its_worker_threads() -> None:
         assert executor_slots(pool) == 1
     finally:
         close_executor(pool)
+
+
+def test_local_pool_workers_write_the_replays_themselves(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On this machine's process pool, a directory store's replays are written by the workers: the
+    coordinator records hashes and never handles the bytes (it is the one process every match's
+    result passes through)."""
+    if getattr(store.replays, "root", None) is None:
+        pytest.skip("this store keeps its replays in the database")
+    seen: list[Any] = []
+    record_results = Store.record_results
+
+    def spy(self: Store, tournament_id: int, results: Any) -> list[bool]:
+        seen.extend(results)
+        return record_results(self, tournament_id, results)
+
+    monkeypatch.setattr(Store, "record_results", spy)
+    tournament = create_tournament(store, plan("pool", 1))
+    executor = make_executor(2)
+    try:
+        summary = run_tournament(store, tournament.id, executor)
+    finally:
+        close_executor(executor)
+    assert (summary.status, summary.played) == ("finished", 6)
+    assert len(seen) == 6 and all(o.replay_gz == b"" and o.replay_hash for o in seen)
+    for row in store.list_matches(tournament.id):
+        assert row.replay_hash in {o.replay_hash for o in seen}
+        assert store.load_replay(str(row.replay_hash)).seed == row.seed

@@ -19,7 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures.process import BrokenProcessPool, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -387,6 +387,18 @@ class _Coordinator:
             for spec in new:
                 self.scheduled[spec.key] = spec
 
+    @property
+    def replay_target(self) -> str | None:
+        """Where workers write replays themselves (sending back only their hashes): the store's
+        shared location, or its own replay directory when the workers are this machine's processes
+        (the coordinator then never touches the bytes); None: the replays come back as bytes."""
+        target = self.store.replays.target
+        if target is None and isinstance(self.executor, ProcessPoolExecutor):
+            directory = getattr(self.store.replays, "root", None)
+            if isinstance(directory, Path):
+                target = directory.absolute().as_uri()
+        return target
+
     def waiting(self) -> list[MatchSpec]:
         busy = {key for keys in self.in_flight.values() for key in keys} | self.suspects
         pending = [s for k, s in self.scheduled.items() if k not in self.finished and k not in busy]
@@ -408,7 +420,7 @@ class _Coordinator:
             isolation=self.isolation,
             live_url=self.live_url,
             live_token=self.live_token,
-            replay_target=self.store.replays.target,  # a shared location: workers write replays there
+            replay_target=self.replay_target,
         )
 
     def count_slots(self) -> None:
