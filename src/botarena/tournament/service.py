@@ -357,6 +357,7 @@ class _Coordinator:
         self.match_ids: dict[str, int] = {}
         self.in_flight: dict[Future[MatchBatchResult], tuple[str, ...]] = {}  # a task's match keys
         self.pool_of: dict[Future[MatchBatchResult], Executor | None] = {}
+        self.schedule_asked_at = -1  # len(finished) when the format was last asked for matches
         self.match_seconds: float | None = None  # a running mean of how long a match takes to play
         self.attempts: dict[str, int] = {}
         # A broken pool fails every match in it, so it cannot say which one killed its worker: those
@@ -375,7 +376,12 @@ class _Coordinator:
             self.attempts[row.key] = row.attempts
 
     def extend_schedule(self) -> None:
-        """Add what the format schedules now (repeatedly: one addition may enable the next)."""
+        """Add what the format schedules now (repeatedly: one addition may enable the next). The
+        schedule is a function of what is scheduled and finished, and `finished` only grows: with
+        no match finished since the last call there is nothing new to ask the format."""
+        if len(self.finished) == self.schedule_asked_at:
+            return
+        self.schedule_asked_at = len(self.finished)
         while True:
             new = self.format.schedule(list(self.scheduled.values()), self.finished)
             new = [spec for spec in new if spec.key not in self.scheduled]
