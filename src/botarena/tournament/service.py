@@ -358,7 +358,11 @@ class _Coordinator:
         self.in_flight: dict[Future[MatchBatchResult], tuple[str, ...]] = {}  # a task's match keys
         self.pool_of: dict[Future[MatchBatchResult], Executor | None] = {}
         self.schedule_asked_at = -1  # len(finished) when the format was last asked for matches
-        self.match_seconds: float | None = None  # a running mean of how long a match takes to play
+        # How long a match takes to play, on average over every match recorded by this run (a
+        # first slow match, a worker warming up, weighs only as one match among many).
+        self.match_seconds: float | None = None
+        self.played_seconds = 0.0
+        self.played_count = 0
         self.attempts: dict[str, int] = {}
         # A broken pool fails every match in it, so it cannot say which one killed its worker: those
         # matches become suspects and run again one at a time, alone in the pool.
@@ -554,9 +558,9 @@ class _Coordinator:
                 scores=tuple(outcome.scores),
             )
         self.summary.played += len(outcomes)
-        mean = sum(outcome.duration_s for outcome in outcomes) / len(outcomes)
-        previous = self.match_seconds
-        self.match_seconds = mean if previous is None else 0.7 * previous + 0.3 * mean
+        self.played_seconds += sum(outcome.duration_s for outcome in outcomes)
+        self.played_count += len(outcomes)
+        self.match_seconds = self.played_seconds / self.played_count
 
     def pool_broke(
         self, keys: tuple[str, ...], pool: Executor | None, solo: bool, exc: BaseException
