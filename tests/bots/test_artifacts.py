@@ -22,6 +22,7 @@ from botarena.bots.artifacts import (
     ArtifactCache,
     ArtifactError,
     ArtifactUnavailable,
+    artifact_source,
     extract,
     materialize,
     materialize_specs,
@@ -416,6 +417,15 @@ def test_an_unreachable_store_is_worth_retrying_and_creates_no_database(tmp_path
     with pytest.raises(ArtifactUnavailable, match=r"not a database file this worker can read"):
         materialize_specs(["{artifact}"], ["3" * 64], url, cache=ArtifactCache(tmp_path / "cache"))
     assert not (tmp_path / "nowhere").exists()
+
+
+def test_workers_get_a_sqlite_store_by_its_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert artifact_source("sqlite:///./var/arena.db") == f"sqlite:///{tmp_path}/var/arena.db"
+    postgres = "postgresql+psycopg://u:pw@db.example:5432/arena"
+    assert artifact_source(postgres) == postgres  # the password too: workers must connect
 
 
 def test_seats_without_artifacts_keep_their_specs(tmp_path: Path) -> None:

@@ -438,6 +438,18 @@ def _engine(url: str) -> Engine:
         return made
 
 
+def artifact_source(url: str) -> str:
+    """The store URL as workers should get it: a SQLite file's path made absolute (a worker on this
+    machine may run in another directory; one on another machine needs PostgreSQL anyway)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return url
+    return parsed.set(database=os.path.abspath(database)).render_as_string(hide_password=False)
+
+
 def store_fetcher(url: str) -> Fetch:
     """`fetch(digest) -> bytes` reading the `artifacts` table of the store at `url`."""
 
@@ -508,6 +520,7 @@ __all__ = [
     "ArtifactError",
     "ArtifactUnavailable",
     "PackedBot",
+    "artifact_source",
     "check_digest",
     "default_cache_root",
     "extract",

@@ -338,6 +338,9 @@ class _Coordinator:
         self.format = tournament_format(tournament)
         self.specs = {e.name: e.run_spec or e.spec for e in tournament.entrants}
         self.artifacts = {e.name: e.artifact for e in tournament.entrants}  # workers fetch them by digest
+        from botarena.bots.artifacts import artifact_source
+
+        self.artifact_source = artifact_source(store.connect_url)
         self.pace_ms = int(tournament.options.get("pace_ms", 0))
         self.scheduled: dict[str, MatchSpec] = {}
         self.finished: dict[str, FinishedMatch] = {}
@@ -393,7 +396,7 @@ class _Coordinator:
             match_id=self.match_ids.get(spec.key),
             isolation=self.isolation,
             artifacts=tuple(self.artifacts[name] for name in spec.seats),
-            artifact_source=self.store.connect_url,
+            artifact_source=self.artifact_source,
         )
 
     def submit(self) -> None:
