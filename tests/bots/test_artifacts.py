@@ -29,8 +29,9 @@ from botarena.bots.artifacts import (
     pack_spec,
     store_fetcher,
 )
-from botarena.bots.resolve import BotSpecError, check_spec, resolve_bot, untrusted
+from botarena.bots.resolve import TRUSTED, BotSpecError, check_spec, resolve_bot, untrusted
 from botarena.bots.sandbox import SandboxUnavailable, check_sandbox
+from botarena.bots.subprocess import SubprocessBot
 from botarena.core.registry import get_game
 from botarena.runner import run_match
 from botarena.store import Store, StoreError
@@ -197,27 +198,30 @@ def test_a_folder_without_an_entry_says_what_was_looked_for(tmp_path: Path) -> N
             call(str(tmp_path / "empty"), DRONES)
 
 
-@pytest.mark.parametrize("trusted", [True, False], ids=["in-process", "kit-subprocess"])
+@pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "untrusted"])
 def test_a_folder_bot_imports_its_sibling_module_in_both_seats(tmp_path: Path, trusted: bool) -> None:
-    """DR rules are the engine's; here the point is that the whole folder is the bot's: in-process,
-    and as a (sandboxed where available) kit subprocess against a subprocess opponent."""
+    """The whole folder is the bot's: its entry imports its sibling module, trusted (`play`) and
+    untrusted (sandboxed where available), in both seats, against another folder bot whose sibling
+    module has the same name (each runs in its own interpreter: no shared sys.modules)."""
     folder = folder_bot(tmp_path / "bot")
-    isolation = untrusted(sandbox_or_none())
-    opponent_file = tmp_path / "opponent.py"
-    opponent_file.write_text(
-        "def act(obs):\n    return {'newProducers': 0, 'newSoldiers': 0, 'launchAttack': False}\n"
+    rival = tmp_path / "rival"
+    rival.mkdir()
+    (rival / "helper.py").write_text(
+        "def move(obs):\n    return {'newProducers': 0, 'newSoldiers': 0, 'launchAttack': False}\n"
     )
+    (rival / "main.py").write_text("import helper\n\n\ndef act(obs):\n    return helper.move(obs)\n")
+    isolation = TRUSTED if trusted else untrusted(sandbox_or_none())
     for seat in (0, 1):
-        bot = (
-            resolve_bot(str(folder), DRONES)
-            if trusted
-            else resolve_bot(str(folder), DRONES, isolation=isolation)
-        )
-        opponent = resolve_bot(str(opponent_file), DRONES, isolation=isolation)
+        bot = resolve_bot(str(folder), DRONES, isolation=isolation)
+        opponent = resolve_bot(str(rival), DRONES, isolation=isolation)
+        assert isinstance(bot, SubprocessBot) and bot.bot_files == [str(folder)] and bot.cwd == str(folder)
         bots = [bot, opponent] if seat == 0 else [opponent, bot]
         run = run_match(DRONES, bots, config=DRONES.config("default", {}), seed=5)
-        statuses = run.replay.statuses[seat]
-        assert set(statuses) == {"OK"}, (seat, run.replay.logs)
+        assert all(set(statuses) == {"OK"} for statuses in run.replay.statuses), (seat, run.replay.logs)
+        replies = {reply["seat"]: reply["payload"] for reply in run.replay.steps[0]["replies"]}
+        assert (
+            replies[seat]["newSoldiers"] == 1 and replies[1 - seat]["newSoldiers"] == 0
+        )  # each its own helper
 
 
 # -- unpacking -------------------------------------------------------------------------------------

@@ -72,11 +72,7 @@ class BotSpecError(ValueError):
     """A bot spec that names nothing playable; the message says what was tried."""
 
 
-def _load_module(path: Path, search: Path | None = None) -> ModuleType:
-    """Load a bot file as a module; `search` (a folder bot's folder) goes on sys.path first, so the
-    bot can import its sibling modules."""
-    if search is not None and str(search) not in sys.path:
-        sys.path.insert(0, str(search))
+def _load_module(path: Path) -> ModuleType:
     name = f"botarena_user_bot_{abs(hash(str(path.resolve())))}"
     spec = importlib.util.spec_from_file_location(name, path)
     if spec is None or spec.loader is None:
@@ -90,9 +86,9 @@ def _load_module(path: Path, search: Path | None = None) -> ModuleType:
     return module
 
 
-def python_file_factory(path: Path, search: Path | None = None) -> Callable[[], Any]:
+def python_file_factory(path: Path) -> Callable[[], Any]:
     """The bot factory a Python file defines: `create_bot()`, a `Bot` class, or module-level `act`."""
-    module = _load_module(path, search)
+    module = _load_module(path)
     factory = module_bot_factory(module)
     if factory is not None:
         return factory
@@ -179,15 +175,15 @@ def folder_entry(folder: Path) -> Path:
 
 
 def _folder_bot(folder: Path, game: GameInfo, spec: str, isolation: Isolation) -> Bot:
-    """A folder bot: its entry runs with the whole folder visible (bound read-only in the sandbox,
-    its working directory), so it can import or read its other files."""
+    """A folder bot: its entry runs as a process with the whole folder visible (bound read-only in
+    the sandbox, its working directory), so it can import or read its other files."""
     from botarena.bots.subprocess import SubprocessBot
 
     entry = folder_entry(folder)
     kind = _file_kind(entry, game, spec)
     if kind == ".py":
-        if isolation.python_in_process:
-            return PythonBot(python_file_factory(entry, search=folder), name=folder.name)
+        # Always its own interpreter, trusted or not: two folder bots in one process would share
+        # sys.modules, and the second one's `import helper` would get the first one's module.
         argv = [sys.executable, "-m", "botarena.kit", str(entry)]
         return SubprocessBot(
             argv,
