@@ -224,6 +224,38 @@ def test_a_folder_bot_imports_its_sibling_module_in_both_seats(tmp_path: Path, t
         )  # each its own helper
 
 
+def test_a_javascript_folder_bot_imports_its_sibling_module(tmp_path: Path) -> None:
+    """A 2018 drones module (kits/drones-js) split in two files, through the Node adapter, sandboxed
+    where available, in both seats against a Python folder bot."""
+    from botarena.bots.node import NodeUnavailableError, check_node
+
+    try:
+        check_node()
+    except NodeUnavailableError as exc:
+        pytest.skip(str(exc))
+    folder = tmp_path / "jsbot"
+    folder.mkdir()
+    (folder / "helper.js").write_text(
+        "export function move(state) {\n"
+        "  return { newProducers: state.producers, newSoldiers: 0, launchAttack: false };\n}\n"
+    )
+    (folder / "bot.js").write_text(
+        'import { move } from "./helper.js";\n'
+        'export default function create() { return { meta: { name: "js" }, playTurn: move }; }\n'
+    )
+    isolation = untrusted(sandbox_or_none())
+    other = folder_bot(tmp_path / "py")
+    for seat in (0, 1):
+        bots = [
+            resolve_bot(str(folder), DRONES, isolation=isolation),
+            resolve_bot(str(other), DRONES, isolation=isolation),
+        ]
+        if seat == 1:
+            bots.reverse()
+        run = run_match(DRONES, bots, config=DRONES.config("default", {}), seed=5)
+        assert all(set(statuses) == {"OK"} for statuses in run.replay.statuses), (seat, run.replay.logs)
+
+
 # -- unpacking -------------------------------------------------------------------------------------
 
 
