@@ -166,8 +166,10 @@ def _parent(pid: int) -> int:
 def test_killing_the_coordinator_leaves_no_worker_or_bot_process(tmp_path: Path) -> None:
     bots = tmp_path / "bots"
     (bots / "pids").mkdir(parents=True)
-    shutil.copy(ENTRANTS / "sleeper.py", bots / "a.py")
-    shutil.copy(ENTRANTS / "sleeper.py", bots / "b.py")
+    # the sleepers run from their artifacts' copies (bots/artifacts.py): they write to this folder
+    sleeper = (ENTRANTS / "sleeper.py").read_text().replace("Path(__file__).parent", f"Path({str(bots)!r})")
+    (bots / "a.py").write_text(sleeper)
+    (bots / "b.py").write_text(sleeper)
     db = f"sqlite:///{tmp_path / 'arena.db'}"
     args = [
         "tournament", "drones", "--bots", f"{bots / 'a.py'},{bots / 'b.py'},zergy", "--workers", "2",

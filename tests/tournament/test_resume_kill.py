@@ -8,7 +8,6 @@ tournament, and the test kills once that match is held and the store has recorde
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -34,7 +33,8 @@ def gate_bot(folder: Path, *, armed: bool) -> Path:
     """A copy of the gate entrant in `folder`; `armed`, it holds its 4th match (see entrants/gate.py)."""
     folder.mkdir()
     bot = folder / "gate.py"
-    shutil.copy(GATE, bot)
+    # it runs from its artifact's copy (bots/artifacts.py): the gate lives in this folder
+    bot.write_text(GATE.read_text().replace("Path(__file__).parent", f"Path({str(folder.absolute())!r})"))
     if armed:
         (folder / "starts").mkdir()
         os.mkfifo(folder / "gate")

@@ -11,11 +11,13 @@ from typing import Any
 
 import orjson
 import pytest
+from sqlalchemy import delete
 
 from botarena.bots.resolve import untrusted
 from botarena.core.replay import Replay, read_replay
 from botarena.runner.verify import verify_replay
 from botarena.store import Store
+from botarena.store.models import Artifact
 from botarena.tournament.executor import close_executor, make_executor
 from botarena.tournament.formats import FormatError, match_seed
 from botarena.tournament.service import (
@@ -153,8 +155,9 @@ def test_bad_plans_fail_before_anything_is_written(store: Store, tmp_path: Path)
 
 
 def test_a_bot_that_cannot_be_played_is_a_failed_match_not_a_failed_tournament(
-    store: Store, tmp_path: Path
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("BOTARENA_CACHE_DIR", str(tmp_path / "cache"))  # no copy unpacked already
     bot = tmp_path / "vanishing.py"
     bot.write_text("def act(observation):\n    return {'newSoldiers': 0}\n")
     plan = TournamentPlan(
@@ -164,11 +167,14 @@ def test_a_bot_that_cannot_be_played_is_a_failed_match_not_a_failed_tournament(
         entrants=[Entrant("vanishing", str(bot)), Entrant("adaptive", "adaptive"), Entrant("zergy", "zergy")],
     )
     tournament = create_tournament(store, plan)
-    bot.unlink()
+    bot.unlink()  # workers run the stored artifact (tests/tournament/test_artifacts_dask.py) ...
+    with store._write_connection("lose the bot's files") as conn:
+        conn.execute(delete(Artifact))  # ... which the store has lost: its matches cannot be played
     summary = run_tournament(store, tournament.id)
     assert summary.status == "finished" and summary.failed == 2 and summary.played == 1
     failed = store.list_matches(tournament.id, status="failed")
     assert len(failed) == 2 and all("vanishing" in r.seats and r.error for r in failed)
+    assert all("is not in the store" in str(r.error) for r in failed)
     rows = tournament_leaderboard(store, tournament.id)["leaderboard"]["rows"]
     assert {r["name"]: r["played"] for r in rows} == {"vanishing": 0, "adaptive": 1, "zergy": 1}
 

@@ -5,6 +5,8 @@
     path/to/bot.py          a Python file, in-process: `create_bot()`, a `Bot` class, or an `act` function
     path/to/bot.js          a 2018-style JavaScript bot through the game's Node adapter (drones)
     path/to/AIMyBot.cc      a C++ player, compiled with the game's C++ kit (domains; cached by content)
+    path/to/mybot/          a folder: its entry is the first of FOLDER_ENTRIES (bot.py, main.py, bot.js,
+                            main.js, or an executable run or bot); the whole folder is the bot's
     http://127.0.0.1:8080   an HTTP bot (the generic binding)
     "python3 my_bot.py"     any command line speaking the generic JSON-lines protocol
     cmd:./my_bot            the same, explicitly
@@ -107,6 +109,8 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
     if spec.startswith("cmd:"):
         return _command_bot(spec[4:], isolation)
     path = Path(spec)
+    if path.is_dir():
+        return _folder_bot(path.absolute(), game, spec, isolation)
     if path.is_file() and path.suffix.lower() in CPP_SUFFIXES:
         return _command_bot(shlex.quote(str(_compile_cpp(path, game, spec, isolation))), isolation)
     if path.is_file():
@@ -140,8 +144,9 @@ def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> 
     if path.is_file() and path.suffix.lower() in CPP_SUFFIXES:
         _cpp_builder(game, spec)
         return
-    if path.is_file():
-        if _file_kind(path, game, spec) == ".js":
+    if path.is_dir() or path.is_file():
+        entry = folder_entry(path) if path.is_dir() else path
+        if _file_kind(entry, game, spec) == ".js":
             from botarena.bots.node import NodeUnavailableError, check_node
 
             try:
@@ -151,6 +156,53 @@ def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> 
         return
     _check_command_spec(spec, game)
     split_command(spec)
+
+
+FOLDER_ENTRIES = ("bot.py", "main.py", "bot.js", "main.js", "run", "bot")
+"""A folder bot's entry: the first of these that exists (`run` and `bot` must be executable)."""
+
+
+def folder_entry(folder: Path) -> Path:
+    """The file a folder bot starts from (BotSpecError listing what was looked for if none)."""
+    for name in FOLDER_ENTRIES:
+        candidate = folder / name
+        if candidate.is_file() and (candidate.suffix in (".py", ".js") or os.access(candidate, os.X_OK)):
+            return candidate
+    raise BotSpecError(
+        f"{folder} is a folder with no bot in it: looked for {', '.join(FOLDER_ENTRIES[:4])} "
+        "or an executable run or bot"
+    )
+
+
+def _folder_bot(folder: Path, game: GameInfo, spec: str, isolation: Isolation) -> Bot:
+    """A folder bot: its entry runs as a process with the whole folder visible (bound read-only in
+    the sandbox, its working directory), so it can import or read its other files."""
+    from botarena.bots.subprocess import SubprocessBot
+
+    entry = folder_entry(folder)
+    kind = _file_kind(entry, game, spec)
+    if kind == ".py":
+        # Always its own interpreter, trusted or not: two folder bots in one process would share
+        # sys.modules, and the second one's `import helper` would get the first one's module.
+        argv = [sys.executable, "-m", "botarena.kit", str(entry)]
+        return SubprocessBot(
+            argv,
+            name=folder.name,
+            sandbox=isolation.sandbox,
+            bot_files=[folder],
+            cwd=str(folder),
+            kind="python-kit",
+        )
+    if kind == ".js":
+        from botarena.bots.node import node_bot
+
+        bot = node_bot(entry, name=folder.name, kit=str(game.kits.js), sandbox=isolation.sandbox)
+        if isinstance(bot, SubprocessBot):
+            bot.bot_files.append(str(folder))  # its modules beside the entry, for `import`
+        return bot
+    return SubprocessBot(
+        [str(entry)], name=folder.name, sandbox=isolation.sandbox, bot_files=[folder], cwd=str(folder)
+    )
 
 
 CPP_SUFFIXES = (".cc", ".cpp", ".cxx")

@@ -30,6 +30,8 @@ class BotVersionRow:
     spec: str
     digest: str | None
     created_at: datetime
+    artifact: str | None = None  # the digest of the bot's files in the store's artifacts (None: no files)
+    run_spec: str | None = None  # the spec that runs the unpacked artifact ("{artifact}" = its folder)
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,8 @@ class EntrantRow:
     bot_version_id: int
     spec: str
     version: int
+    artifact: str | None = None  # as in BotVersionRow
+    run_spec: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

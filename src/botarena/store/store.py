@@ -9,6 +9,7 @@ its players, so a second call, from this process or another, changes nothing.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -23,6 +24,7 @@ from sqlalchemy.orm import Session, selectinload, sessionmaker
 from botarena.core.replay import Replay, parse_replay
 from botarena.store import engine as eng
 from botarena.store.models import (
+    Artifact,
     Bot,
     BotVersion,
     Match,
@@ -264,9 +266,19 @@ class Store:
 
     # ----------------------------------------------------------------------------------- bots
 
-    def register_bot(self, game: str, name: str, spec: str, digest: str | None = None) -> BotVersionRow:
+    def register_bot(
+        self,
+        game: str,
+        name: str,
+        spec: str,
+        digest: str | None = None,
+        *,
+        artifact: str | None = None,
+        run_spec: str | None = None,
+    ) -> BotVersionRow:
         """The version of bot (game, name) with this spec and digest, created if new (versions count
-        1, 2, ... per bot)."""
+        1, 2, ... per bot). `artifact` (put first with `put_artifact`) and `run_spec` say how workers
+        run it from the store; a version found already keeps its own (the digest covers them)."""
         stored_digest = digest or ""
         with self._writing(f"cannot register bot {name!r}") as session:
             if self.dialect == "postgresql":
@@ -274,10 +286,18 @@ class Store:
                 # processes registering the same bot cannot both create it or number two versions alike.
                 # (On SQLite, BEGIN IMMEDIATE has the same effect.)
                 session.execute(select(func.pg_advisory_xact_lock(eng.REGISTER_LOCK)))
-            return self._register_bot(session, game, name, spec, stored_digest)
+            return self._register_bot(session, game, name, spec, stored_digest, artifact, run_spec)
 
     @staticmethod
-    def _register_bot(session: Session, game: str, name: str, spec: str, digest: str) -> BotVersionRow:
+    def _register_bot(
+        session: Session,
+        game: str,
+        name: str,
+        spec: str,
+        digest: str,
+        artifact: str | None = None,
+        run_spec: str | None = None,
+    ) -> BotVersionRow:
         bot = session.scalar(select(Bot).where(Bot.game == game, Bot.name == name))
         if bot is None:
             bot = Bot(game=game, name=name, created_at=utcnow())
@@ -291,11 +311,40 @@ class Store:
         if version is None:
             latest = session.scalar(select(func.max(BotVersion.version)).where(BotVersion.bot_id == bot.id))
             version = BotVersion(
-                bot_id=bot.id, version=(latest or 0) + 1, spec=spec, digest=digest, created_at=utcnow()
+                bot_id=bot.id,
+                version=(latest or 0) + 1,
+                spec=spec,
+                digest=digest,
+                created_at=utcnow(),
+                artifact=artifact,
+                run_spec=run_spec,
             )
             session.add(version)
             session.flush()
         return _bot_version_row(version, bot)
+
+    # ------------------------------------------------------------------------------ artifacts
+
+    def put_artifact(self, digest: str, data: bytes) -> None:
+        """Keep a bot's packed files under the sha256 `digest` of `data` (StoreError if it is not);
+        idempotent: the same digest is the same bytes, kept once."""
+        if hashlib.sha256(data).hexdigest() != digest:
+            raise StoreError(f"artifact {digest[:80]!r} is not the sha256 of its data")
+        values = {"digest": digest, "size": len(data), "data": data, "created_at": utcnow()}
+        dialect_insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
+        statement = (
+            dialect_insert(Artifact).values(**values).on_conflict_do_nothing(index_elements=["digest"])
+        )
+        with self._write_connection(f"cannot store artifact {digest}") as conn:
+            conn.execute(statement)
+
+    def get_artifact(self, digest: str) -> bytes:
+        """The bytes of artifact `digest` (StoreError if the store has none)."""
+        with self._read_connection(f"cannot read artifact {digest}") as conn:
+            data = conn.scalar(select(Artifact.data).where(Artifact.digest == digest))
+        if data is None:
+            raise StoreError(f"no artifact {digest[:80]} in the store")
+        return bytes(data)
 
     # ---------------------------------------------------------------------------- tournaments
 
@@ -759,6 +808,8 @@ def _bot_version_row(version: BotVersion, bot: Bot) -> BotVersionRow:
         spec=version.spec,
         digest=version.digest or None,
         created_at=version.created_at,
+        artifact=version.artifact,
+        run_spec=version.run_spec,
     )
 
 
@@ -776,7 +827,14 @@ def _tournament_row(t: Tournament) -> TournamentRow:
         created_at=t.created_at,
         finished_at=t.finished_at,
         entrants=[
-            EntrantRow(e.name, e.bot_version_id, e.bot_version.spec, e.bot_version.version)
+            EntrantRow(
+                e.name,
+                e.bot_version_id,
+                e.bot_version.spec,
+                e.bot_version.version,
+                e.bot_version.artifact,
+                e.bot_version.run_spec,
+            )
             for e in t.entrants
         ],
     )

@@ -172,6 +172,7 @@ def play_batch(tasks: Sequence[MatchTask], live: LiveSink | None = None) -> Matc
 
 
 def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
+    from botarena.bots.artifacts import materialize_specs
     from botarena.bots.resolve import BotSpecError, resolve_bot
     from botarena.core.config import ConfigError
     from botarena.core.registry import get_game
@@ -184,7 +185,8 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
     try:
         game = get_game(task.game)
         config = game.config(task.preset, task.overrides)
-        bots = [resolve_bot(spec, game, isolation=isolation) for spec in task.specs]
+        specs = materialize_specs(task.specs, task.artifacts, task.artifact_source)  # bots' files, fetched
+        bots = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
     except (BotSpecError, ConfigError, LookupError, ValueError) as exc:
         raise MatchTaskError(f"{task.key}: {exc}") from None
     for bot, name in zip(bots, task.seats, strict=True):

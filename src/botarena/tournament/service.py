@@ -12,7 +12,6 @@ exactly-once per key).
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import logging
 import threading
 import time
@@ -104,21 +103,11 @@ RUNNER_OPTIONS = ("pace_ms",)
 # -- creating ------------------------------------------------------------------------------------------
 
 
-def _spec_digest(spec: str) -> str | None:
-    """The content hash of a bot file, so an edited file becomes a new bot version."""
-    path = Path(spec)
-    try:
-        if path.is_file():
-            return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return None
-    return None
-
-
 def _absolute_spec(spec: str) -> str:
-    """File specs made absolute: workers may run in another directory."""
+    """File and folder specs made absolute (what the entrant named, for people: workers run the
+    artifact, see `botarena.bots.artifacts`)."""
     path = Path(spec)
-    return str(path.resolve()) if path.is_file() else spec
+    return str(path.resolve()) if path.is_file() or path.is_dir() else spec
 
 
 def plan_players(plan: TournamentPlan) -> int:
@@ -162,6 +151,7 @@ def create_tournament(
     `isolation` (default: untrusted, sandboxed) asks for a sandbox this machine cannot set up.
     Entrants' specs are checked without importing or running their code (`check_spec`).
     """
+    from botarena.bots.artifacts import pack_spec
     from botarena.bots.resolve import check_spec
 
     isolation = resolved_isolation(isolation)
@@ -180,13 +170,24 @@ def create_tournament(
     for entrant in plan.entrants:
         check_spec(entrant.spec, game, isolation=isolation)  # fails here, not in a worker
     check_isolation(isolation)
+    packed = [pack_spec(e.spec, game) for e in plan.entrants]  # the bots' files, shipped to workers
     if store.find_tournament(plan.name) is not None:
         raise FormatError(
             f"a tournament named {plan.name!r} exists already (resume it, or pick another name)"
         )
+    for bot in packed:
+        if bot is not None:
+            store.put_artifact(bot.digest, bot.data)
     versions = [
-        store.register_bot(plan.game, e.name, _absolute_spec(e.spec), _spec_digest(e.spec))
-        for e in plan.entrants
+        store.register_bot(
+            plan.game,
+            e.name,
+            _absolute_spec(e.spec),
+            bot.digest if bot else None,  # an edited file or folder is a new version
+            artifact=bot.digest if bot else None,
+            run_spec=bot.run_spec if bot else None,
+        )
+        for e, bot in zip(plan.entrants, packed, strict=True)
     ]
     return store.create_tournament(
         name=plan.name,
@@ -350,7 +351,11 @@ class _Coordinator:
         self.max_in_flight = max_in_flight or 1
         self.slots_counted_at = -SLOTS_RECOUNT_S
         self.format = tournament_format(tournament)
-        self.specs = {e.name: e.spec for e in tournament.entrants}
+        self.specs = {e.name: e.run_spec or e.spec for e in tournament.entrants}
+        self.artifacts = {e.name: e.artifact for e in tournament.entrants}  # workers fetch them by digest
+        from botarena.bots.artifacts import artifact_source
+
+        self.artifact_source = artifact_source(store.connect_url)
         self.pace_ms = int(tournament.options.get("pace_ms", 0))
         self.scheduled: dict[str, MatchSpec] = {}
         self.finished: dict[str, FinishedMatch] = {}
@@ -431,6 +436,8 @@ class _Coordinator:
             live_url=self.live_url,
             live_token=self.live_token,
             replay_target=self.replay_target,
+            artifacts=tuple(self.artifacts[name] for name in spec.seats),
+            artifact_source=self.artifact_source,
         )
 
     def count_slots(self) -> None:

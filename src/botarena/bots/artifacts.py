@@ -1,0 +1,531 @@
+"""Bots as content-addressed artifacts: the files a bot spec names, packed into one canonical archive
+that the store keeps by the sha256 of its bytes, and that workers on any machine fetch, check and
+unpack into a local cache instead of reading the entrant's original paths.
+
+    packed = pack_spec("bots/mybot/", game)   # PackedBot(data, digest, run_spec="{artifact}")
+    store.put_artifact(packed.digest, packed.data)
+    ...                                       # on a worker, in another directory or machine:
+    specs = materialize_specs(task.specs, task.artifacts, task.artifact_source)
+
+The archive is canonical (entries sorted, times, owners and names zeroed, modes 0o644/0o755 keeping
+only the exec bit, gzip without a time or name), so the same files always give the same digest and
+an edited file gives another: the digest is the bot's version.
+
+A worker trusts nothing in what it fetches: the bytes must hash to the digest the task names (a
+tampered store must never run other code), and however the archive was made, unpacking creates only
+plain files and folders inside the cache entry (no absolute names, no `..`, no links, no devices,
+bounded size and count). Entries are unpacked into a temporary folder and renamed into place, so
+worker processes racing on one machine see a whole entry or none; unpacked files are read-only.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import os
+import re
+import shlex
+import shutil
+import stat
+import sys
+import tarfile
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from botarena.bots.resolve import CPP_SUFFIXES, BotSpecError, command_files, split_command
+
+if TYPE_CHECKING:
+    from sqlalchemy import Engine
+
+    from botarena.core.game import GameInfo
+
+PLACEHOLDER = "{artifact}"
+"""Stands in a run spec for the folder the worker unpacked the artifact to."""
+MAX_PACKED_BYTES = 64 << 20
+"""Largest archive (compressed) a bot may be."""
+MAX_UNPACKED_BYTES = 256 << 20
+"""Largest total size of a bot's files, checked when packing and again when unpacking."""
+MAX_FILES = 10_000
+"""Most files (and folders) a bot may have."""
+SKIPPED = frozenset({"__pycache__", ".git"})
+"""Folders never packed: caches and version control, not the bot."""
+CACHE_ENV = "BOTARENA_CACHE_DIR"
+_DIGEST = re.compile(r"[0-9a-f]{64}")
+Fetch = Callable[[str], bytes]
+
+
+class ArtifactError(BotSpecError):
+    """An artifact that cannot be used: missing from the store, not matching its digest, or an archive
+    that would unpack outside its folder (the message names the digest). Not worth retrying."""
+
+
+class ArtifactUnavailable(RuntimeError):
+    """The store holding an artifact could not be reached (worth retrying: the match is played again)."""
+
+
+@dataclass(frozen=True)
+class PackedBot:
+    """A bot's files as a canonical archive, and the spec that runs them once unpacked."""
+
+    data: bytes = field(repr=False)
+    digest: str  # sha256 of `data`, hex
+    run_spec: str  # the spec with PLACEHOLDER for the unpacked folder
+    root: Path  # the folder the archive's names are relative to
+    files: int  # regular files in the archive
+
+
+# -- packing (the coordinator) ---------------------------------------------------------------------
+
+
+def pack_spec(spec: str, game: GameInfo) -> PackedBot | None:
+    """The files `spec` names, packed; None for a spec that names no files (a starter bot, a URL, a
+    command of system programs). Raises BotSpecError (one line) for what cannot be shipped: a symlink
+    leading out of the bot's folder, a special file, more than the size caps."""
+    if spec in game.starter_bots or spec.startswith(("http://", "https://")):
+        return None
+    if spec.startswith("cmd:"):
+        return _pack_command(spec[4:])
+    path = Path(spec)
+    if path.is_dir():
+        root = path.resolve()
+        return _pack(root, [root], PLACEHOLDER)
+    if path.is_file():
+        source = path.absolute()
+        root = source.resolve().parent
+        items = [source]
+        if path.suffix.lower() in CPP_SUFFIXES:
+            items += _headers_beside(source.resolve())  # part of the build, as in the C++ kit's cache key
+        return _pack(root, items, f"{PLACEHOLDER}/{source.name}", names={source: source.name})
+    if any(ch.isspace() for ch in spec):
+        return _pack_command(spec)
+    return None
+
+
+def _headers_beside(source: Path) -> list[Path]:
+    from botarena.bots.cppkit import HEADER_SUFFIXES
+
+    folder = source.parent
+    return [
+        header
+        for header in sorted(folder.iterdir())
+        if header.suffix in HEADER_SUFFIXES and header.is_file() and header.resolve().parent == folder
+    ]
+
+
+def _pack_command(command: str) -> PackedBot | None:
+    """A command line's own files (program and path arguments) under their common parent folder; the
+    run spec is the command with those arguments pointing into the artifact."""
+    argv = split_command(command)
+    files = [path for path in command_files(argv) if not _runtime_file(path)]
+    if not files:
+        return None
+    resolved = [path.resolve() for path in files]
+    root = Path(os.path.commonpath([p if p.is_dir() else p.parent for p in resolved]))
+    mapping = {path: _under(root, real) for path, real in zip(files, resolved, strict=True)}
+    rewritten = [_rewrite_arg(arg, mapping) for arg in argv]
+    return _pack(root, resolved, "cmd:" + shlex.join(rewritten))
+
+
+def _runtime_file(path: Path) -> bool:
+    """An interpreter or runtime rather than the bot's own file: the Python installation running
+    botarena (a venv's `python`), or a program found on PATH by its name. Workers have their own."""
+    prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
+    real = path.resolve()
+    if any(real.is_relative_to(prefix) for prefix in prefixes):
+        return True
+    found = shutil.which(path.name)
+    return found is not None and Path(found).resolve() == real and path.is_file()
+
+
+def _under(root: Path, path: Path) -> str:
+    relative = path.relative_to(root).as_posix()
+    return PLACEHOLDER if relative == "." else f"{PLACEHOLDER}/{relative}"
+
+
+def _rewrite_arg(arg: str, mapping: dict[Path, str]) -> str:
+    """`arg` with the paths `command_files` found in it replaced (the whole argument, the value of
+    `--opt=path`, or parts of `a:b`)."""
+
+    def swap(candidate: str) -> str:
+        if not candidate or candidate.startswith("-"):
+            return candidate
+        return mapping.get(Path(candidate).absolute(), candidate)
+
+    whole = swap(arg)
+    if whole != arg:
+        return whole
+    if "=" in arg:
+        key, value = arg.split("=", 1)
+        if swap(value) != value:
+            return f"{key}={swap(value)}"
+    if ":" in arg:
+        return ":".join(swap(part) for part in arg.split(":"))
+    return arg
+
+
+@dataclass
+class _Entry:
+    name: str  # posix, relative to the root
+    source: Path | None  # None for a folder
+    mode: int
+    size: int = 0
+
+
+def _pack(
+    root: Path, items: Iterable[Path], run_spec: str, names: dict[Path, str] | None = None
+) -> PackedBot:
+    entries: dict[str, _Entry] = {}
+    for item in items:
+        name = (names or {}).get(item)
+        if name is not None:  # the spec's own file, followed if it is a link
+            _add_file(entries, name, item, None)
+            continue
+        _collect(root, item.resolve(), entries)
+    total = sum(entry.size for entry in entries.values())
+    if total > MAX_UNPACKED_BYTES:
+        raise BotSpecError(f"{root}: the bot's files are {_mib(total)}, more than {_mib(MAX_UNPACKED_BYTES)}")
+    data = _archive(sorted(entries.values(), key=lambda entry: entry.name))
+    if len(data) > MAX_PACKED_BYTES:
+        raise BotSpecError(f"{root}: the bot packs to {_mib(len(data))}, more than {_mib(MAX_PACKED_BYTES)}")
+    files = sum(1 for entry in entries.values() if entry.source is not None)
+    return PackedBot(data, hashlib.sha256(data).hexdigest(), run_spec, root, files)
+
+
+def _mib(size: int) -> str:
+    return f"{size / (1 << 20):.1f} MiB"
+
+
+def _collect(root: Path, path: Path, entries: dict[str, _Entry]) -> None:
+    """Add `path` (a file or a folder, walked) to `entries`, named relative to `root`."""
+    if path.is_file():
+        _add_file(entries, path.relative_to(root).as_posix(), path, root)
+        return
+    for folder, dirs, filenames in os.walk(path, followlinks=False):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
+        if here != root:
+            _add(entries, _Entry(here.relative_to(root).as_posix(), None, 0o755))
+        for name in sorted(dirs):
+            if (here / name).is_symlink():  # os.walk lists a linked folder but does not enter it
+                target = (here / name).resolve()
+                if not target.is_relative_to(root):
+                    raise BotSpecError(
+                        f"{here / name} is a symlink leading out of the bot's folder ({target})"
+                    )
+                raise BotSpecError(f"{here / name} is a symlink to a folder; bots are packed without them")
+        for name in sorted(filenames):
+            _add_file(entries, (here / name).relative_to(root).as_posix(), here / name, root)
+
+
+def _add_file(entries: dict[str, _Entry], name: str, path: Path, root: Path | None) -> None:
+    """Add the file `path` as `name`; a symlink is followed if it stays inside `root` (None: the
+    spec's own file, followed wherever it leads: the entrant named it)."""
+    info = os.lstat(path)
+    if stat.S_ISLNK(info.st_mode) and root is not None:
+        target = path.resolve()
+        if not target.is_relative_to(root) or not target.exists():
+            raise BotSpecError(f"{path} is a symlink leading out of the bot's folder ({target})")
+    info = os.stat(path)
+    if stat.S_ISDIR(info.st_mode):
+        raise BotSpecError(f"{path} is a symlink to a folder; bots are packed without them")
+    if not stat.S_ISREG(info.st_mode):
+        raise BotSpecError(f"{path} is not a regular file or folder; it cannot be packed")
+    mode = 0o755 if info.st_mode & 0o111 else 0o644
+    _add(entries, _Entry(name, path, mode, info.st_size))
+
+
+def _add(entries: dict[str, _Entry], entry: _Entry) -> None:
+    entries[entry.name] = entry
+    if len(entries) > MAX_FILES:
+        raise BotSpecError(f"the bot has more than {MAX_FILES} files and folders")
+
+
+def _archive(entries: Sequence[_Entry]) -> bytes:
+    """The canonical tar.gz of `entries` (sorted by name)."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+        for entry in entries:
+            info = tarfile.TarInfo(entry.name)
+            info.mtime = 0
+            info.uid = info.gid = 0
+            info.uname = info.gname = ""
+            info.mode = entry.mode
+            if entry.source is None:
+                info.type = tarfile.DIRTYPE
+                tar.addfile(info)
+                continue
+            content = entry.source.read_bytes()
+            info.size = len(content)
+            tar.addfile(info, io.BytesIO(content))
+    packed = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=9) as gz:
+        gz.write(raw.getvalue())
+    return packed.getvalue()
+
+
+# -- unpacking (the workers) -----------------------------------------------------------------------
+
+
+def default_cache_root() -> Path:
+    """$BOTARENA_CACHE_DIR/artifacts, else $XDG_CACHE_HOME/botarena/artifacts, else
+    ~/.cache/botarena/artifacts (the C++ kit's builds sit beside it)."""
+    own = os.environ.get(CACHE_ENV)
+    if own:
+        return Path(own) / "artifacts"
+    base = os.environ.get("XDG_CACHE_HOME")
+    return (Path(base) if base else Path.home() / ".cache") / "botarena" / "artifacts"
+
+
+def check_digest(digest: str) -> str:
+    """`digest` if it is a sha256 in lowercase hex (it becomes a folder name: nothing else may)."""
+    if not isinstance(digest, str) or not _DIGEST.fullmatch(digest):
+        raise ArtifactError(f"not an artifact digest: {str(digest)[:80]!r}")
+    return digest
+
+
+class ArtifactCache:
+    """Unpacked artifacts on this machine, one read-only folder per digest: `<root>/<digest>/`."""
+
+    def __init__(self, root: str | Path | None = None) -> None:
+        self.root = Path(root) if root is not None else default_cache_root()
+
+    def path(self, digest: str) -> Path:
+        return self.root / check_digest(digest)
+
+    def unpacked(self, digest: str, fetch: Fetch) -> Path:
+        """The folder holding artifact `digest`, fetched (`fetch(digest)` -> bytes), checked and
+        unpacked on a miss. Raises ArtifactError for bytes that do not hash to `digest` or an unsafe
+        archive, and whatever `fetch` raises."""
+        target = self.path(digest)
+        if target.is_dir():
+            return target
+        data = fetch(digest)
+        actual = hashlib.sha256(data).hexdigest()
+        if actual != digest:
+            raise ArtifactError(f"artifact {digest} does not match its digest (the bytes hash to {actual})")
+        self.root.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=self.root))
+        try:
+            extract(data, scratch, digest)
+            _read_only(scratch)
+            try:
+                os.rename(scratch, target)  # atomic; fails if another process got there first
+            except OSError:
+                if not target.is_dir():
+                    raise
+        finally:
+            if scratch.exists():
+                _remove(scratch)
+        return target
+
+
+def extract(data: bytes, into: Path, digest: str = "") -> None:
+    """Unpack the tar.gz `data` into the empty folder `into`, creating nothing but plain files and
+    folders inside it (ArtifactError naming `digest` for anything else, or for more than the caps)."""
+    what = f"artifact {digest}" if digest else "artifact"
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            total = 0
+            for count, member in enumerate(tar, start=1):
+                total += max(member.size, 0)
+                if count > MAX_FILES or total > MAX_UNPACKED_BYTES:
+                    raise ArtifactError(
+                        f"{what} unpacks to more than {MAX_FILES} files or {_mib(MAX_UNPACKED_BYTES)}"
+                    )
+                _extract_member(tar, member, into, what)
+    except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile, ValueError) as exc:
+        if isinstance(exc, ArtifactError):
+            raise
+        raise ArtifactError(f"{what} is not a readable archive: {type(exc).__name__}: {exc}") from None
+
+
+def _safe_name(name: str, what: str) -> PurePosixPath:
+    path = PurePosixPath(name)
+    if not name or path.is_absolute() or ".." in path.parts or "\0" in name or path == PurePosixPath("."):
+        raise ArtifactError(f"{what} holds an unsafe name {name[:200]!r}")
+    return path
+
+
+def _extract_member(tar: tarfile.TarFile, member: tarfile.TarInfo, into: Path, what: str) -> None:
+    name = _safe_name(member.name, what)
+    if not (member.isreg() or member.isdir()):
+        raise ArtifactError(f"{what} holds {member.name[:200]!r}, which is not a plain file or folder")
+    if hasattr(tarfile, "data_filter"):  # the standard library's own checks as well (Python >= 3.11.4)
+        try:
+            tarfile.data_filter(member, str(into))
+        except tarfile.FilterError as exc:
+            raise ArtifactError(f"{what}: {exc}") from None
+    target = into.joinpath(*name.parts)
+    parent = target.parent
+    _make_dirs(into, parent, what)
+    if member.isdir():
+        _make_dirs(into, target, what)
+        return
+    source = tar.extractfile(member)
+    assert source is not None
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(target, flags, 0o755 if member.mode & 0o111 else 0o644)
+    except FileExistsError:
+        raise ArtifactError(f"{what} holds {member.name[:200]!r} twice") from None
+    with os.fdopen(fd, "wb") as out:
+        remaining = member.size
+        while remaining > 0:
+            chunk = source.read(min(remaining, 1 << 20))
+            if not chunk:
+                raise ArtifactError(f"{what} ends inside {member.name[:200]!r}")
+            out.write(chunk)
+            remaining -= len(chunk)
+
+
+def _make_dirs(into: Path, folder: Path, what: str) -> None:
+    """Create `folder` (inside `into`) and its parents, none of which may be anything but a folder."""
+    current = into
+    for part in folder.relative_to(into).parts:
+        current = current / part
+        try:
+            os.mkdir(current, 0o755)
+        except FileExistsError:
+            if not stat.S_ISDIR(os.lstat(current).st_mode):
+                raise ArtifactError(f"{what} puts a folder where a file is: {part!r}") from None
+
+
+def _read_only(folder: Path) -> None:
+    for here, dirs, files in os.walk(folder):
+        for name in files:
+            path = os.path.join(here, name)
+            os.chmod(path, 0o555 if os.stat(path).st_mode & 0o111 else 0o444)
+        for name in dirs:
+            os.chmod(os.path.join(here, name), 0o555)
+    os.chmod(folder, 0o555)
+
+
+def _remove(folder: Path) -> None:
+    """Remove a (read-only) scratch folder."""
+    for here, dirs, _ in os.walk(folder):
+        os.chmod(here, 0o755)
+        for name in dirs:
+            os.chmod(os.path.join(here, name), 0o755)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- fetching from the store, and the specs a worker runs ------------------------------------------
+
+_engines: dict[str, Engine] = {}
+_engines_lock = threading.Lock()
+
+
+def _engine(url: str) -> Engine:
+    """One light engine per store URL per process: no migration, no replay folder, no new database."""
+    with _engines_lock:
+        found = _engines.get(url)
+        if found is not None:
+            return found
+        from botarena.store import engine as eng
+
+        parsed = eng.normalize_url(url)
+        database = eng.sqlite_file(parsed)
+        if parsed.get_backend_name() == "sqlite" and (database is None or not database.is_file()):
+            shown = parsed.render_as_string(hide_password=True)
+            raise ArtifactUnavailable(f"the store {shown} is not a database file this worker can read")
+        made = eng.make_engine(parsed)
+        _engines[url] = made
+        return made
+
+
+def artifact_source(url: str) -> str:
+    """The store URL as workers should get it: a SQLite file's path made absolute (a worker on this
+    machine may run in another directory; one on another machine needs PostgreSQL anyway)."""
+    from sqlalchemy.engine import make_url
+
+    parsed = make_url(url)
+    database = parsed.database
+    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
+        return url
+    return parsed.set(database=os.path.abspath(database)).render_as_string(hide_password=False)
+
+
+def store_fetcher(url: str) -> Fetch:
+    """`fetch(digest) -> bytes` reading the `artifacts` table of the store at `url`."""
+
+    def fetch(digest: str) -> bytes:
+        from sqlalchemy import select
+        from sqlalchemy.exc import SQLAlchemyError
+
+        from botarena.store.engine import one_line
+        from botarena.store.models import Artifact
+
+        try:
+            with _engine(url).connect() as conn:
+                data = conn.scalar(select(Artifact.data).where(Artifact.digest == digest))
+        except SQLAlchemyError as exc:
+            raise ArtifactUnavailable(f"cannot fetch artifact {digest}: {one_line(exc)}") from None
+        if data is None:
+            raise ArtifactError(f"artifact {digest} is not in the store")
+        return bytes(data)
+
+    return fetch
+
+
+def materialize(run_spec: str, folder: Path) -> str:
+    """`run_spec` with PLACEHOLDER replaced by `folder` (a command's arguments re-quoted)."""
+    if run_spec.startswith("cmd:"):
+        argv = split_command(run_spec[4:])
+        return "cmd:" + shlex.join(arg.replace(PLACEHOLDER, str(folder)) for arg in argv)
+    return run_spec.replace(PLACEHOLDER, str(folder))
+
+
+_default_cache: ArtifactCache | None = None
+
+
+def materialize_specs(
+    specs: Sequence[str],
+    artifacts: Sequence[str | None],
+    source: str | None,
+    *,
+    cache: ArtifactCache | None = None,
+    fetch: Fetch | None = None,
+) -> tuple[str, ...]:
+    """The specs a worker resolves: each seat with an artifact has it unpacked in `cache` (default:
+    `default_cache_root()`), fetched from the store at `source` on a miss, and PLACEHOLDER replaced.
+    Seats without one (or tasks made before artifacts) keep their spec as it is."""
+    global _default_cache
+    if cache is None:
+        if _default_cache is None or _default_cache.root != default_cache_root():
+            _default_cache = ArtifactCache()
+        cache = _default_cache
+    out: list[str] = []
+    for i, spec in enumerate(specs):
+        digest = artifacts[i] if i < len(artifacts) else None
+        if digest is None:
+            out.append(spec)
+            continue
+        getter = fetch
+        if getter is None:
+            if not source:
+                raise ArtifactError(f"artifact {digest}: the task names no store to fetch it from")
+            getter = store_fetcher(source)
+        out.append(materialize(spec, cache.unpacked(digest, getter)))
+    return tuple(out)
+
+
+__all__ = [
+    "PLACEHOLDER",
+    "ArtifactCache",
+    "ArtifactError",
+    "ArtifactUnavailable",
+    "PackedBot",
+    "artifact_source",
+    "check_digest",
+    "default_cache_root",
+    "extract",
+    "materialize",
+    "materialize_specs",
+    "pack_spec",
+    "store_fetcher",
+]

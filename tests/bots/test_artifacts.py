@@ -1,0 +1,469 @@
+"""Bots as content-addressed artifacts (issue 18, item 1): canonical packing, folder bots, the
+worker's cache, and the attacks a worker's unpacking stops (a hostile archive, a tampered store)."""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import multiprocessing
+import os
+import shlex
+import sys
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import insert
+
+from botarena.bots import artifacts
+from botarena.bots.artifacts import (
+    PLACEHOLDER,
+    ArtifactCache,
+    ArtifactError,
+    ArtifactUnavailable,
+    artifact_source,
+    extract,
+    materialize,
+    materialize_specs,
+    pack_spec,
+    store_fetcher,
+)
+from botarena.bots.resolve import TRUSTED, BotSpecError, check_spec, resolve_bot, untrusted
+from botarena.bots.sandbox import SandboxUnavailable, check_sandbox
+from botarena.bots.subprocess import SubprocessBot
+from botarena.core.registry import get_game
+from botarena.runner import run_match
+from botarena.store import Store, StoreError
+from botarena.store.models import Artifact
+from botarena.tournament.executor import MatchTask, MatchTaskError, play_task
+
+DRONES = get_game("drones")
+HELPER = """def move(obs):
+    return {"newProducers": obs["producers"], "newSoldiers": 1, "launchAttack": obs["turn"] % 4 == 0}
+"""
+FOLDER_BOT = "from helper import move\n\n\ndef act(obs):\n    return move(obs)\n"
+
+
+def folder_bot(folder: Path) -> Path:
+    """A folder bot whose entry imports a sibling module."""
+    folder.mkdir(parents=True)
+    (folder / "helper.py").write_text(HELPER)
+    (folder / "bot.py").write_text(FOLDER_BOT)
+    (folder / "data").mkdir()
+    (folder / "data" / "table.txt").write_text("1 2 3\n")
+    return folder
+
+
+def members(data: bytes) -> dict[str, tarfile.TarInfo]:
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        return {m.name: m for m in tar.getmembers()}
+
+
+def sandbox_or_none() -> Any:
+    try:
+        check_sandbox()
+    except SandboxUnavailable as exc:
+        if os.environ.get("BOTARENA_REQUIRE_SANDBOX") == "1":
+            pytest.fail(f"the sandbox is unavailable: {exc}", pytrace=False)
+        return None
+    return untrusted().sandbox
+
+
+# -- packing ---------------------------------------------------------------------------------------
+
+
+def test_packing_is_canonical_same_files_elsewhere_same_digest_an_edit_another(tmp_path: Path) -> None:
+    one = folder_bot(tmp_path / "one" / "bot")
+    two = folder_bot(tmp_path / "elsewhere" / "deeper" / "renamed")
+    for path in two.rglob("*"):  # other times, other permission bits than the exec bit
+        os.utime(path, (1_000_000, 1_000_000))
+    os.chmod(two / "helper.py", 0o600)
+    first, second = pack_spec(str(one), DRONES), pack_spec(str(two), DRONES)
+    assert first is not None and second is not None
+    assert first.data == second.data and first.digest == second.digest
+    assert first.digest == hashlib.sha256(first.data).hexdigest()
+    assert first.run_spec == PLACEHOLDER and first.files == 3
+    found = members(first.data)
+    assert sorted(found) == ["bot.py", "data", "data/table.txt", "helper.py"]
+    for info in found.values():
+        assert info.mtime == 0 and info.uid == info.gid == 0 and info.uname == info.gname == ""
+        assert info.mode in (0o644, 0o755)
+    (two / "helper.py").write_text(HELPER + "# edited\n")
+    edited = pack_spec(str(two), DRONES)
+    assert edited is not None and edited.digest != first.digest
+
+
+def test_the_exec_bit_is_kept_and_caches_and_version_control_are_left_out(tmp_path: Path) -> None:
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "run").write_text("#!/bin/sh\nexec cat\n")
+    os.chmod(folder / "run", 0o700)
+    for skipped in ("__pycache__", ".git"):
+        (folder / skipped).mkdir()
+        (folder / skipped / "junk").write_text("x")
+    packed = pack_spec(str(folder), DRONES)
+    assert packed is not None
+    assert {name: info.mode for name, info in members(packed.data).items()} == {"run": 0o755}
+
+
+def test_a_file_spec_packs_the_file_alone(tmp_path: Path) -> None:
+    bot = tmp_path / "bots" / "mine.py"
+    bot.parent.mkdir()
+    bot.write_text("def act(obs):\n    return {}\n")
+    (tmp_path / "bots" / "rival.py").write_text("SECRET = 1\n")  # another bot beside it: not shipped
+    packed = pack_spec(str(bot), DRONES)
+    assert packed is not None and packed.run_spec == f"{PLACEHOLDER}/mine.py"
+    assert list(members(packed.data)) == ["mine.py"]
+
+
+def test_a_cpp_file_spec_packs_its_source_and_the_headers_beside_it(tmp_path: Path) -> None:
+    domains = get_game("domains")
+    source = tmp_path / "AIMine.cc"
+    source.write_text('#include "Mine.hh"\n')
+    (tmp_path / "Mine.hh").write_text("// header\n")
+    (tmp_path / "notes.txt").write_text("not part of the build\n")
+    packed = pack_spec(str(source), domains)
+    assert packed is not None and packed.run_spec == f"{PLACEHOLDER}/AIMine.cc"
+    assert sorted(members(packed.data)) == ["AIMine.cc", "Mine.hh"]
+
+
+def test_a_command_spec_packs_the_files_it_names_under_their_common_parent(tmp_path: Path) -> None:
+    code = tmp_path / "bots" / "code" / "x.py"
+    data = tmp_path / "bots" / "data" / "weights.txt"
+    for path in (code, data):
+        path.parent.mkdir(parents=True)
+        path.write_text("w\n")
+    (tmp_path / "bots" / "data" / "other.txt").write_text("not named\n")
+    command = f"cmd:{shlex.quote(sys.executable)} {code} --weights={data}"
+    packed = pack_spec(command, DRONES)
+    assert packed is not None
+    assert sorted(members(packed.data)) == ["code/x.py", "data/weights.txt"]  # the interpreter stays out
+    argv = shlex.split(packed.run_spec.removeprefix("cmd:"))
+    assert argv == [sys.executable, f"{PLACEHOLDER}/code/x.py", f"--weights={PLACEHOLDER}/data/weights.txt"]
+    odd = Path("/cache/it's here")
+    assert shlex.split(materialize(packed.run_spec, odd).removeprefix("cmd:"))[1] == f"{odd}/code/x.py"
+
+
+def test_specs_naming_no_files_are_not_packed(tmp_path: Path) -> None:
+    assert pack_spec("tactician", DRONES) is None
+    assert pack_spec("http://127.0.0.1:9/bot", DRONES) is None
+    assert pack_spec("cmd:python3 -c pass", DRONES) is None
+    assert pack_spec(f"{sys.executable} -m botarena.kit", DRONES) is None
+
+
+def test_symlinks_inside_are_followed_and_leading_out_refused(tmp_path: Path) -> None:
+    folder = folder_bot(tmp_path / "bot")
+    (folder / "alias.py").symlink_to(folder / "helper.py")
+    packed = pack_spec(str(folder), DRONES)
+    assert packed is not None and members(packed.data)["alias.py"].isreg()
+    outside = tmp_path / "secret.txt"
+    outside.write_text("the host's secret\n")
+    (folder / "leak.txt").symlink_to(outside)
+    with pytest.raises(BotSpecError, match=r"leak\.txt is a symlink leading out of the bot's folder"):
+        pack_spec(str(folder), DRONES)
+    (folder / "leak.txt").unlink()
+    (folder / "etc").symlink_to("/etc")
+    with pytest.raises(BotSpecError, match=r"etc is a symlink leading out"):
+        pack_spec(str(folder), DRONES)
+
+
+def test_special_files_and_oversized_bots_are_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = folder_bot(tmp_path / "bot")
+    os.mkfifo(folder / "pipe")
+    with pytest.raises(BotSpecError, match=r"pipe is not a regular file or folder"):
+        pack_spec(str(folder), DRONES)
+    (folder / "pipe").unlink()
+    monkeypatch.setattr(artifacts, "MAX_UNPACKED_BYTES", 100)
+    with pytest.raises(BotSpecError, match=r"the bot's files are .* MiB, more than"):
+        pack_spec(str(folder), DRONES)
+    monkeypatch.setattr(artifacts, "MAX_UNPACKED_BYTES", 1 << 20)
+    monkeypatch.setattr(artifacts, "MAX_FILES", 3)
+    with pytest.raises(BotSpecError, match=r"more than 3 files and folders"):
+        pack_spec(str(folder), DRONES)
+
+
+# -- folder bots -----------------------------------------------------------------------------------
+
+
+def test_a_folder_without_an_entry_says_what_was_looked_for(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "run").write_text("not executable\n")
+    for call in (check_spec, resolve_bot):
+        with pytest.raises(
+            BotSpecError, match=r"no bot in it: looked for bot\.py, main\.py, bot\.js, main\.js"
+        ):
+            call(str(tmp_path / "empty"), DRONES)
+
+
+@pytest.mark.parametrize("trusted", [True, False], ids=["trusted", "untrusted"])
+def test_a_folder_bot_imports_its_sibling_module_in_both_seats(tmp_path: Path, trusted: bool) -> None:
+    """The whole folder is the bot's: its entry imports its sibling module, trusted (`play`) and
+    untrusted (sandboxed where available), in both seats, against another folder bot whose sibling
+    module has the same name (each runs in its own interpreter: no shared sys.modules)."""
+    folder = folder_bot(tmp_path / "bot")
+    rival = tmp_path / "rival"
+    rival.mkdir()
+    (rival / "helper.py").write_text(
+        "def move(obs):\n    return {'newProducers': 0, 'newSoldiers': 0, 'launchAttack': False}\n"
+    )
+    (rival / "main.py").write_text("import helper\n\n\ndef act(obs):\n    return helper.move(obs)\n")
+    isolation = TRUSTED if trusted else untrusted(sandbox_or_none())
+    for seat in (0, 1):
+        bot = resolve_bot(str(folder), DRONES, isolation=isolation)
+        opponent = resolve_bot(str(rival), DRONES, isolation=isolation)
+        assert isinstance(bot, SubprocessBot) and bot.bot_files == [str(folder)] and bot.cwd == str(folder)
+        bots = [bot, opponent] if seat == 0 else [opponent, bot]
+        run = run_match(DRONES, bots, config=DRONES.config("default", {}), seed=5)
+        assert all(set(statuses) == {"OK"} for statuses in run.replay.statuses), (seat, run.replay.logs)
+        replies = {reply["seat"]: reply["payload"] for reply in run.replay.steps[0]["replies"]}
+        assert (
+            replies[seat]["newSoldiers"] == 1 and replies[1 - seat]["newSoldiers"] == 0
+        )  # each its own helper
+
+
+def test_a_javascript_folder_bot_imports_its_sibling_module(tmp_path: Path) -> None:
+    """A 2018 drones module (kits/drones-js) split in two files, through the Node adapter, sandboxed
+    where available, in both seats against a Python folder bot."""
+    from botarena.bots.node import NodeUnavailableError, check_node
+
+    try:
+        check_node()
+    except NodeUnavailableError as exc:
+        pytest.skip(str(exc))
+    folder = tmp_path / "jsbot"
+    folder.mkdir()
+    (folder / "helper.js").write_text(
+        "export function move(state) {\n"
+        "  return { newProducers: state.producers, newSoldiers: 0, launchAttack: false };\n}\n"
+    )
+    (folder / "bot.js").write_text(
+        'import { move } from "./helper.js";\n'
+        'export default function create() { return { meta: { name: "js" }, playTurn: move }; }\n'
+    )
+    isolation = untrusted(sandbox_or_none())
+    other = folder_bot(tmp_path / "py")
+    for seat in (0, 1):
+        bots = [
+            resolve_bot(str(folder), DRONES, isolation=isolation),
+            resolve_bot(str(other), DRONES, isolation=isolation),
+        ]
+        if seat == 1:
+            bots.reverse()
+        run = run_match(DRONES, bots, config=DRONES.config("default", {}), seed=5)
+        assert all(set(statuses) == {"OK"} for statuses in run.replay.statuses), (seat, run.replay.logs)
+
+
+# -- unpacking -------------------------------------------------------------------------------------
+
+
+def archive(*entries: tarfile.TarInfo | tuple[str, bytes]) -> bytes:
+    """A tar.gz of hand-made members (what an attacker who controls the store could write)."""
+    raw = io.BytesIO()
+    with tarfile.open(fileobj=raw, mode="w:gz") as tar:
+        for entry in entries:
+            if isinstance(entry, tarfile.TarInfo):
+                tar.addfile(entry)
+            else:
+                info = tarfile.TarInfo(entry[0])
+                info.size = len(entry[1])
+                tar.addfile(info, io.BytesIO(entry[1]))
+    return raw.getvalue()
+
+
+def link(name: str, target: str, kind: bytes = tarfile.SYMTYPE) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = kind
+    info.linkname = target
+    return info
+
+
+def device(name: str) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.type = tarfile.CHRTYPE
+    info.devmajor, info.devminor = 1, 3
+    return info
+
+
+HOSTILE = {
+    "absolute name": (archive(("/tmp/botarena-pwned", b"x")), r"unsafe name '/tmp/botarena-pwned'"),
+    "dot-dot": (archive(("a/../../escaped", b"x")), r"unsafe name 'a/\.\./\.\./escaped'"),
+    "symlink out": (archive(link("evil", "/etc")), r"'evil', which is not a plain file or folder"),
+    "symlink then write through": (
+        archive(link("d", ".."), ("d/escaped", b"x")),
+        r"'d', which is not a plain file or folder",
+    ),
+    "hard link": (archive(("a", b"x"), link("b", "/etc/passwd", tarfile.LNKTYPE)), r"'b', which is not"),
+    "device": (archive(device("null")), r"'null', which is not a plain file or folder"),
+    "file where a folder is": (archive(("a", b"x"), ("a/b", b"y")), r"puts a folder where a file is"),
+    "twice": (archive(("a", b"x"), ("a", b"y")), r"holds 'a' twice"),
+    "not an archive": (b"\x1f\x8b garbage", r"is not a readable archive"),
+}
+
+
+@pytest.mark.parametrize("case", list(HOSTILE))
+def test_a_hostile_archive_is_refused_and_nothing_leaves_the_cache(tmp_path: Path, case: str) -> None:
+    data, message = HOSTILE[case]
+    digest = hashlib.sha256(data).hexdigest()
+    cache = ArtifactCache(tmp_path / "cache")
+    with pytest.raises(ArtifactError, match=message) as caught:
+        cache.unpacked(digest, lambda _: data)
+    assert digest in str(caught.value)
+    assert not (tmp_path / "escaped").exists() and not Path("/tmp/botarena-pwned").exists()
+    assert not cache.path(digest).exists()
+    assert list((tmp_path / "cache").iterdir()) == []  # the scratch folder is gone too
+
+
+def test_an_archive_over_the_caps_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(artifacts, "MAX_UNPACKED_BYTES", 1000)
+    (tmp_path / "one").mkdir()
+    with pytest.raises(ArtifactError, match=r"unpacks to more than"):
+        extract(archive(("big", b"x" * 2000)), tmp_path / "one", "d" * 64)
+    monkeypatch.setattr(artifacts, "MAX_FILES", 2)
+    with pytest.raises(ArtifactError, match=r"unpacks to more than 2 files"):
+        extract(archive(("a", b""), ("b", b""), ("c", b"")), tmp_path, "d" * 64)
+
+
+def test_bytes_that_do_not_match_their_digest_never_unpack(tmp_path: Path) -> None:
+    good = pack_spec(str(folder_bot(tmp_path / "bot")), DRONES)
+    assert good is not None
+    other = archive(("bot.py", b"import os; os.system('rm -rf ~')\n"))
+    cache = ArtifactCache(tmp_path / "cache")
+    with pytest.raises(ArtifactError, match=rf"artifact {good.digest} does not match its digest"):
+        cache.unpacked(good.digest, lambda _: other)
+    assert not cache.path(good.digest).exists()
+    for bad in ("../../etc", "A" * 64, "short"):
+        with pytest.raises(ArtifactError, match=r"not an artifact digest"):
+            cache.unpacked(bad, lambda _: other)
+
+
+def test_an_unpacked_artifact_is_read_only_and_fetched_once(tmp_path: Path) -> None:
+    packed = pack_spec(str(folder_bot(tmp_path / "bot")), DRONES)
+    assert packed is not None
+    fetched: list[str] = []
+
+    def fetch(digest: str) -> bytes:
+        fetched.append(digest)
+        return packed.data
+
+    cache = ArtifactCache(tmp_path / "cache")
+    folder = cache.unpacked(packed.digest, fetch)
+    assert folder == tmp_path / "cache" / packed.digest and cache.unpacked(packed.digest, fetch) == folder
+    assert fetched == [packed.digest]
+    assert (folder / "helper.py").read_text() == HELPER
+    for path in [folder, *folder.rglob("*")]:
+        assert path.stat().st_mode & 0o222 == 0, path
+
+
+def _race(root: str, data: bytes, barrier: Any, out: Any) -> None:
+    def fetch(digest: str) -> bytes:
+        barrier.wait(timeout=60)  # both processes have missed the cache before either unpacks
+        return data
+
+    out.put(str(ArtifactCache(root).unpacked(hashlib.sha256(data).hexdigest(), fetch)))
+
+
+def test_two_processes_unpacking_one_digest_both_get_the_one_folder(tmp_path: Path) -> None:
+    packed = pack_spec(str(folder_bot(tmp_path / "bot")), DRONES)
+    assert packed is not None
+    context = multiprocessing.get_context("fork")
+    barrier, out = context.Barrier(2), context.Queue()
+    root = str(tmp_path / "cache")
+    processes = [context.Process(target=_race, args=(root, packed.data, barrier, out)) for _ in range(2)]
+    for process in processes:
+        process.start()
+    found = [out.get(timeout=60) for _ in processes]
+    for process in processes:
+        process.join(timeout=60)
+        assert process.exitcode == 0
+    assert found == [str(tmp_path / "cache" / packed.digest)] * 2
+    assert [p.name for p in (tmp_path / "cache").iterdir()] == [packed.digest]  # no scratch left
+    assert (Path(found[0]) / "helper.py").read_text() == HELPER
+
+
+# -- the store and the worker's fetch ------------------------------------------------------------
+
+
+@pytest.fixture
+def store(db_url: str, tmp_path: Path) -> Any:
+    store = Store.open(db_url, replay_dir=tmp_path / "replays")
+    yield store
+    store.close()
+
+
+def test_the_store_keeps_artifacts_once_by_checked_digest(store: Store, tmp_path: Path) -> None:
+    packed = pack_spec(str(folder_bot(tmp_path / "bot")), DRONES)
+    assert packed is not None
+    store.put_artifact(packed.digest, packed.data)
+    store.put_artifact(packed.digest, packed.data)  # idempotent
+    assert store.get_artifact(packed.digest) == packed.data
+    with pytest.raises(StoreError, match=r"is not the sha256 of its data"):
+        store.put_artifact(packed.digest, b"other bytes")
+    with pytest.raises(StoreError, match=r"no artifact 0{64}"):
+        store.get_artifact("0" * 64)
+    version = store.register_bot(
+        "drones", "b", "/x", packed.digest, artifact=packed.digest, run_spec="{artifact}"
+    )
+    assert (version.artifact, version.run_spec) == (packed.digest, "{artifact}")
+    tournament = store.create_tournament(
+        name="t", game="drones", format="round-robin", preset=None, config={}, seed=1, options={},
+        entrants=[("b", version.id)],
+    )  # fmt: skip
+    assert (tournament.entrants[0].artifact, tournament.entrants[0].run_spec) == (packed.digest, "{artifact}")
+    fetch = store_fetcher(store.connect_url)
+    assert fetch(packed.digest) == packed.data
+    with pytest.raises(ArtifactError, match=r"artifact 1{64} is not in the store"):
+        fetch("1" * 64)
+
+
+def _task(store_url: str | None, digest: str) -> MatchTask:
+    return MatchTask(
+        tournament_id=1, key="r01-m001", game="drones", preset="default", overrides={}, seed=1,
+        seats=("a", "b"), specs=("{artifact}", "tactician"), artifacts=(digest, None),
+        artifact_source=store_url,
+    )  # fmt: skip
+
+
+def test_a_tampered_store_fails_the_match_naming_the_digest(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An attacker who writes the artifacts table cannot make a worker run other code: the bytes
+    under a digest must hash to it, and the match fails with a MatchTaskError (not retried)."""
+    monkeypatch.setenv("BOTARENA_CACHE_DIR", str(tmp_path / "cache"))
+    packed = pack_spec(str(folder_bot(tmp_path / "bot")), DRONES)
+    assert packed is not None
+    evil = archive(("bot.py", b"raise SystemExit('other code')\n"))
+    with store._write_connection("tamper") as conn:
+        conn.execute(insert(Artifact).values(digest=packed.digest, size=len(evil), data=evil))
+    with pytest.raises(
+        MatchTaskError, match=rf"r01-m001: artifact {packed.digest} does not match its digest"
+    ):
+        play_task(_task(store.connect_url, packed.digest))
+    with pytest.raises(MatchTaskError, match=r"artifact 2{64} is not in the store"):
+        play_task(_task(store.connect_url, "2" * 64))
+    with pytest.raises(MatchTaskError, match=r"the task names no store"):
+        play_task(_task(None, "2" * 64))
+    assert not (tmp_path / "cache" / "artifacts" / packed.digest).exists()
+
+
+def test_an_unreachable_store_is_worth_retrying_and_creates_no_database(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'nowhere' / 'arena.db'}"
+    with pytest.raises(ArtifactUnavailable, match=r"not a database file this worker can read"):
+        materialize_specs(["{artifact}"], ["3" * 64], url, cache=ArtifactCache(tmp_path / "cache"))
+    assert not (tmp_path / "nowhere").exists()
+
+
+def test_workers_get_a_sqlite_store_by_its_absolute_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert artifact_source("sqlite:///./var/arena.db") == f"sqlite:///{tmp_path}/var/arena.db"
+    postgres = "postgresql+psycopg://u:pw@db.example:5432/arena"
+    assert artifact_source(postgres) == postgres  # the password too: workers must connect
+
+
+def test_seats_without_artifacts_keep_their_specs(tmp_path: Path) -> None:
+    assert materialize_specs(["tactician", "x.py"], [], None) == ("tactician", "x.py")
+    assert materialize_specs(["tactician"], [None], None) == ("tactician",)
