@@ -41,10 +41,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tournament_entrants import gate_bot
 
 from botarena.bots.resolve import untrusted
 from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox
-from botarena.core.replay import read_replay
 from botarena.core.status import Status
 from botarena.store import Store, StoreError
 from botarena.tournament.executor import MatchTaskError, close_executor, dask_executor, is_worker_loss
@@ -130,17 +130,6 @@ MATCHES = 12  # 4 entrants, every pair twice
 
 def botarena(*args: str) -> list[str]:
     return [sys.executable, "-m", "botarena", *args]
-
-
-def gate_bot(folder: Path, *, armed: bool) -> Path:
-    """A copy of the gate entrant in `folder`; `armed`, it holds its 4th match (see entrants/gate.py)."""
-    folder.mkdir()
-    bot = folder / "gate.py"
-    shutil.copy(ENTRANTS / "gate.py", bot)
-    if armed:
-        (folder / "starts").mkdir()
-        os.mkfifo(folder / "gate")
-    return bot
 
 
 def tournament_args(db: str, name: str, gate: Path, *where: str) -> list[str]:
@@ -240,7 +229,7 @@ def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
         for row in after:
             if row.key in before:
                 assert row == before[row.key]  # recorded before the kill: kept exactly as it was
-        assert all(store.replay_path(r.replay_hash).is_file() for r in after)
+        assert all(store.replays.exists(r.replay_hash) for r in after)
         assert outcomes(store, "killed") == outcomes(store, "reference")  # = the inline run
     finally:
         store.close()
@@ -457,7 +446,7 @@ def test_hostile_entrants_on_dask_workers_are_stopped_in_both_seats_against_ever
     seats_met: set[tuple[str, int]] = set()
     for row in rows_of(store, "t"):
         assert row.status == "finished", row
-        replay = read_replay(store.replay_path(row.replay_hash))
+        replay = store.load_replay(row.replay_hash)
         assert SECRET not in replay.dumps().decode()
         if "hostile" not in row.seats:
             continue

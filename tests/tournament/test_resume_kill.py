@@ -16,29 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tournament_entrants import gate_bot
 
 from botarena.store import Store, StoreError
 
 STARTERS = "randomonium,tactician,zergy,pacifist"
 CYCLES = 4
 MATCHES = 40  # 5 entrants, every pair 4 times
-GATE = Path(__file__).parent / "entrants" / "gate.py"
 
 
 def botarena(*args: str) -> list[str]:
     return [sys.executable, "-m", "botarena", *args]
-
-
-def gate_bot(folder: Path, *, armed: bool) -> Path:
-    """A copy of the gate entrant in `folder`; `armed`, it holds its 4th match (see entrants/gate.py)."""
-    folder.mkdir()
-    bot = folder / "gate.py"
-    # it runs from its artifact's copy (bots/artifacts.py): the gate lives in this folder
-    bot.write_text(GATE.read_text().replace("Path(__file__).parent", f"Path({str(folder.absolute())!r})"))
-    if armed:
-        (folder / "starts").mkdir()
-        os.mkfifo(folder / "gate")
-    return bot
 
 
 def tournament_args(db: str, name: str, gate: Path) -> list[str]:
@@ -133,7 +121,7 @@ def test_a_sigkilled_tournament_resumes_exactly(tmp_path: Path) -> None:
             if row.key in before:
                 assert row == before[row.key]  # a result finished before the kill is kept as it was
         # every finished match has its replay file, and nothing was recorded twice
-        assert all(store.replay_path(r.replay_hash).is_file() for r in after)
+        assert all(store.replays.exists(r.replay_hash) for r in after)
         assert outcomes(store, "killed") == outcomes(store, "reference")
     finally:
         store.close()

@@ -1,0 +1,23 @@
+"""Test entrants shared by the tournament tests (the files themselves are in `entrants/`)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+ENTRANTS = Path(__file__).parent / "entrants"
+GATE = ENTRANTS / "gate.py"
+
+
+def gate_bot(folder: Path, *, armed: bool) -> Path:
+    """A copy of the gate entrant in `folder`; `armed`, it holds its 4th match (see entrants/gate.py).
+
+    The copy names `folder` by its absolute path: a tournament runs it from its artifact's unpacked
+    copy (bots/artifacts.py), so the gate's files must be found there, not beside the running file."""
+    folder.mkdir()
+    bot = folder / "gate.py"
+    bot.write_text(GATE.read_text().replace("Path(__file__).parent", f"Path({str(folder.absolute())!r})"))
+    if armed:
+        (folder / "starts").mkdir()
+        os.mkfifo(folder / "gate")
+    return bot
