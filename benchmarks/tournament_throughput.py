@@ -92,9 +92,10 @@ def inline() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def sqlite_store() -> Iterator[Store]:
+def sqlite_store(replays: str | None = None) -> Iterator[Store]:
+    """A fresh SQLite store: replays in files beside it (the default), or `replays` ("db")."""
     with tempfile.TemporaryDirectory() as tmp:
-        store = Store.open(f"sqlite:///{Path(tmp) / 'bench.db'}")
+        store = Store.open(f"sqlite:///{Path(tmp) / 'bench.db'}", replays=replays)
         try:
             yield store
         finally:
@@ -169,11 +170,12 @@ def main() -> None:
     if args.dask:
         setups.append(("dask LocalCluster, 2 workers", lambda: dask_cluster(2)))
     stores: list[tuple[str, Callable[[], contextlib.AbstractContextManager[Store]]]] = [
-        ("SQLite", sqlite_store)
+        ("SQLite (replays in files)", sqlite_store),
+        ("SQLite (replays in the database)", lambda: sqlite_store("db")),
     ]
     if args.postgres:
         url = args.postgres
-        stores.append(("PostgreSQL", lambda: postgres_store(url)))
+        stores.append(("PostgreSQL (replays in the database)", lambda: postgres_store(url)))
     workloads = [("short", args.cycles * 10, False)]
     if args.event:
         workloads.append(("event (1000 rounds)", 10 * args.event_cycles, True))
