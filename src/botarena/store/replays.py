@@ -23,6 +23,7 @@ import hashlib
 import os
 import re
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
@@ -64,6 +65,9 @@ def _verified(digest: str, data: bytes, where: str) -> bytes:
     return data
 
 
+_CHUNK = 100  # replays per INSERT statement
+
+
 class ReplayStorage(Protocol):
     """Replays by content hash. Every method raises StoreError (one line) when it cannot do its job."""
 
@@ -79,6 +83,10 @@ class ReplayStorage(Protocol):
 
     def write(self, data: bytes) -> str:
         """Keep `data` (gzip bytes) under its hash; returns the hash. Writing it again changes nothing."""
+        ...
+
+    def write_many(self, blobs: Sequence[bytes]) -> list[str]:
+        """`write` for several replays at once (a coordinator's batch); their hashes, in order."""
         ...
 
     def read(self, digest: str) -> bytes:
@@ -127,6 +135,9 @@ class ReplayFiles:
             raise StoreError(f"cannot write replay {target}: {exc.strerror or exc}") from None
         return digest
 
+    def write_many(self, blobs: Sequence[bytes]) -> list[str]:
+        return [self.write(data) for data in blobs]
+
     def read(self, digest: str) -> bytes:
         path = self.path(digest)
         try:
@@ -158,18 +169,27 @@ class ReplayBlobs:
         return None
 
     def write(self, data: bytes) -> str:
-        digest = replay_hash(data)
+        return self.write_many([data])[0]
+
+    def write_many(self, blobs: Sequence[bytes]) -> list[str]:
+        """One transaction, one statement per `_CHUNK` replays: a transaction per replay would cost a
+        batch of short matches more than playing them (a commit each, on PostgreSQL a WAL flush)."""
+        digests = [replay_hash(data) for data in blobs]
+        rows = {
+            digest: {"digest": digest, "size": len(data), "data": data, "created_at": utcnow()}
+            for digest, data in zip(digests, blobs, strict=True)
+        }
+        if not rows:
+            return digests
         dialect = postgresql if self._engine.dialect.name == "postgresql" else sqlite
         # Idempotent by content: a second writer of the same bytes (a match played twice, another
         # coordinator) inserts nothing, and what is there is the same bytes by construction.
-        statement = (
-            dialect.insert(ReplayBlob)
-            .values(digest=digest, size=len(data), data=data, created_at=utcnow())
-            .on_conflict_do_nothing(index_elements=["digest"])
-        )
-        with eng.translated(f"cannot write replay {digest}"), self._writer.begin() as conn:
-            conn.execute(statement)
-        return digest
+        statement = dialect.insert(ReplayBlob).on_conflict_do_nothing(index_elements=["digest"])
+        values = list(rows.values())
+        with eng.translated(f"cannot write replay {digests[0]}"), self._writer.begin() as conn:
+            for start in range(0, len(values), _CHUNK):
+                conn.execute(statement, values[start : start + _CHUNK])
+        return digests
 
     def read(self, digest: str) -> bytes:
         check_hash(digest)

@@ -604,10 +604,14 @@ class Store:
         if not chosen:
             return [False] * len(results)
         versions = self._entrant_versions(tournament_id)
+        sent = [result for result in chosen.values() if result.replay_hash is None]
+        written = dict(
+            zip((r.key for r in sent), self.replays.write_many([r.replay_gz for r in sent]), strict=True)
+        )
         rows = {}
         for key, result in chosen.items():
             match_id, _, seats = found[key]
-            digest = keep_replay(self.replays, result.replay_gz, result.replay_hash, f"match {key!r}")
+            digest = written.get(key) or keep_replay(self.replays, b"", result.replay_hash, f"match {key!r}")
             rows[match_id] = (result, seats, digest)
         with self._write_connection(f"cannot record results of tournament {tournament_id}") as conn:
             # Exactly-once: only the matches still unfinished inside this write transaction are
