@@ -50,7 +50,7 @@ MAX_ATTEMPTS = 3  # a match whose task raises this often is recorded failed
 SOLO_BREAKS = 2  # a match that breaks the process pool this often while running alone is recorded failed
 # Batching (several matches per executor task): a task aims to last about BATCH_TARGET_S, from the
 # matches' measured durations, and holds at most MAX_BATCH matches. Long matches go one per task.
-BATCH_TARGET_S = 1.0
+BATCH_TARGET_S = 0.5
 MAX_BATCH = 256
 SLOTS_RECOUNT_S = 5.0  # how often the coordinator re-counts its executor's slots (Dask workers)
 
