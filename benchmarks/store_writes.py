@@ -29,18 +29,15 @@ import contextlib
 import gzip
 import os
 import random
-import secrets
-import tempfile
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from types import SimpleNamespace
 
 import orjson
-from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
 from botarena.store import Store, StoreError
+from scratch_stores import postgres_store, sqlite_store
 
 LOCAL_POSTGRES = "postgresql+psycopg://botarena:botarena@127.0.0.1:5432/botarena_test"
 REPLAY_KB = 20
@@ -170,40 +167,6 @@ def bench(store: Store, args: argparse.Namespace, blobs: list[bytes]) -> None:
     )
 
 
-@contextlib.contextmanager
-def sqlite_store() -> Iterator[Store]:
-    with tempfile.TemporaryDirectory() as scratch:
-        store = Store.open(f"sqlite:///{scratch}/bench.db", replay_dir=Path(scratch) / "replays")
-        try:
-            yield store
-        finally:
-            store.close()
-
-
-@contextlib.contextmanager
-def postgres_store(url: str) -> Iterator[Store]:
-    """A store in a scratch database of its own, dropped afterwards."""
-    admin_url = make_url(url).set(drivername="postgresql+psycopg")
-    name = f"botarena_bench_{secrets.token_hex(4)}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT", connect_args={"connect_timeout": 5})
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        with tempfile.TemporaryDirectory() as scratch:
-            store = Store.open(
-                admin_url.set(database=name).render_as_string(hide_password=False),
-                replay_dir=Path(scratch) / "replays",
-            )
-            try:
-                yield store
-            finally:
-                store.close()
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", type=int, default=2000, help="matches to schedule")
@@ -224,7 +187,7 @@ def main() -> None:
     shown = make_url(url).render_as_string(hide_password=True)
     try:
         stack = contextlib.ExitStack()
-        store = stack.enter_context(postgres_store(url))
+        store = stack.enter_context(postgres_store(url, replay_files=True))
     except Exception as error:  # any reason the server cannot be used: say it and go on
         reason = str(getattr(error, "orig", error)).strip().splitlines()[0]
         print(f"PostgreSQL at {shown}: skipped ({reason})")

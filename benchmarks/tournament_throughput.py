@@ -24,17 +24,15 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
-import tempfile
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor
-from pathlib import Path
 from typing import Any
 
 from botarena.store import Store
 from botarena.tournament.executor import close_executor, make_executor
 from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, run_tournament
+from scratch_stores import postgres_store, sqlite_store
 
 STARTERS = ("adaptive", "pacifist", "randomonium", "tactician", "zergy")
 
@@ -89,39 +87,6 @@ def dask_cluster(workers: int) -> Iterator[Executor]:
 @contextlib.contextmanager
 def inline() -> Iterator[None]:
     yield None
-
-
-@contextlib.contextmanager
-def sqlite_store(replays: str | None = None) -> Iterator[Store]:
-    """A fresh SQLite store: replays in files beside it (the default), or `replays` ("db")."""
-    with tempfile.TemporaryDirectory() as tmp:
-        store = Store.open(f"sqlite:///{Path(tmp) / 'bench.db'}", replays=replays)
-        try:
-            yield store
-        finally:
-            store.close()
-
-
-@contextlib.contextmanager
-def postgres_store(admin_url: str) -> Iterator[Store]:
-    """A store in a new database on the server of `admin_url`, dropped afterwards."""
-    from sqlalchemy import create_engine, text
-    from sqlalchemy.engine import make_url
-
-    name = f"botarena_bench_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(make_url(admin_url), isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        store = Store.open(make_url(admin_url).set(database=name).render_as_string(hide_password=False))
-        try:
-            yield store
-        finally:
-            store.close()
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def measure(
