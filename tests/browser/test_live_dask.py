@@ -29,7 +29,7 @@ GATE_BOT = textwrap.dedent(
     import os
     import time
 
-    GATE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gate")
+    GATE = {gate!r}  # by its absolute path: the bot runs from its artifact's unpacked copy
     calls = 0
 
 
@@ -67,8 +67,8 @@ def test_a_browser_watches_a_match_on_a_dask_worker(
     from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, run_tournament
 
     bot = tmp_path / "gate_bot.py"
-    bot.write_text(GATE_BOT)
     gate = tmp_path / "gate"
+    bot.write_text(GATE_BOT.replace("{gate!r}", repr(str(gate))))
     store = Store.open(f"sqlite:///{tmp_path / 'live.db'}", replay_dir=tmp_path / "replays")
     hub = LiveHub()
     plan = TournamentPlan(
