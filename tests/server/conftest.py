@@ -12,6 +12,7 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -118,6 +119,24 @@ def start_server() -> Iterator[Callable[..., Server]]:
     yield start
     for server in servers:
         server.stop()
+
+
+LIVE_TOKEN = "s3cret-live-token-0123456789"
+"""The live-ingest token of the servers the live tests start."""
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A fresh SQLite store under tmp_path (a module's own `store` fixture wins over this one)."""
+    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
+    yield store
+    store.close()
+
+
+@pytest.fixture
+def ingest(start_server: Callable[..., Server], store: Store) -> Server:
+    """A started server over `store` that takes live events with `LIVE_TOKEN`."""
+    return start_server(store, live_token=LIVE_TOKEN)
 
 
 # ------------------------------------------------------------------------------------- clients

@@ -11,23 +11,21 @@ from __future__ import annotations
 import logging
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from botarena.store import Store
 from botarena.tournament.executor import MatchOutcome, MatchTask, play_task
 from botarena.tournament.live_http import HttpLiveSink, live_sink, split_event
 
-from .conftest import Server, get_json
+from .conftest import LIVE_TOKEN, Server, get_json
 
 pytest.importorskip("aiohttp", reason="the http extra (aiohttp) is not installed")
 
-TOKEN = "s3cret-live-token-0123456789"
+TOKEN = LIVE_TOKEN
 LOGGER = "botarena.tournament.live_http"
 
 
@@ -60,18 +58,6 @@ def counted(match: MatchTask | None = None) -> int:
 
 def warnings_of(caplog: pytest.LogCaptureFixture) -> list[str]:
     return [r.getMessage() for r in caplog.records if r.name == LOGGER and r.levelno == logging.WARNING]
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
-    yield store
-    store.close()
-
-
-@pytest.fixture
-def ingest(start_server: Callable[..., Server], store: Store) -> Server:
-    return start_server(store, live_token=TOKEN)
 
 
 def closed_port() -> int:

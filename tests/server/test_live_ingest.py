@@ -23,9 +23,9 @@ from botarena.store import Store
 from botarena.tournament.executor import MatchTask, play_task
 from botarena.tournament.live_http import INGEST_PATH, MAX_INGEST_BYTES, MAX_INGEST_EVENTS
 
-from .conftest import Server, SseStream, get_json, play_tournament
+from .conftest import LIVE_TOKEN, Server, SseStream, get_json, play_tournament
 
-TOKEN = "s3cret-live-token-0123456789"
+TOKEN = LIVE_TOKEN
 
 
 def live_events(key: str = "r01-m001", tournament_id: int = 7, match_id: int | None = None) -> list[Any]:
@@ -76,18 +76,6 @@ def post(
 @pytest.fixture(scope="module")
 def events() -> list[Any]:
     return live_events()
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
-    yield store
-    store.close()
-
-
-@pytest.fixture
-def ingest(start_server: Callable[..., Server], store: Store) -> Server:
-    return start_server(store, live_token=TOKEN)
 
 
 def test_without_a_token_the_server_refuses_all_ingest(
