@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tournament_entrants import gate_bot
+from tournament_entrants import gate_bot, recorded_before_the_kill
 
 from botarena.bots.resolve import untrusted
 from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox
@@ -196,14 +196,7 @@ def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
         release_gate(gate.parent / "gate")
     assert process.returncode == -signal.SIGKILL
 
-    store = Store.open(db)
-    try:
-        tournament = store.find_tournament("killed")
-        assert tournament is not None and tournament.status == "running"
-        before = {r.key: r for r in store.list_matches(tournament.id, status="finished")}
-        assert 3 <= len(before) < MATCHES
-    finally:
-        store.close()
+    before = recorded_before_the_kill(db, "killed", MATCHES)
 
     resume = ["--resume", "killed", "--dask", address, "--db", db, "--no-progress", "--unsandboxed"]
     resumed = subprocess.run(

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tournament_entrants import gate_bot
+from tournament_entrants import gate_bot, recorded_before_the_kill
 
 from botarena.store import Store, StoreError
 
@@ -84,14 +84,7 @@ def test_a_sigkilled_tournament_resumes_exactly(tmp_path: Path) -> None:
         process.wait(timeout=30)
     assert process.returncode == -signal.SIGKILL
 
-    store = Store.open(db)
-    try:
-        tournament = store.find_tournament("killed")
-        assert tournament is not None and tournament.status == "running"
-        before = {r.key: r for r in store.list_matches(tournament.id, status="finished")}
-        assert 3 <= len(before) < MATCHES
-    finally:
-        store.close()
+    before = recorded_before_the_kill(db, "killed", MATCHES)
 
     resume = ["--resume", "killed", "--workers", "2", "--db", db, "--no-progress", "--unsandboxed"]
     resumed = subprocess.run(

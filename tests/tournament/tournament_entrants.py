@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
+
+from botarena.store import Store
 
 ENTRANTS = Path(__file__).parent / "entrants"
 GATE = ENTRANTS / "gate.py"
@@ -21,3 +24,17 @@ def gate_bot(folder: Path, *, armed: bool) -> Path:
         (folder / "starts").mkdir()
         os.mkfifo(folder / "gate")
     return bot
+
+
+def recorded_before_the_kill(db: str, name: str, matches: int) -> dict[str, Any]:
+    """The finished match rows of the killed tournament `name`, by key, after checking that it was
+    killed mid-way: still "running", with at least 3 and fewer than `matches` results recorded."""
+    store = Store.open(db)
+    try:
+        tournament = store.find_tournament(name)
+        assert tournament is not None and tournament.status == "running"
+        before = {r.key: r for r in store.list_matches(tournament.id, status="finished")}
+        assert 3 <= len(before) < matches
+        return before
+    finally:
+        store.close()
