@@ -341,7 +341,8 @@ def _play_live(
 
     hub = LiveHub()
     stop = threading.Event()
-    key = f"play/{game.id}-{seed}"
+    # the key and the name are public (the live list, the stream's URL): never the seed
+    key = f"play/{game.id}-{secrets.token_hex(4)}"
     outcome: dict[str, Any] = {}
     # a game may serve routes of its own for the running match (devops: spec 7.5 bonus codes)
     match = SimpleNamespace(
@@ -367,7 +368,8 @@ def _play_live(
 
     def on_ready(url: str) -> None:
         base = url[: -len(ARENA_PAGE)] if url.endswith(ARENA_PAGE) else url.rstrip("/")
-        streamer = LiveStreamer(key, hub.publish, match=f"{game.id} seed {seed}")
+        names = ", ".join(bot.name for bot in players)
+        streamer = LiveStreamer(key, hub.publish, match=f"{game.id}: {names}")
 
         def begin(replay: Any) -> None:
             streamer.begin(replay)  # the URL works from now on: print it only now
