@@ -861,7 +861,13 @@ def tournament_command(
     resume: Annotated[
         str | None, typer.Option(help="Resume the tournament of this name or id (e.g. after a kill).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Tournament seed: every match seed derives from it.")] = 0,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Tournament seed: every match seed derives from it, so it is shown only once the "
+            "tournament is over (default: a random one, kept in the store)."
+        ),
+    ] = None,
     preset: Annotated[
         str | None, typer.Option(help="Config preset (drones_2018_event: bravolt2018).")
     ] = None,
@@ -919,7 +925,9 @@ def tournament_command(
                 game=game_id,
                 format=format_,
                 entrants=_entrants(bots or []),
-                seed=seed,
+                # a guessable seed (0 was the default) would give away every match seed however
+                # well the server keeps it (DESIGN principle 7)
+                seed=secrets.randbelow(2**63) if seed is None else seed,
                 preset=preset,
                 overrides=overrides,
                 options=options,
