@@ -341,7 +341,8 @@ def _play_live(
 
     hub = LiveHub()
     stop = threading.Event()
-    key = f"play/{game.id}-{seed}"
+    # the key and the name are public (the live list, the stream's URL): never the seed
+    key = f"play/{game.id}-{secrets.token_hex(4)}"
     outcome: dict[str, Any] = {}
     # a game may serve routes of its own for the running match (devops: spec 7.5 bonus codes)
     match = SimpleNamespace(
@@ -367,7 +368,8 @@ def _play_live(
 
     def on_ready(url: str) -> None:
         base = url[: -len(ARENA_PAGE)] if url.endswith(ARENA_PAGE) else url.rstrip("/")
-        streamer = LiveStreamer(key, hub.publish, match=f"{game.id} seed {seed}")
+        names = ", ".join(bot.name for bot in players)
+        streamer = LiveStreamer(key, hub.publish, match=f"{game.id}: {names}")
 
         def begin(replay: Any) -> None:
             streamer.begin(replay)  # the URL works from now on: print it only now
@@ -859,7 +861,13 @@ def tournament_command(
     resume: Annotated[
         str | None, typer.Option(help="Resume the tournament of this name or id (e.g. after a kill).")
     ] = None,
-    seed: Annotated[int, typer.Option(help="Tournament seed: every match seed derives from it.")] = 0,
+    seed: Annotated[
+        int | None,
+        typer.Option(
+            help="Tournament seed: every match seed derives from it, so it is shown only once the "
+            "tournament is over (default: a random one, kept in the store)."
+        ),
+    ] = None,
     preset: Annotated[
         str | None, typer.Option(help="Config preset (drones_2018_event: bravolt2018).")
     ] = None,
@@ -917,7 +925,9 @@ def tournament_command(
                 game=game_id,
                 format=format_,
                 entrants=_entrants(bots or []),
-                seed=seed,
+                # a guessable seed (0 was the default) would give away every match seed however
+                # well the server keeps it (DESIGN principle 7)
+                seed=secrets.randbelow(2**63) if seed is None else seed,
                 preset=preset,
                 overrides=overrides,
                 options=options,

@@ -209,7 +209,8 @@ class Feeder(threading.Thread):
             self.hub.publish({"type": "steps", "key": self.key, "first": index, "steps": [step]})
             if not self.hurry.is_set():
                 self.hurry.wait(self.pause)
-        fields = {k: data[k] for k in ("result", "end", "keyframes", "logs", "time_used_ms", "statuses")}
+        names = ("seed", "result", "end", "keyframes", "logs", "time_used_ms", "statuses")  # LiveStreamer's
+        fields = {k: data[k] for k in names}
         self.hub.publish({"type": "end", "key": self.key, "match_id": self.match_id, "fields": fields})
 
 
@@ -239,6 +240,8 @@ def test_a_live_match_advances(page: Any, site: ArenaSite) -> None:
         )
         badge = page.get_by_test_id("live")
         assert badge.is_visible() and badge.inner_text() == "LIVE"
+        # the hub sent the header without the seed: it decides what the rules hide (DESIGN principle 7)
+        assert page.get_by_test_id("seed").inner_text() == "hidden until the end"
         before = page.evaluate("window.__botarena.stepCount")
         page.wait_for_function(f"window.__botarena.stepCount >= {before + 5}", timeout=10_000)
         assert badge.inner_text() == "LIVE"
@@ -263,6 +266,7 @@ def test_a_live_match_advances(page: Any, site: ArenaSite) -> None:
     assert page.evaluate("window.__botarena.stepCount") == total == longest.steps
     assert badge.inner_text() == "ENDED"
     assert page.get_by_test_id("result").inner_text() != "in progress"
+    assert page.get_by_test_id("seed").inner_text() == str(longest.seed)  # the end event brought it
     link = page.get_by_test_id("stored-replay")
     assert link.is_visible()
     link.click()
@@ -322,6 +326,7 @@ def test_a_running_tournament_refreshes_itself(
         assert page.get_by_test_id("tournament-status").inner_text() == "running"
         assert texts_of(page, "match-status") == ["running", "scheduled"]
         assert texts_of(page, "watch") == []
+        assert page.get_by_test_id("tournament-seed").inner_text() == "hidden until the end"
 
         stored = site.store.list_matches(site.tournament_id)[0]  # any real drones replay will do
         store.record_result(
@@ -346,6 +351,7 @@ def test_a_running_tournament_refreshes_itself(
 
         store.set_tournament_status(t.id, "finished")
         page.wait_for_function("window.__tournament.status === 'finished'", timeout=10_000)
+        assert page.get_by_test_id("tournament-seed").inner_text() == "1"  # every match is over now
         refreshes = page.evaluate("window.__tournament.refreshes")
         page.wait_for_timeout(2500)  # a finished tournament is not polled any more
         assert page.evaluate("window.__tournament.refreshes") == refreshes

@@ -10,6 +10,7 @@ import pytest
 
 from botarena.cli import main
 from botarena.store import Store
+from botarena.tournament.formats import match_seed
 
 
 @pytest.fixture
@@ -42,6 +43,12 @@ def test_resuming_a_finished_tournament_plays_nothing(db: str, capsys: pytest.Ca
     capsys.readouterr()
     assert main(["tournament", "--resume", "t", *args]) == 0
     assert "finished: 0 matches played now, 0 failed, 1 recorded in all" in capsys.readouterr().out
+    # without --seed the seed is drawn at random, not 0: every match seed derives from it, and a
+    # guessable one would give them all away while the tournament is played (DESIGN principle 7)
+    with Store.open(db) as store:
+        (row,) = store.list_tournaments()
+        (match,) = store.list_matches(row.id)
+    assert row.seed != 0 and match.seed != match_seed(0, match.key)
 
 
 @pytest.mark.parametrize(

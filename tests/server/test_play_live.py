@@ -74,13 +74,18 @@ def test_play_live_streams_a_paced_devops_match_to_its_end(tmp_path: Path) -> No
         kinds = [kind for kind, _ in events]
         assert kinds[0] == "header" and kinds[-1] == "end" and "steps" in kinds[1:-1]
         header = events[0][1]
-        assert header["replay"]["game"] == "devops" and header["replay"]["seed"] == 4
+        # the seed decides what the rules hide: not while the match is played (DESIGN principle 7),
+        # in the header, the match's name or its live key; the end event brings it
+        assert header["replay"]["game"] == "devops" and header["replay"]["seed"] is None
+        assert header["replay"]["hidden"] == ["seed"] and header["match"] == "devops: starter, expander"
+        assert not header["replay"]["match_id"].startswith("devops-4-")
         steps: list[Any] = []
         for kind, data in events:
             if kind == "steps":
                 assert data["first"] == len(steps)  # no gap, no overlap
                 steps += data["steps"]
         end = events[-1][1]["fields"]
+        assert end["seed"] == 4
         # the result is printed as soon as the match is over, while the server still lingers
         printed = [first]
         while not printed[-1].startswith("replay written to"):

@@ -207,6 +207,11 @@ def test_declaration_catches_hidden_information_without_a_check() -> None:
     fails(check_declaration, variant(information=Information.HIDDEN), "no hidden_info_check")
 
 
+def test_declaration_catches_a_secret_config_key_that_is_no_config_key() -> None:
+    misspelt = variant(secret_config_keys=frozenset({"sceanrio"}))  # (the server would show the real key)
+    fails(check_declaration, misspelt, "['sceanrio'] are not config keys")
+
+
 def test_declaration_catches_an_unregistered_game() -> None:
     fails(check_declaration, variant(), "returns another GameInfo")
 

@@ -268,6 +268,11 @@ class GameInfo:
     keyframe_every: int = 50
     kits: Kits = Kits()
     hidden_info_check: HiddenInfoCheck | None = None
+    secret_config_keys: frozenset[str] = frozenset()
+    """Config keys that fix content the rules hide from the seats (an explicit scenario, the seats'
+    own seeds): the server's public and team routes leave them out of a tournament's config and of
+    a live header until it is over (`botarena.server.secrecy`, DESIGN principle 7). Keys that are
+    public rules (sizes, turn limits, the choice of a published map) are not listed."""
     test_overrides: Mapping[str, Any] = field(default_factory=dict)
     """Config overrides that keep whole-game checks (the conformance suite) quick."""
     native_result_json: NativeResultWriter | None = None

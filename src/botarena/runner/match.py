@@ -569,7 +569,8 @@ def run_match(
     check_seed(seed)
     if config is None:
         config = game.config(preset)
-    match_id = match_id or f"{game.id}-{seed}-{uuid.uuid4().hex[:8]}"
+    # (never the seed: the match id goes to every bot in its envelope, and to live viewers)
+    match_id = match_id or f"{game.id}-{uuid.uuid4().hex[:12]}"
     engine = game.new_engine(config, seed, len(bots))
     engine.set_player_names([bot.name for bot in bots])
     replay = Replay(

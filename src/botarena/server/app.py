@@ -26,13 +26,21 @@ JSON API (errors are `{"detail": "<one line>"}` with a 4xx status, never a trace
     /api/...                                     `create_app(routers=...)`: a live game's own routes
                                                  (`play --live`: devops bonus codes, spec 7.5)
 
+Secrets of a match still being played (DESIGN principle 7; `botarena.server.secrecy`): until a
+match is over, its `seed` is null, a tournament's `seed` and its config's secret keys are withheld
+until the tournament is over, and each object names what it withholds in `hidden`; the replay of a
+match not over is 404, and live headers come without them. A request with the organizer key
+(`create_app(organizer_key=...)`, header `X-Organizer-Key`) sees everything.
+
 The store is synchronous: its endpoints are plain `def`s, which FastAPI runs in its thread pool, so
 the event loop (and every SSE stream) never waits on the database.
 """
 
 from __future__ import annotations
 
+import gzip
 import logging
+import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
@@ -40,12 +48,14 @@ from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from botarena import __version__
 from botarena.server.httpconfig import server_config
 from botarena.server.ingest import IngestError, authorize, check_length, check_live_token, parse_events
 from botarena.server.live import LiveHub, sse_bytes
+from botarena.server.secrecy import ORGANIZER_HEADER, Shown, is_over, public_view, withholds_config
 from botarena.server.viewer import (
     PIP_HINT,
     ServerDependencyError,
@@ -152,7 +162,7 @@ class TournamentOut(BaseModel):
     game: str
     format: str
     preset: str | None
-    seed: int
+    seed: int | None = Field(description="every match seed derives from it: null until the tournament ends")
     status: str = Field(description="created, running, finished or failed")
     options: dict[str, Any]
     config: dict[str, Any]
@@ -160,6 +170,10 @@ class TournamentOut(BaseModel):
     finished_at: datetime | None
     entrants: list[EntrantOut]
     matches: MatchCounts
+    hidden: list[str] = Field(
+        default_factory=list,
+        description='what is withheld until the tournament is over: "seed", "config.<secret key>"',
+    )
 
 
 class TournamentDetail(BaseModel):
@@ -179,7 +193,7 @@ class MatchOut(BaseModel):
     key: str
     round: int
     seats: list[str]
-    seed: int
+    seed: int | None = Field(description="null until the match is over (it determines what the rules hide)")
     status: str = Field(description="scheduled, running, finished or failed")
     attempts: int
     error: str | None
@@ -195,6 +209,7 @@ class MatchOut(BaseModel):
     replay_url: str | None = Field(description="the stored replay, once the match is finished")
     live_key: str | None = Field(description="the live-event key while the server streams the match")
     live_url: str | None
+    hidden: list[str] = Field(default_factory=list, description='"seed" while the match is not over')
 
 
 class MatchPage(BaseModel):
@@ -234,28 +249,35 @@ def _counts(counts: Mapping[str, int] | None) -> MatchCounts:
     return MatchCounts(**values, total=sum(values.values()))
 
 
-def tournament_out(row: TournamentRow, counts: Mapping[str, int] | None) -> TournamentOut:
-    return TournamentOut(
-        id=row.id,
-        name=row.name,
-        game=row.game,
-        format=row.format,
-        preset=row.preset,
-        seed=row.seed,
-        status=row.status,
-        options=dict(row.options or {}),
-        config=dict(row.config or {}),
-        created_at=row.created_at,
-        finished_at=row.finished_at,
-        entrants=[EntrantOut(name=e.name, spec=e.spec, version=e.version) for e in row.entrants],
-        matches=_counts(counts),
-    )
+def tournament_out(
+    row: TournamentRow, counts: Mapping[str, int] | None, shown: Shown | None = None
+) -> TournamentOut:
+    """The tournament as a route shows it: its secrets withheld as `shown` says (by default, as
+    its status says: `botarena.server.secrecy`)."""
+    fields = {
+        "id": row.id,
+        "name": row.name,
+        "game": row.game,
+        "format": row.format,
+        "preset": row.preset,
+        "seed": row.seed,
+        "status": row.status,
+        "options": dict(row.options or {}),
+        "config": dict(row.config or {}),
+        "created_at": row.created_at,
+        "finished_at": row.finished_at,
+        "entrants": [EntrantOut(name=e.name, spec=e.spec, version=e.version) for e in row.entrants],
+        "matches": _counts(counts),
+    }
+    return TournamentOut(**public_view(row.game, fields, shown or Shown.of_tournament(row.status)))
 
 
-def match_out(row: MatchRow, hub: LiveHub | None) -> dict[str, Any]:
+def match_out(row: MatchRow, hub: LiveHub | None, shown: Shown | None = None) -> dict[str, Any]:
+    """The match as a route shows it: its seed withheld until it is over, unless `shown` says
+    otherwise (the organizer)."""
     key = live_key(row.tournament_id, row.key)
     streaming = hub is not None and row.status == "running" and key in hub
-    return {
+    fields = {
         "id": row.id,
         "tournament_id": row.tournament_id,
         "key": row.key,
@@ -278,6 +300,8 @@ def match_out(row: MatchRow, hub: LiveHub | None) -> dict[str, Any]:
         "live_key": key if streaming else None,
         "live_url": live_events_url(key) if streaming else None,
     }
+    # (a match row holds no config, only its seed: the game, the tournament's, plays no part)
+    return public_view("", fields, shown or Shown.of_match(row.status, None))
 
 
 class BoardCache:
@@ -311,22 +335,47 @@ def _one_line(exc: BaseException) -> str:
     return text or type(exc).__name__
 
 
-def stored_replay_response(store: Store, match_id: int, digest: str) -> Response:
-    """A recorded match's replay, from wherever the store keeps replays (its directory, a shared
-    location or the database, so a server on any machine shows it), sent gzip-encoded as stored.
-    Gone: 404; damaged (its bytes no longer match their hash): 410; each with a one-line detail."""
+def _read_stored(store: Store, match_id: int, digest: str) -> bytes:
+    """A recorded replay's bytes as stored. Gone: 404; damaged (its bytes no longer match their
+    hash): 410; each with a one-line detail."""
     from botarena.store.replays import ReplayDamaged, ReplayMissing
 
     try:
-        data = store.read_replay(digest)
+        return store.read_replay(digest)
     except ReplayMissing as exc:
         raise HTTPException(404, f"match {match_id}: {_one_line(exc)}") from None
     except ReplayDamaged as exc:
         raise HTTPException(410, f"match {match_id}: {_one_line(exc)}") from None
+
+
+def _replay_bytes_response(data: bytes) -> Response:
     headers = {"Cache-Control": "no-store"}
     if data[:2] == b"\x1f\x8b":
         headers["Content-Encoding"] = "gzip"
     return Response(data, media_type="application/json", headers=headers)
+
+
+def stored_replay_response(store: Store, match_id: int, digest: str) -> Response:
+    """A recorded match's replay, from wherever the store keeps replays (its directory, a shared
+    location or the database, so a server on any machine shows it), sent gzip-encoded as stored.
+    Gone: 404; damaged: 410."""
+    return _replay_bytes_response(_read_stored(store, match_id, digest))
+
+
+def public_replay_response(store: Store, match_id: int, digest: str, game: str) -> Response:
+    """A finished match's replay without the secret config keys its tournament's matches share,
+    while that tournament is still being played (`botarena.server.secrecy`); its seed is its own
+    and shows. Rare (only a config that sets a secret key), so it is decoded and encoded again."""
+    data = _read_stored(store, match_id, digest)
+    try:
+        replay = orjson.loads(gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data)
+    except (OSError, EOFError, ValueError) as exc:  # (orjson's decode error is a ValueError)
+        detail = f"match {match_id}: the stored replay cannot be read: {_one_line(exc)}"
+        raise HTTPException(410, detail) from None
+    if not isinstance(replay, dict):
+        raise HTTPException(410, f"match {match_id}: the stored replay is not a replay object")
+    shown = public_view(game, replay, Shown(seed=True, secret_config=False))
+    return _replay_bytes_response(gzip.compress(orjson.dumps(shown), compresslevel=6, mtime=0))
 
 
 def _validation_message(errors: Any) -> str:
@@ -350,12 +399,17 @@ def create_app(
     heartbeat_s: float = 15.0,
     routers: Sequence[Any] = (),
     live_token: str | None = None,
+    organizer_key: str | None = None,
 ) -> FastAPI:
     """The organizer's FastAPI app over `store`, streaming live matches from `hub` (a new, empty one
     if None: pass the hub whose `publish` the tournaments are given, or nothing is live).
 
     `live_token` enables `POST /api/live/ingest` for clients that send it (ValueError if it is too
     short to be one: botarena.server.ingest.check_live_token); without it ingest answers 403.
+
+    `organizer_key`: a request whose `X-Organizer-Key` header holds it sees the secrets of the
+    matches still being played (seeds, secret config keys); everyone else gets the public view
+    (`botarena.server.secrecy`). Without it nobody does.
 
     `routers` (FastAPI APIRouters, e.g. a live game's own routes) are mounted under `/api`.
     `on_startup()` and `on_shutdown()` run in the app's lifespan (they must not block: start a thread
@@ -421,6 +475,16 @@ def create_app(
             raise HTTPException(404, f"no match {match_id}")
         return row
 
+    def _organizer(request: Request) -> bool:
+        given = request.headers.get(ORGANIZER_HEADER)
+        return bool(organizer_key and given) and secrets.compare_digest(
+            str(given).encode(), str(organizer_key).encode()
+        )
+
+    def _shown(request: Request, shown: Shown) -> Shown:
+        """What `request` may see of a match or tournament whose state lets `shown` through."""
+        return Shown.everything() if _organizer(request) else shown
+
     # ------------------------------------------------------------------ routes
 
     @app.get("/", include_in_schema=False)
@@ -449,15 +513,19 @@ def create_app(
 
     @app.get("/api/tournaments", response_model=list[TournamentOut])
     def tournaments(
+        request: Request,
         game: Annotated[str | None, Query(max_length=64, description="only this game's")] = None,
     ) -> list[TournamentOut]:
         rows = store.list_tournaments(game or None)
-        return [tournament_out(row, store.count_matches(row.id)) for row in rows]
+        return [
+            tournament_out(row, store.count_matches(row.id), _shown(request, Shown.of_tournament(row.status)))
+            for row in rows
+        ]
 
     boards = BoardCache()
 
     @app.get("/api/tournaments/{tournament_id}", response_model=TournamentDetail)
-    def tournament(tournament_id: TournamentId) -> TournamentDetail:
+    def tournament(request: Request, tournament_id: TournamentId) -> TournamentDetail:
         row = _tournament(tournament_id)
         counts = store.count_matches(tournament_id)
         version = (row.status, tuple(sorted(counts.items())))
@@ -465,10 +533,12 @@ def create_app(
         if board is None:
             board = tournament_board(store, row)
             boards.put(tournament_id, version, board)
-        return TournamentDetail(tournament=tournament_out(row, counts), leaderboard=board)
+        shown = _shown(request, Shown.of_tournament(row.status))
+        return TournamentDetail(tournament=tournament_out(row, counts, shown), leaderboard=board)
 
     @app.get("/api/tournaments/{tournament_id}/matches", response_model=MatchPage)
     def tournament_matches(
+        request: Request,
         tournament_id: TournamentId,
         status: Annotated[str | None, Query(description="scheduled, running, finished or failed")] = None,
         limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 200,
@@ -478,7 +548,7 @@ def create_app(
             raise HTTPException(
                 422, f"unknown status {status[:40]!r} (expected one of {', '.join(MATCH_STATUSES)})"
             )
-        _tournament(tournament_id)
+        parent = _tournament(tournament_id)
         counts = _counts(store.count_matches(tournament_id))
         total = counts.total if status is None else getattr(counts, status)
         rows = store.list_matches(tournament_id, status=status, limit=limit, offset=offset)
@@ -486,15 +556,19 @@ def create_app(
             "total": total,
             "offset": offset,
             "limit": limit,
-            "matches": [match_out(row, live) for row in rows],
+            "matches": [
+                match_out(row, live, _shown(request, Shown.of_match(row.status, parent.status)))
+                for row in rows
+            ],
         }
 
     @app.get("/api/matches/{match_id}", response_model=MatchDetail)
-    def match(match_id: MatchId) -> dict[str, Any]:
+    def match(request: Request, match_id: MatchId) -> dict[str, Any]:
         row = _match(match_id)
         parent = store.get_tournament(row.tournament_id)
+        shown = _shown(request, Shown.of_match(row.status, parent.status if parent else None))
         return {
-            **match_out(row, live),
+            **match_out(row, live, shown),
             "tournament_name": parent.name if parent else None,
             "game": parent.game if parent else None,
         }
@@ -504,10 +578,17 @@ def create_app(
         response_class=Response,
         responses={200: {"content": {"application/json": {}}, "description": "the replay (gzip-encoded)"}},
     )
-    def match_replay(match_id: MatchId) -> Response:
+    def match_replay(request: Request, match_id: MatchId) -> Response:
         row = _match(match_id)
-        if not row.replay_hash:
+        organizer = _organizer(request)
+        if not row.replay_hash or not (is_over(row.status) or organizer):
+            # (a replay of a match not over would hold its seed: DESIGN principle 7)
             raise HTTPException(404, f"match {match_id} has no replay yet (it is {row.status})")
+        parent = store.get_tournament(row.tournament_id)
+        shared_secrets = parent is not None and withholds_config(parent.game, parent.config)
+        if parent is not None and shared_secrets and not organizer and not is_over(parent.status):
+            # the config its siblings still being played share keeps its secret keys to itself
+            return public_replay_response(store, match_id, row.replay_hash, parent.game)
         return stored_replay_response(store, match_id, row.replay_hash)
 
     @app.get("/api/live", response_model=list[LiveMatchOut])
@@ -605,11 +686,14 @@ def serve(
     stop_timeout_s: float = 10.0,
     routers: Sequence[Any] = (),
     live_token: str | None = None,
+    organizer_key: str | None = None,
 ) -> None:
     """Serve the arena over `store` until interrupted (Ctrl-C, SIGTERM) or `stop` is set.
 
     `live_token` enables live ingest (`POST /api/live/ingest`) for workers and tournament processes
     elsewhere that send it (`botarena tournament --live-url ... --live-token ...`).
+    `organizer_key`: requests with it in `X-Organizer-Key` see the secrets of running matches
+    (`create_app`).
 
     `on_ready(url)` is called once, in a thread of its own, as soon as the server accepts
     connections (`url` is the arena page); it may block, e.g. run a tournament with
@@ -626,7 +710,7 @@ def serve(
     stopping = stop if stop is not None else threading.Event()
     sock = bind_socket(host, port)
     url = arena_url(host, sock.getsockname()[1])
-    app = create_app(store, live, routers=routers, live_token=live_token)
+    app = create_app(store, live, routers=routers, live_token=live_token, organizer_key=organizer_key)
     threads: list[threading.Thread] = []
 
     class _Server(uvicorn.Server):  # type: ignore[misc,name-defined]

@@ -20,6 +20,11 @@ dropped; at most `max_matches` in all.
 
 `publish` never raises (bad input from a coordinator must not stop its tournament: DESIGN principle
 3); what it cannot use it counts in `dropped_events` and logs.
+
+A hub serves the public (`public=True`, the default): a header is held, and so sent, without the
+match's secrets (its seed and its game's secret config keys: `botarena.server.secrecy`), since a
+header comes while the match is being played; the end event brings the seed (`LiveStreamer.end`).
+Only the organizer's own hub (the DatsPulse server's, behind its key) keeps them.
 """
 
 from __future__ import annotations
@@ -36,6 +41,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+
+from botarena.server.secrecy import Shown, public_view
 
 log = logging.getLogger(__name__)
 
@@ -182,9 +189,11 @@ class LiveHub:
         max_matches: int = 128,
         replay_url: Callable[[int], str] = default_replay_url,
         clock: Callable[[], float] = time.monotonic,
+        public: bool = True,
     ) -> None:
         if min(max_steps, max_bytes, max_total_bytes, max_matches) < 1 or max_finished < 0:
             raise ValueError("LiveHub bounds must be positive")
+        self.public = public
         self.max_steps = max_steps
         self.max_bytes = max_bytes
         self.max_total_bytes = max_total_bytes
@@ -238,6 +247,8 @@ class LiveHub:
         tournament_id = _as_int(event.get("tournament_id"))
         name = event.get("match")
         name = name if isinstance(name, str) else key
+        if self.public:  # a header comes while its match is played: none of its secrets (DESIGN 7)
+            replay = public_view(str(replay.get("game", "")), replay, Shown.nothing_secret())
         data = {"key": key, "tournament_id": tournament_id, "match": name, "replay": {**replay, "steps": []}}
         header = dumps(data)  # outside the lock: the slow part
         players = [

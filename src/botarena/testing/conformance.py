@@ -19,6 +19,7 @@ from typing import Any
 
 import orjson
 
+from botarena.core.config import config_to_dict
 from botarena.core.game import Dynamics, Engine, GameInfo, Information
 from botarena.core.protocol import MessageType, Reply
 from botarena.core.registry import UnknownGameError, get_game
@@ -79,7 +80,7 @@ def conformance_check(rule: str) -> Callable[[Check], Check]:
 @conformance_check(
     "GameInfo is consistent: registered under its id, 1 <= min_players <= max_players, typed dynamics "
     "and information, a hidden_info_check when information is HIDDEN, starter bots, a config with "
-    "overage_bank_ms for the default preset and the test overrides"
+    "overage_bank_ms for the default preset and the test overrides, secret_config_keys that are config keys"
 )
 def check_declaration(game: GameInfo) -> None:
     require(1 <= game.min_players <= game.max_players, "need 1 <= min_players <= max_players")
@@ -92,6 +93,9 @@ def check_declaration(game: GameInfo) -> None:
     for what, config in (("default preset", game.config()), ("test_overrides", checks_config(game))):
         bank = getattr(config, "overage_bank_ms", None)
         require(isinstance(bank, int) and bank >= 0, f"the config of the {what} has no overage_bank_ms >= 0")
+    # a misspelt secret key would be shown by the server while a tournament is played
+    unknown = set(game.secret_config_keys) - set(config_to_dict(game.config()))
+    require(not unknown, f"secret_config_keys {sorted(unknown)} are not config keys")
     # last: a replay is re-run (verify_replay) by the game id it names
     try:
         registered = get_game(game.id)

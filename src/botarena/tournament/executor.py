@@ -342,9 +342,11 @@ class LiveStreamer:
         if self.replay is None:  # the match never began (a bot failed to start): nothing was shown
             return
         self._flush()
+        # the seed too: a public hub sent the header without it (botarena.server.secrecy), and the
+        # match is over now
         fields = {
             name: getattr(replay, name)
-            for name in ("result", "end", "keyframes", "logs", "time_used_ms", "statuses")
+            for name in ("seed", "result", "end", "keyframes", "logs", "time_used_ms", "statuses")
         }
         self.sink(self._event("end", match_id=self.match_id, fields=fields))
 

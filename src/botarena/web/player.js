@@ -535,7 +535,8 @@ function renderHeader() {
     if (seat > 0) players.append(el("span", { class: "vs", text: " vs " }));
     players.append(el("span", { class: "pname", style: `color:${colorOf(seat)}`, text: p.name }));
   });
-  $("seed").textContent = String(replay.seed);
+  // a live header holds no seed (it decides what the rules hide); the end event brings it
+  $("seed").textContent = Number.isInteger(replay.seed) ? String(replay.seed) : "hidden until the end";
   const renderer = state.renderer;
   const partial = replay.partial === true;
   const result = $("result");

@@ -51,7 +51,8 @@ function renderHeader(t) {
   $("game").textContent = t.game;
   $("format").textContent = t.format;
   $("preset").textContent = t.preset || "default";
-  $("seed").textContent = String(t.seed);
+  // null while the tournament is played: every match seed derives from it (DESIGN principle 7)
+  $("seed").textContent = Number.isInteger(t.seed) ? String(t.seed) : "hidden until the end";
   $("entrants").textContent = t.entrants.map((e) => e.name).join(", ");
   $("created").textContent = when(t.created_at);
   $("finished").textContent = when(t.finished_at);

@@ -37,6 +37,7 @@ GAME = GameInfo(
     information=Information.HIDDEN,  # attributes are learnt from scans (spec 4.6)
     # spec 4.6: every payload of whole short games audited against the state it was built from
     hidden_info_check=hidden_info_check,
+    secret_config_keys=frozenset({"scenario"}),  # CQ-26: a whole scenario, its buried layers included
     # short games on the smallest generated map keep the registry-wide suite quick
     test_overrides={"width": 50, "height": 50, "rounds": 8},
     # `make run`'s demo: one game of 40 rounds on a small generated map, quick to watch

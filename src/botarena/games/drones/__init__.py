@@ -46,6 +46,7 @@ GAME = GameInfo(
     dynamics=Dynamics.SIMULTANEOUS,
     information=Information.HIDDEN,  # during a round a side sees nothing of the other (spec 4.5)
     hidden_info_check=hidden_info_check,
+    secret_config_keys=frozenset({"player_seeds"}),  # GD-4: a seat never sees the other's playerSeed
     native_result_json=original_result_json,  # spec 7.5, for `botarena play --original-json`
     kits=Kits(js="drones-js"),  # kits/drones-js/adapter.mjs runs 2018 bots unmodified (spec 7.3)
     # spec 2.3: `botarena tournament drones --format drones_2018_event` plays the 2018 event: the

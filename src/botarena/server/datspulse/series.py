@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import logging
 import math
 import sys
@@ -39,7 +40,6 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from botarena.core.config import ConfigError
-from botarena.core.rng import stream
 from botarena.server.datspulse import wire
 from botarena.server.datspulse.wire import LOBBY_ARENA, PublicError, ceil_ms
 
@@ -145,6 +145,17 @@ class NoEvents:
 
     def series_finished(self) -> None:
         pass
+
+
+def round_seed(series_seed: int, number: int) -> int:
+    """Round `number`'s match seed: 63 bits of SHA-256 of the series seed and the number.
+
+    A round's seed is public once it is over (its replay holds it), while the series seed, which
+    gives every round's, stays secret until the series is (spec §4: the seed is hidden). A one-way
+    hash keeps a finished round's seed from telling anything of the series seed or of the rounds to
+    come; nothing short of guessing the series seed predicts them."""
+    digest = hashlib.sha256(f"datspulse.server.round/{series_seed}/{number}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") & MAX_ROUND_SEED
 
 
 RoundFactory = Callable[[Any, int, Sequence[str], int], Any]
@@ -338,8 +349,8 @@ class Series:
         return self._mono0 + (wall - self._wall0)
 
     def round_seed(self, number: int) -> int:
-        """Round `number`'s match seed: a fresh draw per round from the series seed (DP-95)."""
-        return int(stream(self.seed, f"datspulse.server.round.{number}").integers(0, MAX_ROUND_SEED))
+        """Round `number`'s match seed (DP-95): `round_seed(series seed, number)`."""
+        return round_seed(self.seed, number)
 
     # ------------------------------------------------------------------------------ the clock
 

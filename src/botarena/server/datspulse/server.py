@@ -104,7 +104,7 @@ class DatsPulseServer:
         if hub is not None:
             from botarena.server.live import LiveHub
 
-            self.organizer_hub = LiveHub()
+            self.organizer_hub = LiveHub(public=False)  # (the public hub keeps the seeds out)
         final_rounds = int(config.final_rounds) if config.series == "final" else 0
         self.recorder = SeriesRecorder(
             store,
@@ -154,9 +154,11 @@ class DatsPulseServer:
         }
 
     def app(self, **create_app_options: Any) -> Any:
-        """The organiser's FastAPI app (`botarena.server.app`) with the DatsPulse API under /api."""
+        """The organiser's FastAPI app (`botarena.server.app`) with the DatsPulse API under /api; the
+        organizer key also shows the running series' seeds on its JSON routes."""
         from botarena.server.app import create_app
 
+        create_app_options.setdefault("organizer_key", self.settings.spectators.organizer_key)
         return create_app(self.store, self.hub, routers=[self.api.router()], **create_app_options)
 
     def start(self) -> None:
@@ -217,7 +219,16 @@ def run(
             server.organizer_hub.close()
 
     try:
-        serve(store, host=host, port=port, hub=hub, on_ready=ready, stop=stop, routers=[server.api.router()])
+        serve(
+            store,
+            host=host,
+            port=port,
+            hub=hub,
+            on_ready=ready,
+            stop=stop,
+            routers=[server.api.router()],
+            organizer_key=settings.spectators.organizer_key,
+        )
     finally:
         server.stop()
     return server
