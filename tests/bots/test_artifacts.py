@@ -411,19 +411,10 @@ def test_the_cli_refuses_a_linking_entrant_in_one_line_with_exit_2(
     secret = host_secret(tmp_path)
     spec, message = _file_link(tmp_path, secret)
     db = f"sqlite:///{tmp_path / 'arena.db'}"
-    args = [
-        "tournament",
-        "drones",
-        "--bots",
-        f"x={spec}",
-        "--bots",
-        "tactician",
-        "--db",
-        db,
-        "--workers",
-        "0",
-    ]
-    assert main([*args, "--no-progress", "--unsandboxed"]) == 2
+    args = ["tournament", "drones", "--bots", f"x={spec}", "--bots", "tactician", "--db", db]
+    assert (
+        main([*args, "--workers", "0", "--no-progress", "--unsandboxed"]) == 2
+    )  # no sandbox needed to refuse
     captured = capsys.readouterr()
     assert captured.err.count("\n") == 1 and re.search(message, captured.err), captured.err
     assert SECRET not in captured.out + captured.err
@@ -472,12 +463,13 @@ def test_a_file_replaced_after_the_listing_is_refused_never_read(tmp_path: Path)
                 pytest.fail(f"reading a {kind} swapped in blocks")
             assert isinstance(found["error"], UnsafeFileError), (kind, found)
             assert re.search(message, str(found["error"])), (kind, found)
-        with Folder.open_root(folder) as root:  # a folder swapped for a link after the listing
-            listed = {entry.name: entry for entry in root.list()}["data"]
-            os.rename(folder / "data", folder / "old-data")
-            (folder / "data").symlink_to(secret.parent)
-            with pytest.raises(UnsafeFileError, match=r"data is a symlink"):
-                root.subfolder(listed)
+    folder = folder_bot(tmp_path / "folder-for-a-link")
+    with Folder.open_root(folder) as root:  # a folder swapped for a link after the listing
+        listed = {entry.name: entry for entry in root.list()}["data"]
+        os.rename(folder / "data", tmp_path / "kept-data")
+        (folder / "data").symlink_to(secret.parent)
+        with pytest.raises(UnsafeFileError, match=r"folder-for-a-link/data is a symlink"):
+            root.subfolder(listed)
 
 
 def _read_into(found: dict[str, Any], root: Folder, listed: Listed) -> None:
@@ -552,8 +544,13 @@ def test_swapping_a_file_for_a_link_while_packing_never_ships_the_secret(tmp_pat
 
 def contents(data: bytes) -> dict[str, bytes]:
     """The regular files of an archive, by name."""
+    found: dict[str, bytes] = {}
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
-        return {m.name: tar.extractfile(m).read() for m in tar.getmembers() if m.isreg()}  # type: ignore[union-attr]
+        for member in tar.getmembers():
+            source = tar.extractfile(member) if member.isreg() else None
+            if source is not None:
+                found[member.name] = source.read()
+    return found
 
 
 # -- folder bots -----------------------------------------------------------------------------------

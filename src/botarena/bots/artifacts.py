@@ -9,7 +9,9 @@ unpack into a local cache instead of reading the entrant's original paths.
 
 The archive is canonical (entries sorted, times, owners and names zeroed, modes 0o644/0o755 keeping
 only the exec bit, gzip without a time or name), so the same files always give the same digest and
-an edited file gives another: the digest is the bot's version.
+an edited file gives another: the digest is the bot's version. Packing reads what the entrant
+controls by descriptor and never follows a link (bots/nofollow.py): a symlink, a hard link, a special
+file, or a file swapped while the folder is read is refused in one line, never packed.
 
 A worker trusts nothing in what it fetches: the bytes must hash to the digest the task names (a
 tampered store must never run other code), and however the archive was made, unpacking creates only
