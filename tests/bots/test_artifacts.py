@@ -159,7 +159,7 @@ def test_specs_naming_no_files_are_not_packed(tmp_path: Path) -> None:
     assert pack_spec(f"{sys.executable} -m botarena.kit", DRONES) is None
 
 
-def test_special_files_and_oversized_bots_are_refused(
+def test_oversized_and_too_deeply_nested_bots_are_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = folder_bot(tmp_path / "bot")
