@@ -3,13 +3,19 @@ worker's cache, and the attacks a worker's unpacking stops (a hostile archive, a
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import io
 import multiprocessing
 import os
+import re
 import shlex
+import stat
 import sys
 import tarfile
+import threading
+import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +35,7 @@ from botarena.bots.artifacts import (
     pack_spec,
     store_fetcher,
 )
+from botarena.bots.nofollow import Folder, Listed, UnsafeFileError
 from botarena.bots.resolve import TRUSTED, BotSpecError, check_spec, resolve_bot, untrusted
 from botarena.bots.sandbox import SandboxUnavailable, check_sandbox
 from botarena.bots.subprocess import SubprocessBot
@@ -152,37 +159,398 @@ def test_specs_naming_no_files_are_not_packed(tmp_path: Path) -> None:
     assert pack_spec(f"{sys.executable} -m botarena.kit", DRONES) is None
 
 
-def test_symlinks_inside_are_followed_and_leading_out_refused(tmp_path: Path) -> None:
-    folder = folder_bot(tmp_path / "bot")
-    (folder / "alias.py").symlink_to(folder / "helper.py")
-    packed = pack_spec(str(folder), DRONES)
-    assert packed is not None and members(packed.data)["alias.py"].isreg()
-    outside = tmp_path / "secret.txt"
-    outside.write_text("the host's secret\n")
-    (folder / "leak.txt").symlink_to(outside)
-    with pytest.raises(BotSpecError, match=r"leak\.txt is a symlink leading out of the bot's folder"):
-        pack_spec(str(folder), DRONES)
-    (folder / "leak.txt").unlink()
-    (folder / "etc").symlink_to("/etc")
-    with pytest.raises(BotSpecError, match=r"etc is a symlink leading out"):
-        pack_spec(str(folder), DRONES)
-
-
-def test_special_files_and_oversized_bots_are_refused(
+def test_oversized_and_too_deeply_nested_bots_are_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     folder = folder_bot(tmp_path / "bot")
-    os.mkfifo(folder / "pipe")
-    with pytest.raises(BotSpecError, match=r"pipe is not a regular file or folder"):
-        pack_spec(str(folder), DRONES)
-    (folder / "pipe").unlink()
     monkeypatch.setattr(artifacts, "MAX_UNPACKED_BYTES", 100)
-    with pytest.raises(BotSpecError, match=r"the bot's files are .* MiB, more than"):
+    with pytest.raises(BotSpecError, match=r"the bot's files are more than 0\.0 MiB"):
         pack_spec(str(folder), DRONES)
     monkeypatch.setattr(artifacts, "MAX_UNPACKED_BYTES", 1 << 20)
     monkeypatch.setattr(artifacts, "MAX_FILES", 3)
     with pytest.raises(BotSpecError, match=r"more than 3 files and folders"):
         pack_spec(str(folder), DRONES)
+    monkeypatch.setattr(artifacts, "MAX_FILES", 100)
+    deep = folder / "d"
+    for _ in range(4):
+        deep = deep / "d"
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(artifacts, "MAX_DEPTH", 3)
+    with pytest.raises(BotSpecError, match=r"nested more than 3 deep"):
+        pack_spec(str(folder), DRONES)
+
+
+# -- packing never follows a link (issue 25, item 3) -------------------------------------------------
+
+SECRET = "S3CRET-p4ck-7e57-host-key"
+"""The content of a root-only (0600) host file; whatever a pack holds, it must never hold this."""
+
+
+def host_secret(tmp_path: Path) -> Path:
+    """A root-only file outside every bot's folder, recognisable by its content (the tests run as
+    root, who could read it anyway: what counts is that it is never packed)."""
+    secret = tmp_path / "host" / "botarena.key"
+    secret.parent.mkdir()
+    secret.write_text(f"{SECRET}\n")
+    os.chmod(secret, 0o600)
+    return secret
+
+
+def file_bot(tmp_path: Path, name: str = "mine.py") -> Path:
+    bot = tmp_path / "bots" / name
+    bot.parent.mkdir(parents=True, exist_ok=True)
+    bot.write_text(FOLDER_BOT.replace("from helper import move", HELPER))
+    return bot
+
+
+def _file_link(tmp_path: Path, secret: Path) -> tuple[str, str]:
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "leak.py").symlink_to(secret)
+    return str(tmp_path / "bots" / "leak.py"), r"leak\.py is a symlink; packing follows no link"
+
+
+def _file_hardlink(tmp_path: Path, secret: Path) -> tuple[str, str]:
+    (tmp_path / "bots").mkdir()
+    os.link(secret, tmp_path / "bots" / "leak.py")
+    return str(tmp_path / "bots" / "leak.py"), r"leak\.py is a hard link \(the file has 2 names\)"
+
+
+def _in_folder(make: Any, message: str) -> Any:
+    """A case: a folder bot with `make(folder, secret)` done inside it."""
+
+    def case(tmp_path: Path, secret: Path) -> tuple[str, str]:
+        folder = folder_bot(tmp_path / "bot")
+        make(folder, secret)
+        return str(folder), message
+
+    return case
+
+
+def _folder_is_link(tmp_path: Path, secret: Path) -> tuple[str, str]:
+    real = folder_bot(tmp_path / "real")
+    (tmp_path / "alice").symlink_to(real)  # an uploaded tree's top folder could be the entrant's link
+    return str(tmp_path / "alice"), r"alice is a symlink; packing follows no link \(name the folder"
+
+
+def _file_in_linked_folder(tmp_path: Path, secret: Path) -> tuple[str, str]:
+    bot = file_bot(tmp_path / "real")
+    (tmp_path / "alice").symlink_to(bot.parent)
+    return str(tmp_path / "alice" / bot.name), r"alice is a symlink; packing follows no link"
+
+
+def _command_argument_link(tmp_path: Path, secret: Path) -> tuple[str, str]:
+    bot = file_bot(tmp_path)
+    (bot.parent / "weights.txt").symlink_to(secret)
+    spec = f"cmd:{shlex.quote(sys.executable)} {bot} --weights={bot.parent / 'weights.txt'}"
+    return spec, r"weights\.txt is a symlink; packing follows no link"
+
+
+def _command_program_link(tmp_path: Path, secret: Path) -> tuple[str, str]:
+    (tmp_path / "bots").mkdir()
+    (tmp_path / "bots" / "run").symlink_to(secret)
+    return f"{tmp_path / 'bots' / 'run'} --fast", r"run is a symlink; packing follows no link"
+
+
+def _command_argument_hardlink(tmp_path: Path, secret: Path) -> tuple[str, str]:
+    bot = file_bot(tmp_path)
+    os.link(secret, bot.parent / "weights.txt")
+    return f"cmd:{bot} {bot.parent / 'weights.txt'}", r"weights\.txt is a hard link"
+
+
+def _command_folder_with_link(tmp_path: Path, secret: Path) -> tuple[str, str]:
+    bot = file_bot(tmp_path)
+    (bot.parent / "data").mkdir()
+    (bot.parent / "data" / "w.txt").symlink_to(secret)
+    return f"cmd:{bot} {bot.parent / 'data'}", r"data/w\.txt is a symlink"
+
+
+def _cpp_header_link(tmp_path: Path, secret: Path) -> tuple[str, str]:
+    source = tmp_path / "bots" / "AIMine.cc"
+    source.parent.mkdir()
+    source.write_text('#include "Notes.hh"\n')
+    (source.parent / "Notes.hh").symlink_to(secret)
+    return str(source), r"Notes\.hh is a symlink; packing follows no link"
+
+
+def _device(folder: Path, secret: Path) -> None:
+    try:
+        os.mknod(folder / "null", 0o600 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device needs CAP_MKNOD")
+
+
+HOSTILE_TREES = {
+    "file entrant is a symlink": _file_link,
+    "file entrant is a hard link": _file_hardlink,
+    "folder entrant is a symlink": _folder_is_link,
+    "file entrant in a linked folder": _file_in_linked_folder,
+    "absolute symlink out": _in_folder(
+        lambda folder, secret: (folder / "notes.txt").symlink_to(secret), r"notes\.txt is a symlink"
+    ),
+    "relative symlink out": _in_folder(
+        lambda folder, secret: (folder / "notes.txt").symlink_to(Path("..") / "host" / secret.name),
+        r"notes\.txt is a symlink",
+    ),
+    "absolute symlink inside": _in_folder(
+        lambda folder, secret: (folder / "alias.py").symlink_to(folder / "helper.py"),
+        r"bot/alias\.py is a symlink",
+    ),
+    "relative symlink inside": _in_folder(
+        lambda folder, secret: (folder / "data" / "alias.txt").symlink_to("table.txt"),
+        r"bot/data/alias\.txt is a symlink",
+    ),
+    "symlink to a folder out": _in_folder(
+        lambda folder, secret: (folder / "host").symlink_to(secret.parent), r"bot/host is a symlink"
+    ),
+    "symlink to a folder inside": _in_folder(
+        lambda folder, secret: (folder / "more").symlink_to("data"), r"bot/more is a symlink"
+    ),
+    "hard link to the secret inside": _in_folder(
+        lambda folder, secret: os.link(secret, folder / "data" / "notes.txt"),
+        r"data/notes\.txt is a hard link \(the file has 2 names\)",
+    ),
+    "FIFO": _in_folder(
+        lambda folder, secret: os.mkfifo(folder / "pipe"), r"bot/pipe is a FIFO, not a regular file"
+    ),
+    "socket": _in_folder(
+        lambda folder, secret: os.mknod(folder / "sock", 0o600 | stat.S_IFSOCK),
+        r"bot/sock is a socket, not a regular file",
+    ),
+    "device": _in_folder(_device, r"bot/null is a character device, not a regular file"),
+    "command argument is a symlink": _command_argument_link,
+    "command program is a symlink": _command_program_link,
+    "command argument is a hard link": _command_argument_hardlink,
+    "command folder holds a symlink": _command_folder_with_link,
+    "C++ header beside the player is a symlink": _cpp_header_link,
+}
+
+
+def refused_in_one_line(call: Any, message: str) -> str:
+    """What `call()` raised: a BotSpecError in one line, matching `message`, without the secret."""
+    with pytest.raises(BotSpecError, match=message) as raised:
+        call()
+    text = str(raised.value)
+    assert "\n" not in text and SECRET not in text, text
+    return text
+
+
+def without_hanging(call: Any, under: Path) -> Any:
+    """`call()` in a thread, failing (not hanging) if it blocks: a FIFO opened for reading waits for
+    a writer, so the thread is released by opening every FIFO named `pipe` under `under` for writing."""
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["returned"] = call()
+        except BaseException as exc:  # handed to the test's thread
+            outcome["raised"] = exc
+
+    worker = threading.Thread(target=target, daemon=True)
+    worker.start()
+    worker.join(timeout=30)
+    if worker.is_alive():
+        for fifo in under.rglob("pipe"):
+            os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        pytest.fail(f"packing under {under} hangs")
+    if "raised" in outcome:
+        raise outcome["raised"]
+    return outcome["returned"]
+
+
+@pytest.mark.parametrize("case", list(HOSTILE_TREES))
+def test_a_hostile_tree_is_refused_in_one_line_naming_the_path(tmp_path: Path, case: str) -> None:
+    """Every link an entrant controls (inside or out, absolute or relative, to a file or a folder, a
+    hard link), and every special file, is refused by name; packing never hangs on a FIFO."""
+    spec, message = HOSTILE_TREES[case](tmp_path, host_secret(tmp_path))
+    game = get_game("domains") if spec.endswith(".cc") else DRONES
+    refused_in_one_line(lambda: without_hanging(lambda: pack_spec(spec, game), tmp_path), message)
+
+
+def test_a_tournament_with_a_linking_entrant_is_refused_up_front_and_stores_nothing(tmp_path: Path) -> None:
+    """`create_tournament` refuses every hostile tree in one line, with the entrant first or last
+    among opponents of every kind (in-process starter, subprocess folder bot, HTTP), before a byte
+    is written: no artifact (the secret nowhere in the store), no bot, no tournament."""
+    from sqlalchemy import func, select
+
+    from botarena.store.models import Bot
+    from botarena.tournament.service import Entrant, TournamentPlan, create_tournament
+
+    good = folder_bot(tmp_path / "good")
+    opponents = [
+        Entrant("starter", "tactician"),
+        Entrant("folder", str(good)),
+        Entrant("web", "http://127.0.0.1:9/"),
+    ]
+    store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}")
+    try:
+        for i, (case, make) in enumerate(HOSTILE_TREES.items()):
+            if case == "device" or case.startswith("C++"):
+                continue  # a device needs CAP_MKNOD, a C++ player a game with a C++ kit (domains)
+            where = tmp_path / f"case{i}"
+            where.mkdir()
+            spec, message = make(where, host_secret(where))
+            for first in (True, False):
+                bad = Entrant("bad", spec)
+                entrants = [bad, *opponents] if first else [*opponents, bad]
+                plan = TournamentPlan(name=f"t{i}", game="drones", format="round-robin", entrants=entrants)
+                create = partial(create_tournament, store, plan, isolation=untrusted(sandbox=None))
+                refused_in_one_line(partial(without_hanging, create, where), message)
+        with store._write_connection("inspect") as conn:
+            assert conn.scalar(select(func.count()).select_from(Artifact)) == 0
+            assert conn.scalar(select(func.count()).select_from(Bot)) == 0
+        assert store.list_tournaments() == []
+    finally:
+        store.close()
+
+
+def test_the_cli_refuses_a_linking_entrant_in_one_line_with_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from botarena.cli import main
+
+    secret = host_secret(tmp_path)
+    spec, message = _file_link(tmp_path, secret)
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    args = ["tournament", "drones", "--bots", f"x={spec}", "--bots", "tactician", "--db", db]
+    assert (
+        main([*args, "--workers", "0", "--no-progress", "--unsandboxed"]) == 2
+    )  # no sandbox needed to refuse
+    captured = capsys.readouterr()
+    assert captured.err.count("\n") == 1 and re.search(message, captured.err), captured.err
+    assert SECRET not in captured.out + captured.err
+    with Store.open(db) as store:
+        assert store.list_tournaments() == []
+
+
+def test_a_file_replaced_after_the_listing_is_refused_never_read(tmp_path: Path) -> None:
+    """The race, one step at a time: the listing sees a regular file, which is then replaced (by a
+    symlink to the secret, a hard link to it, another file holding it, a FIFO, a folder) before it
+    is opened; the open or the check on the descriptor refuses it, and a FIFO does not block."""
+    secret = host_secret(tmp_path)
+
+    def as_link(path: Path) -> None:
+        path.symlink_to(secret)
+
+    def as_hardlink(path: Path) -> None:
+        os.link(secret, path)
+
+    def as_copy(path: Path) -> None:
+        path.write_text(secret.read_text())
+
+    def as_fifo(path: Path) -> None:
+        os.mkfifo(path)
+
+    swaps = {
+        "symlink": (as_link, r"helper\.py is a symlink"),
+        "hard link": (as_hardlink, r"helper\.py was replaced while it was being packed"),
+        "another file": (as_copy, r"helper\.py was replaced while it was being packed"),
+        "FIFO": (as_fifo, r"helper\.py was replaced while it was being packed"),
+        "folder": (Path.mkdir, r"helper\.py was replaced while it was being packed"),
+    }
+    for kind, (swap, message) in swaps.items():
+        folder = folder_bot(tmp_path / kind.replace(" ", "-"))
+        with Folder.open_root(folder) as root:
+            listed = {entry.name: entry for entry in root.list()}["helper.py"]
+            swap(tmp_path / "swapped")  # made beside it, then renamed into its place, as an attacker would
+            os.rename(folder / "helper.py", tmp_path / f"kept-{kind}")  # kept: its inode is not reused
+            os.rename(tmp_path / "swapped", folder / "helper.py")
+            found: dict[str, Any] = {}
+            reader = threading.Thread(target=_read_into, args=(found, root, listed), daemon=True)
+            reader.start()
+            reader.join(timeout=30)
+            if reader.is_alive():
+                os.close(os.open(folder / "helper.py", os.O_WRONLY | os.O_NONBLOCK))
+                pytest.fail(f"reading a {kind} swapped in blocks")
+            assert isinstance(found["error"], UnsafeFileError), (kind, found)
+            assert re.search(message, str(found["error"])), (kind, found)
+    folder = folder_bot(tmp_path / "folder-for-a-link")
+    with Folder.open_root(folder) as root:  # a folder swapped for a link after the listing
+        listed = {entry.name: entry for entry in root.list()}["data"]
+        os.rename(folder / "data", tmp_path / "kept-data")
+        (folder / "data").symlink_to(secret.parent)
+        with pytest.raises(UnsafeFileError, match=r"folder-for-a-link/data is a symlink"):
+            root.subfolder(listed)
+
+
+def _read_into(found: dict[str, Any], root: Folder, listed: Listed) -> None:
+    """`found["error"]`: what reading `listed` raised (or the bytes it returned)."""
+    try:
+        found["error"] = root.read(listed, 1 << 20)[0]
+    except BaseException as exc:  # what the test inspects
+        found["error"] = exc
+
+
+def _swap_helper(folder: str, secret: str, staging: str, started: Any, stop: Any) -> None:
+    """Swap `folder`/helper.py between itself, a symlink to the secret and a hard link to it (each
+    renamed into place from `staging`, so the name never goes missing) until told to stop, or for
+    60 s at most."""
+    target, real = os.path.join(folder, "helper.py"), os.path.join(staging, "real")
+    link, hard = os.path.join(staging, "link"), os.path.join(staging, "hard")
+    deadline = time.monotonic() + 60
+    while not stop.is_set() and time.monotonic() < deadline:
+        for make, name in ((lambda p: os.symlink(secret, p), link), (lambda p: os.link(secret, p), hard)):
+            make(name)
+            os.replace(name, target)
+            with open(real, "w") as out:
+                out.write(HELPER)
+            os.replace(real, target)
+            started.set()
+
+
+def test_swapping_a_file_for_a_link_while_packing_never_ships_the_secret(tmp_path: Path) -> None:
+    """Another process swaps a bot's file for a symlink (and a hard link) to a root-only secret and
+    back, in a tight loop, while the folder is packed again and again (200 packs or 5 s, whichever
+    comes first): every pack either holds exactly the bot's own files or is refused in one line."""
+    secret = host_secret(tmp_path)
+    folder = folder_bot(tmp_path / "bot")
+    staging = tmp_path / "staging"  # on the same filesystem, outside the folder being packed
+    staging.mkdir()
+    context = multiprocessing.get_context("fork")
+    started, stop = context.Event(), context.Event()
+    swapper = context.Process(
+        target=_swap_helper, args=(str(folder), str(secret), str(staging), started, stop)
+    )
+    swapper.start()
+    outcomes: dict[str, int] = {"packed": 0, "refused": 0}
+    try:
+        assert started.wait(timeout=30), "the swapper did not start"
+        deadline = time.monotonic() + 5
+        for _ in range(200):
+            if time.monotonic() > deadline:
+                break
+            try:
+                packed = pack_spec(str(folder), DRONES)
+            except BotSpecError as exc:
+                message = str(exc)
+                assert "\n" not in message and SECRET not in message, message
+                assert re.search(
+                    r"bot/helper\.py (is a symlink|is a hard link|was replaced while it was being packed)",
+                    message,
+                ), message
+                outcomes["refused"] += 1
+                continue
+            assert packed is not None
+            assert SECRET.encode() not in gzip.decompress(packed.data), "the secret was packed"
+            assert contents(packed.data) == {
+                "bot.py": FOLDER_BOT.encode(), "helper.py": HELPER.encode(), "data/table.txt": b"1 2 3\n"
+            }  # fmt: skip
+            outcomes["packed"] += 1
+    finally:
+        stop.set()
+        swapper.join(timeout=60)
+    assert swapper.exitcode == 0
+    assert sum(outcomes.values()) > 0, outcomes
+
+
+def contents(data: bytes) -> dict[str, bytes]:
+    """The regular files of an archive, by name."""
+    found: dict[str, bytes] = {}
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        for member in tar.getmembers():
+            source = tar.extractfile(member) if member.isreg() else None
+            if source is not None:
+                found[member.name] = source.read()
+    return found
 
 
 # -- folder bots -----------------------------------------------------------------------------------

@@ -9,7 +9,9 @@ unpack into a local cache instead of reading the entrant's original paths.
 
 The archive is canonical (entries sorted, times, owners and names zeroed, modes 0o644/0o755 keeping
 only the exec bit, gzip without a time or name), so the same files always give the same digest and
-an edited file gives another: the digest is the bot's version.
+an edited file gives another: the digest is the bot's version. Packing reads what the entrant
+controls by descriptor and never follows a link (bots/nofollow.py): a symlink, a hard link, a special
+file, or a file swapped while the folder is read is refused in one line, never packed.
 
 A worker trusts nothing in what it fetches: the bytes must hash to the digest the task names (a
 tampered store must never run other code), and however the archive was made, unpacking creates only
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
+from botarena.bots.nofollow import Folder, Listed
 from botarena.bots.resolve import CPP_SUFFIXES, BotSpecError, command_files, split_command
 
 if TYPE_CHECKING:
@@ -52,8 +55,10 @@ MAX_UNPACKED_BYTES = 256 << 20
 """Largest total size of a bot's files, checked when packing and again when unpacking."""
 MAX_FILES = 10_000
 """Most files (and folders) a bot may have."""
+MAX_DEPTH = 100
+"""Deepest nesting of folders a bot may have (each level holds a descriptor while it is packed)."""
 SKIPPED = frozenset({"__pycache__", ".git"})
-"""Folders never packed: caches and version control, not the bot."""
+"""Folders never packed (nor opened): caches and version control, not the bot."""
 CACHE_ENV = "BOTARENA_CACHE_DIR"
 _DIGEST = re.compile(r"[0-9a-f]{64}")
 Fetch = Callable[[str], bytes]
@@ -84,37 +89,25 @@ class PackedBot:
 
 def pack_spec(spec: str, game: GameInfo) -> PackedBot | None:
     """The files `spec` names, packed; None for a spec that names no files (a starter bot, a URL, a
-    command of system programs). Raises BotSpecError (one line) for what cannot be shipped: a symlink
-    leading out of the bot's folder, a special file, more than the size caps."""
+    command of system programs). Raises BotSpecError (one line naming the path and what it is) for
+    what cannot be shipped: any symlink or hard link (packing never follows one: nofollow.py), a
+    special file, a file replaced while it was read, more than the caps."""
     if spec in game.starter_bots or spec.startswith(("http://", "https://")):
         return None
     if spec.startswith("cmd:"):
         return _pack_command(spec[4:])
     path = Path(spec)
+    # is_dir/is_file follow a link, but only to choose the kind of spec: what is packed is opened
+    # again from the root's descriptor, without following anything.
     if path.is_dir():
-        root = path.resolve()
-        return _pack(root, [root], PLACEHOLDER)
+        return _pack(Path(os.path.abspath(path)), [()], PLACEHOLDER)
     if path.is_file():
-        source = path.absolute()
-        root = source.resolve().parent
-        items = [source]
-        if path.suffix.lower() in CPP_SUFFIXES:
-            items += _headers_beside(source.resolve())  # part of the build, as in the C++ kit's cache key
-        return _pack(root, items, f"{PLACEHOLDER}/{source.name}", names={source: source.name})
+        source = Path(os.path.abspath(path))
+        cpp = path.suffix.lower() in CPP_SUFFIXES  # its headers beside it are part of its build
+        return _pack(source.parent, [(source.name,)], f"{PLACEHOLDER}/{source.name}", headers=cpp)
     if any(ch.isspace() for ch in spec):
         return _pack_command(spec)
     return None
-
-
-def _headers_beside(source: Path) -> list[Path]:
-    from botarena.bots.cppkit import HEADER_SUFFIXES
-
-    folder = source.parent
-    return [
-        header
-        for header in sorted(folder.iterdir())
-        if header.suffix in HEADER_SUFFIXES and header.is_file() and header.resolve().parent == folder
-    ]
 
 
 def _pack_command(command: str) -> PackedBot | None:
@@ -124,16 +117,28 @@ def _pack_command(command: str) -> PackedBot | None:
     files = [path for path in command_files(argv) if not _runtime_file(path)]
     if not files:
         return None
-    resolved = [path.resolve() for path in files]
-    root = Path(os.path.commonpath([p if p.is_dir() else p.parent for p in resolved]))
-    mapping = {path: _under(root, real) for path, real in zip(files, resolved, strict=True)}
+    # `..` is taken as written: the packed file is the one under the root by name, never a link's
+    normal = {path: Path(os.path.normpath(path)) for path in files}
+    root = Path(os.path.commonpath([_folder_or_parent(path) for path in normal.values()]))
+    mapping = {path: _under(root, real) for path, real in normal.items()}
     rewritten = [_rewrite_arg(arg, mapping) for arg in argv]
-    return _pack(root, resolved, "cmd:" + shlex.join(rewritten))
+    named = [real.relative_to(root).parts for real in normal.values()]
+    return _pack(root, named, "cmd:" + shlex.join(rewritten))
+
+
+def _folder_or_parent(path: Path) -> Path:
+    """`path` if it is a folder (not a link to one), else the folder holding it."""
+    try:
+        return path if stat.S_ISDIR(os.lstat(path).st_mode) else path.parent
+    except OSError:
+        return path.parent
 
 
 def _runtime_file(path: Path) -> bool:
     """An interpreter or runtime rather than the bot's own file: the Python installation running
-    botarena (a venv's `python`), or a program found on PATH by its name. Workers have their own."""
+    botarena (a venv's `python`), or a program found on PATH by its name. Workers have their own.
+    (Links are followed to decide this: such a file is never packed, and the sandbox shows the
+    Python installation to every bot anyway.)"""
     prefixes = {Path(p).resolve() for p in (sys.prefix, sys.base_prefix, sys.exec_prefix)}
     real = path.resolve()
     if any(real.is_relative_to(prefix) for prefix in prefixes):
@@ -171,28 +176,24 @@ def _rewrite_arg(arg: str, mapping: dict[Path, str]) -> str:
 @dataclass
 class _Entry:
     name: str  # posix, relative to the root
-    source: Path | None  # None for a folder
+    data: bytes | None = field(repr=False)  # None for a folder
     mode: int
-    size: int = 0
 
 
-def _pack(
-    root: Path, items: Iterable[Path], run_spec: str, names: dict[Path, str] | None = None
-) -> PackedBot:
-    entries: dict[str, _Entry] = {}
-    for item in items:
-        name = (names or {}).get(item)
-        if name is not None:  # the spec's own file, followed if it is a link
-            _add_file(entries, name, item, None)
-            continue
-        _collect(root, item.resolve(), entries)
-    total = sum(entry.size for entry in entries.values())
-    if total > MAX_UNPACKED_BYTES:
-        raise BotSpecError(f"{root}: the bot's files are {_mib(total)}, more than {_mib(MAX_UNPACKED_BYTES)}")
-    data = _archive(sorted(entries.values(), key=lambda entry: entry.name))
+def _pack(root: Path, named: Iterable[tuple[str, ...]], run_spec: str, *, headers: bool = False) -> PackedBot:
+    """Pack what `named` names under `root` (each a path's parts below it; () is the whole root), and
+    with `headers` the C++ headers beside the named file. Every path is read by descriptor from the
+    root, which is opened once and must not itself be a link (nofollow.py)."""
+    packer = _Packer(root)
+    with Folder.open_root(root) as top:
+        for parts in named:
+            packer.add_named(top, parts)
+        if headers:
+            packer.add_headers(top)
+    data = _archive(sorted(packer.entries.values(), key=lambda entry: entry.name))
     if len(data) > MAX_PACKED_BYTES:
         raise BotSpecError(f"{root}: the bot packs to {_mib(len(data))}, more than {_mib(MAX_PACKED_BYTES)}")
-    files = sum(1 for entry in entries.values() if entry.source is not None)
+    files = sum(1 for entry in packer.entries.values() if entry.data is not None)
     return PackedBot(data, hashlib.sha256(data).hexdigest(), run_spec, root, files)
 
 
@@ -200,71 +201,90 @@ def _mib(size: int) -> str:
     return f"{size / (1 << 20):.1f} MiB"
 
 
-def _collect(root: Path, path: Path, entries: dict[str, _Entry]) -> None:
-    """Add `path` (a file or a folder, walked) to `entries`, named relative to `root`."""
-    if path.is_file():
-        _add_file(entries, path.relative_to(root).as_posix(), path, root)
-        return
-    for folder, dirs, filenames in os.walk(path, followlinks=False):
-        here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if d not in SKIPPED)
-        if here != root:
-            _add(entries, _Entry(here.relative_to(root).as_posix(), None, 0o755))
-        for name in sorted(dirs):
-            if (here / name).is_symlink():  # os.walk lists a linked folder but does not enter it
-                target = (here / name).resolve()
-                if not target.is_relative_to(root):
-                    raise BotSpecError(
-                        f"{here / name} is a symlink leading out of the bot's folder ({target})"
-                    )
-                raise BotSpecError(f"{here / name} is a symlink to a folder; bots are packed without them")
-        for name in sorted(filenames):
-            _add_file(entries, (here / name).relative_to(root).as_posix(), here / name, root)
+class _Packer:
+    """The archive's entries as they are read from an entrant's root, within the size and count caps.
 
+    Folders on the way to a named path are opened but not entries themselves (unpacking creates
+    them); a named folder and every folder below it are."""
 
-def _add_file(entries: dict[str, _Entry], name: str, path: Path, root: Path | None) -> None:
-    """Add the file `path` as `name`; a symlink is followed if it stays inside `root` (None: the
-    spec's own file, followed wherever it leads: the entrant named it)."""
-    info = os.lstat(path)
-    if stat.S_ISLNK(info.st_mode) and root is not None:
-        target = path.resolve()
-        if not target.is_relative_to(root) or not target.exists():
-            raise BotSpecError(f"{path} is a symlink leading out of the bot's folder ({target})")
-    info = os.stat(path)
-    if stat.S_ISDIR(info.st_mode):
-        raise BotSpecError(f"{path} is a symlink to a folder; bots are packed without them")
-    if not stat.S_ISREG(info.st_mode):
-        raise BotSpecError(f"{path} is not a regular file or folder; it cannot be packed")
-    mode = 0o755 if info.st_mode & 0o111 else 0o644
-    _add(entries, _Entry(name, path, mode, info.st_size))
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.entries: dict[str, _Entry] = {}
+        self.total = 0  # bytes read so far
 
+    def add_named(self, top: Folder, parts: tuple[str, ...]) -> None:
+        """The file or folder at `parts` below the root (the root's whole tree for ())."""
+        if not parts:
+            self._add_tree(top, "", depth=0)
+            return
+        opened: list[Folder] = []
+        try:
+            folder = top
+            for part in parts[:-1]:
+                folder = folder.subfolder(folder.lstat(part))
+                opened.append(folder)
+            self._add_listed(folder, folder.lstat(parts[-1]), "/".join(parts), depth=len(parts))
+        finally:
+            for folder in opened:
+                folder.close()
 
-def _add(entries: dict[str, _Entry], entry: _Entry) -> None:
-    entries[entry.name] = entry
-    if len(entries) > MAX_FILES:
-        raise BotSpecError(f"the bot has more than {MAX_FILES} files and folders")
+    def add_headers(self, top: Folder) -> None:
+        """The C++ headers in the root folder (beside the player's source); a link is refused."""
+        from botarena.bots.cppkit import HEADER_SUFFIXES
+
+        for listed in top.list():
+            if PurePosixPath(listed.name).suffix in HEADER_SUFFIXES and not listed.is_folder:
+                self._add_file(top, listed, listed.name)
+
+    def _add_tree(self, folder: Folder, prefix: str, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise BotSpecError(f"{folder.shown}: the bot's folders are nested more than {MAX_DEPTH} deep")
+        for listed in folder.list():
+            if listed.name in SKIPPED and not stat.S_ISREG(listed.info.st_mode):
+                continue  # never opened, so a link by that name is not followed either
+            self._add_listed(folder, listed, prefix + listed.name, depth)
+
+    def _add_listed(self, folder: Folder, listed: Listed, name: str, depth: int) -> None:
+        if not listed.is_folder:
+            self._add_file(folder, listed, name)
+            return
+        self._add(_Entry(name, None, 0o755))
+        with folder.subfolder(listed) as inner:
+            self._add_tree(inner, name + "/", depth + 1)
+
+    def _add_file(self, folder: Folder, listed: Listed, name: str) -> None:
+        room = MAX_UNPACKED_BYTES - self.total
+        data, executable = folder.read(listed, room)
+        if len(data) > room:
+            raise BotSpecError(f"{self.root}: the bot's files are more than {_mib(MAX_UNPACKED_BYTES)}")
+        self.total += len(data)
+        self._add(_Entry(name, data, 0o755 if executable else 0o644))
+
+    def _add(self, entry: _Entry) -> None:
+        self.entries[entry.name] = entry
+        if len(self.entries) > MAX_FILES:
+            raise BotSpecError(f"the bot has more than {MAX_FILES} files and folders")
 
 
 def _archive(entries: Sequence[_Entry]) -> bytes:
     """The canonical tar.gz of `entries` (sorted by name)."""
-    raw = io.BytesIO()
-    with tarfile.open(fileobj=raw, mode="w", format=tarfile.PAX_FORMAT) as tar:
+    packed = io.BytesIO()
+    with (
+        gzip.GzipFile(filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=9) as gz,
+        tarfile.open(fileobj=gz, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
         for entry in entries:
             info = tarfile.TarInfo(entry.name)
             info.mtime = 0
             info.uid = info.gid = 0
             info.uname = info.gname = ""
             info.mode = entry.mode
-            if entry.source is None:
+            if entry.data is None:
                 info.type = tarfile.DIRTYPE
                 tar.addfile(info)
                 continue
-            content = entry.source.read_bytes()
-            info.size = len(content)
-            tar.addfile(info, io.BytesIO(content))
-    packed = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=packed, mtime=0, compresslevel=9) as gz:
-        gz.write(raw.getvalue())
+            info.size = len(entry.data)
+            tar.addfile(info, io.BytesIO(entry.data))
     return packed.getvalue()
 
 
