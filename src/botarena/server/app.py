@@ -609,7 +609,7 @@ def serve(
     """Serve the arena over `store` until interrupted (Ctrl-C, SIGTERM) or `stop` is set.
 
     `live_token` enables live ingest (`POST /api/live/ingest`) for workers and tournament processes
-    elsewhere that send it (`botarena tournament --live-url ... --live-token ...`).
+    elsewhere that send it (`botarena tournament --live-url ...` with the token in BOTARENA_LIVE_TOKEN).
 
     `on_ready(url)` is called once, in a thread of its own, as soon as the server accepts
     connections (`url` is the arena page); it may block, e.g. run a tournament with
