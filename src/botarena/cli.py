@@ -884,7 +884,10 @@ def tournament_command(
     unsandboxed: UnsandboxedOption = False,
     live_url: Annotated[
         str | None,
-        typer.Option(help="Stream the matches live to the server at this URL (its `serve --live-token`)."),
+        typer.Option(
+            help="Stream the matches live to the server at this URL, with its live token "
+            "(BOTARENA_LIVE_TOKEN or --live-token-file)."
+        ),
     ] = None,
     live_token: LiveTokenOption = None,
     live_token_file: LiveTokenFileOption = None,

@@ -19,6 +19,7 @@ they reach the processes that need them, and the processes that never see them (
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import stat
@@ -56,6 +57,7 @@ class SecretSourceError(ValueError):
 # -- what a bot never inherits ----------------------------------------------------------------------
 
 
+@functools.lru_cache(maxsize=4096)  # a runner asks about the same few names for every bot it starts
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable called `name` may hold a secret that no bot process inherits."""
     return _SECRET_NAME.fullmatch(name) is not None

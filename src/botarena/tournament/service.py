@@ -661,8 +661,10 @@ def run_tournament(
     breaks (a worker killed) is replaced and its matches retried. Returns how the run ended; the
     results are in the store.
 
-    `live_url` and `live_token` name a server (`botarena serve --live-token`) to which whatever plays
-    a match (this thread, a pool worker, a Dask worker) streams it, unless `live` is given.
+    `live_url` and `live_token` name a server (`botarena serve` with a live token) to which whatever
+    plays a match (this thread, a pool worker, a Dask worker) streams it, unless `live` is given.
+    The token never goes into a task: this process holds it for the matches it plays itself, a
+    pool's workers get it from `make_executor(credentials=...)`, a Dask worker from its environment.
     """
     if live_url is not None:
         from botarena.tournament.live_http import check_live_url
