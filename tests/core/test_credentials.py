@@ -81,7 +81,7 @@ def test_a_secret_file_others_can_read_or_that_is_no_file_is_refused(tmp_path: P
         os.chown(foreign, 65534, 65534)
         cases[foreign] = "belongs to uid 65534, not to this user (0)"
     else:
-        cases[Path("/etc/hostname")] = "belongs to uid 0"
+        cases[Path("/etc/passwd")] = "belongs to uid 0"  # before its mode: it is not even ours
     for path, message in cases.items():
         with pytest.raises(SecretSourceError, match=re.escape(message)) as caught:
             read_secret_file(path)
