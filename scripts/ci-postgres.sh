@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Start Debian's PostgreSQL (installed by .ci/run) and make the store tests' role and database;
-# prints the URL for BOTARENA_TEST_POSTGRES_URL. Idempotent: a running cluster, an existing role or
-# database are kept. Works without systemd (containers): clusters are driven with pg_ctlcluster.
+# prints the URL for BOTARENA_TEST_POSTGRES_URL. The role may CREATEDB (each test session makes its
+# own database) and CREATEROLE (the secrets test makes a role with a random password, to look for it
+# everywhere). Idempotent: a running cluster, an existing role or database are kept. Works without
+# systemd (containers): clusters are driven with pg_ctlcluster.
 set -euo pipefail
 
 ROLE=botarena
@@ -31,9 +33,9 @@ as_postgres psql -q -p "$port" -v ON_ERROR_STOP=1 >&2 <<SQL
 DO \$\$
 BEGIN
   IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$ROLE') THEN
-    CREATE ROLE $ROLE LOGIN CREATEDB PASSWORD '$PASSWORD';
+    CREATE ROLE $ROLE LOGIN CREATEDB CREATEROLE PASSWORD '$PASSWORD';
   ELSE
-    ALTER ROLE $ROLE LOGIN CREATEDB PASSWORD '$PASSWORD';
+    ALTER ROLE $ROLE LOGIN CREATEDB CREATEROLE PASSWORD '$PASSWORD';
   END IF;
 END
 \$\$;

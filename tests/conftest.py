@@ -40,6 +40,21 @@ REQUIRE_ENV = "BOTARENA_REQUIRE_POSTGRES"
 BACKENDS = ["sqlite", "postgresql"]
 
 
+def _workers_log_in_through_libpq() -> None:
+    """Match tasks carry the store's URL without its password (issue 25): a worker brings its own.
+    The suite's workers (local pools made without credentials, Dask LocalCluster processes, which
+    inherit this environment) get it the way a deployment's may, through libpq's PGPASSWORD."""
+    try:
+        password = make_url(os.environ.get(POSTGRES_ENV) or "").password
+    except Exception:  # no URL, or not one: the PostgreSQL tests say so themselves
+        return
+    if password:
+        os.environ.setdefault("PGPASSWORD", str(password))
+
+
+_workers_log_in_through_libpq()
+
+
 def _unavailable(reason: str) -> None:
     if os.environ.get(REQUIRE_ENV) == "1":
         pytest.fail(f"{REQUIRE_ENV}=1 but {reason}", pytrace=False)

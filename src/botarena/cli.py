@@ -21,6 +21,14 @@ import orjson
 import typer
 from typer.exceptions import TyperException
 
+from botarena.commands.secret_options import (
+    DbFileOption,
+    DbOption,
+    LiveTokenFileOption,
+    LiveTokenOption,
+    live_token_of,
+    store_url,
+)
 from botarena.core.config import ConfigError, load_overrides, parse_override
 from botarena.core.registry import UnknownGameError, all_games, get_game
 from botarena.core.replay import ReplayError
@@ -719,10 +727,6 @@ def devops_service_command(
 
 # -- tournaments, leaderboards, the organizer's server ---------------------------------------------
 
-DbOption = Annotated[
-    str | None,
-    typer.Option("--db", help="Database URL (default sqlite:///./var/botarena.db; postgresql://... works)."),
-]
 ReplaysOption = Annotated[
     str | None,
     typer.Option(
@@ -770,11 +774,17 @@ def _default_name(spec: str) -> str:
     return Path(last).stem or last
 
 
-def _open_store(db: str | None, replays: str | None = None) -> Any:
-    """The store at `db`, its replays where `replays` says (store/replays.py; None: the default)."""
-    from botarena.store import Store
+def _open_store(db: str | None, db_file: Path | None, replays: str | None = None) -> Any:
+    """The store that `--db`/`BOTARENA_DB` or `--db-file` names (commands/secret_options.py), its
+    replays where `replays` says (store/replays.py; None: the default)."""
+    from botarena.store import Store, StoreError
 
-    return Store.open(db, replays=replays)
+    try:
+        return Store.open(store_url(db, db_file), replays=replays)
+    except StoreError as exc:
+        if "no password supplied" not in str(exc):
+            raise
+        raise StoreError(f"{exc} (give it in BOTARENA_DB, --db-file FILE, PGPASSWORD or ~/.pgpass)") from None
 
 
 def _find_tournament(store: Any, which: str | None) -> Any:
@@ -790,17 +800,6 @@ def _find_tournament(store: Any, which: str | None) -> Any:
     return tournament
 
 
-LiveTokenOption = Annotated[
-    str | None,
-    typer.Option(
-        envvar="BOTARENA_LIVE_TOKEN",
-        show_envvar=True,
-        show_default=False,
-        help="The server's live-ingest token (16+ characters; docs/server.md, live from elsewhere).",
-    ),
-]
-
-
 def _live_target(url: str | None, token: str | None) -> tuple[str | None, str | None]:
     """(url, token) checked for `tournament --live-url`; a URL without a token is a one-line error."""
     from botarena.server.ingest import check_live_token
@@ -809,7 +808,10 @@ def _live_target(url: str | None, token: str | None) -> tuple[str | None, str | 
     if url is None:
         return None, None
     if not token:
-        raise UserError("--live-url needs the server's live token: --live-token T or BOTARENA_LIVE_TOKEN")
+        raise UserError(
+            "--live-url needs the server's live token: give it in BOTARENA_LIVE_TOKEN or"
+            " --live-token-file FILE"
+        )
     return check_live_url(url), check_live_token(token)
 
 
@@ -856,6 +858,7 @@ def tournament_command(
         str | None, typer.Option(help="Run matches on the Dask scheduler at this address.")
     ] = None,
     db: DbOption = None,
+    db_file: DbFileOption = None,
     replays: ReplaysOption = None,
     name: Annotated[str | None, typer.Option(help="Tournament name (default: GAME-FORMAT-time).")] = None,
     resume: Annotated[
@@ -889,18 +892,22 @@ def tournament_command(
     unsandboxed: UnsandboxedOption = False,
     live_url: Annotated[
         str | None,
-        typer.Option(help="Stream the matches live to the server at this URL (its `serve --live-token`)."),
+        typer.Option(
+            help="Stream the matches live to the server at this URL, with its live token "
+            "(BOTARENA_LIVE_TOKEN or --live-token-file)."
+        ),
     ] = None,
     live_token: LiveTokenOption = None,
+    live_token_file: LiveTokenFileOption = None,
 ) -> None:
     """Run a tournament (or resume one) and print its leaderboard."""
     from botarena.tournament.service import TournamentPlan, create_tournament
 
     if workers < 0:
         raise UserError(f"--workers must be 0 or more, got {workers}")
-    live = _live_target(live_url, live_token)
+    live = _live_target(live_url, live_token_of(live_token, live_token_file))
     isolation = _isolation(not unsandboxed)
-    store = _open_store(db, replays)
+    store = _open_store(db, db_file, replays)
     try:
         if resume is not None:
             if game_id is not None or bots:
@@ -959,11 +966,15 @@ def _run_with_progress(
     import contextlib
     from functools import partial
 
+    from botarena.core.credentials import WorkerSecrets
     from botarena.tournament.executor import close_executor, make_executor
     from botarena.tournament.progress import TournamentProgress
     from botarena.tournament.service import run_tournament
 
-    factory = partial(make_executor, workers, dask) if (dask or workers) else None
+    # a local pool's workers get the store's password and the live token through their initializer,
+    # never in a task (botarena.core.credentials); Dask workers have theirs in their environment
+    secrets = WorkerSecrets.of(store.connect_url, live)
+    factory = partial(make_executor, workers, dask, credentials=secrets) if (dask or workers) else None
     executor = factory() if factory else None
     bar = TournamentProgress(tournament.name) if show else None
     finished = False
@@ -1080,13 +1091,14 @@ def leaderboard_command(
         str | None, typer.Argument(metavar="[TOURNAMENT]", help="Name or id (default: the newest).")
     ] = None,
     db: DbOption = None,
+    db_file: DbFileOption = None,
     replays: ReplaysOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the leaderboard as JSON.")] = False,
 ) -> None:
     """Print a tournament's leaderboard: ratings, results, standings."""
     from botarena.tournament.service import tournament_leaderboard
 
-    store = _open_store(db, replays)
+    store = _open_store(db, db_file, replays)
     try:
         found = _find_tournament(store, tournament)
         if as_json:
@@ -1105,6 +1117,7 @@ def leaderboard_command(
 @app.command("serve")
 def serve_command(
     db: DbOption = None,
+    db_file: DbFileOption = None,
     replays: ReplaysOption = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: pick a free one).")] = 8000,
@@ -1122,13 +1135,14 @@ def serve_command(
     ] = 0,
     unsandboxed: UnsandboxedOption = False,
     live_token: LiveTokenOption = None,
+    live_token_file: LiveTokenFileOption = None,
 ) -> None:
     """Serve leaderboards, matches, replays and live matches (the organizer's web server).
 
     With --demo it plays cycles of round robins of every game's starter bots while it serves, one
     seed after another (cycles finished by an earlier run are skipped), so there is always a match
-    to watch live. With --live-token, tournaments run elsewhere (`botarena tournament --live-url`,
-    Dask workers) stream their matches to it."""
+    to watch live. With a live token (BOTARENA_LIVE_TOKEN or --live-token-file), tournaments run
+    elsewhere (`botarena tournament --live-url`, Dask workers) stream their matches to it."""
 
     from botarena.server.app import serve
     from botarena.server.live import LiveHub
@@ -1136,12 +1150,13 @@ def serve_command(
 
     if workers < 0 or pace_ms < 0 or demo_cycles < 0:
         raise UserError("--workers, --pace-ms and --demo-cycles must be 0 or more")
+    live_token = live_token_of(live_token, live_token_file)
     if live_token is not None:
         from botarena.server.ingest import check_live_token
 
         check_live_token(live_token)
     isolation = _isolation(not unsandboxed)
-    store = _open_store(db, replays)
+    store = _open_store(db, db_file, replays)
     hub = LiveHub()
     stop = threading.Event()
 

@@ -51,8 +51,9 @@ def dask_cluster() -> Iterator[Any]:
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
     pytest.importorskip("aiohttp", reason="the http extra (aiohttp) is not installed")
     with distributed.LocalCluster(
-        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1"
-    ) as cluster:
+        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1",
+        env={"BOTARENA_LIVE_TOKEN": TOKEN},  # a Dask worker's token is its own: tasks carry none
+    ) as cluster:  # fmt: skip
         yield cluster
 
 

@@ -85,7 +85,7 @@ def test_without_a_token_the_server_refuses_all_ingest(
     for token in (TOKEN, None, ""):
         status, _, data = post(server, orjson.dumps(events), token=token)
         assert status == 403, data
-        assert data["detail"].startswith("live ingest is disabled: start the server with --live-token")
+        assert data["detail"].startswith("live ingest is disabled: start the server with a live token")
     assert len(server.hub) == 0
 
 

@@ -80,17 +80,20 @@ def test_a_live_url_without_a_token_is_one_line(
     monkeypatch.delenv("BOTARENA_LIVE_TOKEN", raising=False)
     db, store = shared
     args = ["tournament", "drones", "--bots", "zergy,adaptive", "--workers", "0", "--db", db, "--no-progress"]
-    for extra, message in (
-        (["--live-url", "http://127.0.0.1:9"], "--live-url needs the server's live token"),
-        (["--live-url", "ftp://x", "--live-token", TOKEN], "the live URL must be http(s)://host[:port]"),
-        (["--live-url", "http://127.0.0.1:9", "--live-token", "short"], "a live token must be 16 to 512"),
+    for extra, token, message in (
+        (["--live-url", "http://127.0.0.1:9"], None, "--live-url needs the server's live token"),
+        (["--live-url", "ftp://x"], TOKEN, "the live URL must be http(s)://host[:port]"),
+        (["--live-url", "http://127.0.0.1:9"], "short", "a live token must be 16 to 512"),
     ):
+        if token is not None:  # the token from the environment: never on a command line (issue 25)
+            monkeypatch.setenv("BOTARENA_LIVE_TOKEN", token)
         assert main([*args, *extra]) == 2
         err = capsys.readouterr().err
         assert message in err and len(err.strip().splitlines()) == 1, err
     assert store.list_tournaments() == []  # refused before anything was written
     # the server refuses a token too weak to guard ingest, before it binds its port
-    assert main(["serve", "--db", db, "--port", "0", "--live-token", "short"]) == 2
+    monkeypatch.setenv("BOTARENA_LIVE_TOKEN", "short")
+    assert main(["serve", "--db", db, "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert "a live token must be 16 to 512" in err and len(err.strip().splitlines()) == 1, err
 
@@ -102,8 +105,9 @@ def test_a_live_url_without_a_token_is_one_line(
 def dask_cluster() -> Iterator[Any]:
     distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
     with distributed.LocalCluster(
-        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1"
-    ) as cluster:
+        n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1",
+        env={"BOTARENA_LIVE_TOKEN": TOKEN},  # a Dask worker's token is its own: tasks carry none
+    ) as cluster:  # fmt: skip
         yield cluster
 
 

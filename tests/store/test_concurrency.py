@@ -3,6 +3,7 @@ tournament writes (SQLite in WAL mode, PostgreSQL)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
@@ -21,10 +22,10 @@ MATCHES = 12
 
 # Polls the finished count and prints it each time it changes, until every match is finished.
 READER = """
-import sys, time
+import os, sys, time
 from botarena.store import Store
-store = Store.open(sys.argv[1], replay_dir=sys.argv[2], migrate=False)
-tid, total, seen = int(sys.argv[3]), int(sys.argv[4]), -1
+store = Store.open(os.environ["BOTARENA_DB"], replay_dir=sys.argv[1], migrate=False)
+tid, total, seen = int(sys.argv[2]), int(sys.argv[3]), -1
 print("ready", flush=True)
 deadline = time.monotonic() + 60
 while seen < total and time.monotonic() < deadline:
@@ -43,7 +44,8 @@ def test_a_reader_process_sees_each_result_as_it_is_committed(
     tid = tournament.id
     store.add_matches(tid, [spec(f"m{i:02d}") for i in range(MATCHES)])
     reader = subprocess.Popen(
-        [sys.executable, "-c", READER, store.connect_url, str(tmp_path / "replays"), str(tid), str(MATCHES)],
+        [sys.executable, "-c", READER, str(tmp_path / "replays"), str(tid), str(MATCHES)],
+        env={**os.environ, "BOTARENA_DB": store.connect_url},  # a password never on a command line
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -132,12 +132,13 @@ def botarena(*args: str) -> list[str]:
     return [sys.executable, "-m", "botarena", *args]
 
 
-def tournament_args(db: str, name: str, gate: Path, *where: str) -> list[str]:
+def tournament_args(name: str, gate: Path, *where: str) -> list[str]:
+    # the store comes from BOTARENA_DB (a password never goes on a command line);
     # unsandboxed: the gate entrant counts its matches in its own folder; its held start exchange
     # gets two minutes, so that it is still held when the test kills the coordinator
     return [
         "tournament", "drones", "--bots", f"{STARTERS},gate={gate}", "--cycles", str(CYCLES),
-        "--seed", "42", *where, "--db", db, "--name", name, "--no-progress", "--unsandboxed",
+        "--seed", "42", *where, "--name", name, "--no-progress", "--unsandboxed",
         "--set", "setup_timeout_ms=120000", "--set", "rounds=3", "--set", "turn_limit=6",
     ]  # fmt: skip
 
@@ -181,11 +182,11 @@ def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
 ) -> None:
     db = db_url  # SQLite and PostgreSQL (tests/conftest.py)
     monkeypatch.chdir(tmp_path)  # the commands' default replay folder is ./var/replays on PostgreSQL
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1", "BOTARENA_DB": db}
     address = cluster.scheduler_address
     gate = gate_bot(tmp_path / "armed", armed=True)
     process = subprocess.Popen(
-        botarena(*tournament_args(db, "killed", gate, "--dask", address)), cwd=tmp_path, env=env,
+        botarena(*tournament_args("killed", gate, "--dask", address)), cwd=tmp_path, env=env,
         start_new_session=True, stdout=subprocess.DEVNULL,
     )  # fmt: skip
     try:
@@ -198,7 +199,7 @@ def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
 
     before = recorded_before_the_kill(db, "killed", MATCHES)
 
-    resume = ["--resume", "killed", "--dask", address, "--db", db, "--no-progress", "--unsandboxed"]
+    resume = ["--resume", "killed", "--dask", address, "--no-progress", "--unsandboxed"]
     resumed = subprocess.run(
         botarena("tournament", *resume), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
     )
@@ -208,7 +209,7 @@ def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
 
     plain = gate_bot(tmp_path / "plain", armed=False)
     reference = subprocess.run(
-        botarena(*tournament_args(db, "reference", plain, "--workers", "0")), cwd=tmp_path, env=env,
+        botarena(*tournament_args("reference", plain, "--workers", "0")), cwd=tmp_path, env=env,
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert reference.returncode == 0, reference.stderr

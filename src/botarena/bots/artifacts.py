@@ -441,7 +441,8 @@ _engines_lock = threading.Lock()
 
 
 def _engine(url: str) -> Engine:
-    """One light engine per store URL per process: no migration, no replay folder, no new database."""
+    """One light engine per store URL (as connected to, password included) per process: no
+    migration, no replay folder, no new database."""
     with _engines_lock:
         found = _engines.get(url)
         if found is not None:
@@ -459,32 +460,59 @@ def _engine(url: str) -> Engine:
 
 
 def artifact_source(url: str) -> str:
-    """The store URL as workers should get it: a SQLite file's path made absolute (a worker on this
+    """The store URL as workers should get it: without its password (each worker has its own:
+    `botarena.core.credentials.connect_url`), a SQLite file's path made absolute (a worker on this
     machine may run in another directory; one on another machine needs PostgreSQL anyway)."""
     from sqlalchemy.engine import make_url
 
-    parsed = make_url(url)
+    from botarena.core.credentials import without_secrets
+
+    parsed = make_url(without_secrets(url))
     database = parsed.database
     if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
-        return url
+        return parsed.render_as_string(hide_password=False)
     return parsed.set(database=os.path.abspath(database)).render_as_string(hide_password=False)
 
 
+def _missing_password(url: str) -> str:
+    """What a worker that could not log in to the store at `url` lacks, in words (or "")."""
+    from sqlalchemy.engine import make_url
+
+    from botarena.core.credentials import DB_ENV, has_credentials
+
+    if make_url(url).get_backend_name() != "postgresql" or has_credentials(url):
+        return ""
+    if (
+        os.environ.get("PGPASSWORD")
+        or os.environ.get("PGPASSFILE")
+        or Path("~/.pgpass").expanduser().exists()
+    ):
+        return ""  # libpq's own: the password there was wrong, or the server said something else
+    return (
+        f"; this worker has no password for the store: set {DB_ENV} (the store's URL) or"
+        f" {DB_ENV}_FILE, or PGPASSWORD or ~/.pgpass, in its environment"
+    )
+
+
 def store_fetcher(url: str) -> Fetch:
-    """`fetch(digest) -> bytes` reading the `artifacts` table of the store at `url`."""
+    """`fetch(digest) -> bytes` reading the `artifacts` table of the store at `url`, logged in with
+    the password this process has for it (`botarena.core.credentials.connect_url`) when `url` has none."""
 
     def fetch(digest: str) -> bytes:
         from sqlalchemy import select
         from sqlalchemy.exc import SQLAlchemyError
 
+        from botarena.core.credentials import connect_url
         from botarena.store.engine import one_line
         from botarena.store.models import Artifact
 
         try:
-            with _engine(url).connect() as conn:
+            with _engine(connect_url(url)).connect() as conn:
                 data = conn.scalar(select(Artifact.data).where(Artifact.digest == digest))
         except SQLAlchemyError as exc:
-            raise ArtifactUnavailable(f"cannot fetch artifact {digest}: {one_line(exc)}") from None
+            raise ArtifactUnavailable(
+                f"cannot fetch artifact {digest}: {one_line(exc)}{_missing_password(url)}"
+            ) from None
         if data is None:
             raise ArtifactError(f"artifact {digest} is not in the store")
         return bytes(data)

@@ -35,6 +35,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, run_sealed
+from botarena.core.credentials import bot_environment
 
 KIT = "domains-cpp"
 CXX_ENV_DEFAULT = "g++"
@@ -142,7 +143,8 @@ def build_player(
         folders = list(dict.fromkeys(path.resolve().parent for path in paths))
         if sandbox is None:
             command = build_command(list(copies), output, compiler, extra_dirs=folders)
-            environment = {**os.environ, "LC_ALL": "C"}  # plain ASCII quotes in the messages
+            # plain ASCII quotes in the messages; no secret (a source can #include /proc/self/environ)
+            environment = {**bot_environment(), "LC_ALL": "C"}
             done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
             returncode, diagnostics = done.returncode, done.stderr
         else:

@@ -143,9 +143,10 @@ def node_bot(
     With `sandbox`, the adapter runs sealed (botarena.bots.sandbox): the bot file and the kit's
     folder are bound read-only, and memory is capped by the cgroup as well as by V8's heap limit.
 
-    One adapter process per match. `env` replaces the process environment (None inherits it). A
-    missing or broken bot file is not an error here: its start exchange is CRASHED (`bot_error`),
-    with the reason in the bot's log. Raises NodeUnavailableError if node is missing or too old.
+    One adapter process per match. `env` replaces the process environment (None: the runner's,
+    without the platform's secrets). A missing or broken bot file is not an error here: its start
+    exchange is CRASHED (`bot_error`), with the reason in the bot's log. Raises NodeUnavailableError
+    if node is missing or too old.
     """
     from botarena.bots.subprocess import SubprocessBot  # the transport layer, only when a bot is made
 

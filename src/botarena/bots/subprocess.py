@@ -193,6 +193,9 @@ class SubprocessBot(Bot):
     `sandbox` runs the process sealed with that policy's limits (then `memory_limit_mb` is unused:
     memory is capped by the cgroup, for the whole tree); `bot_files` are the bot's own files or
     folders, bound read-only inside the sandbox.
+
+    `env` is the bot's environment; by default an unsandboxed bot gets the runner's without the
+    platform's secrets (`botarena.core.credentials.bot_environment`), a sandboxed one a clean one.
     """
 
     kind = "subprocess"
@@ -310,8 +313,12 @@ class SubprocessBot(Bot):
         """
         policy = self.sandbox
         if policy is None:
+            from botarena.core.credentials import bot_environment
+
             preexec = None if self.memory_limit_mb is None else _limits(self.memory_limit_mb)
-            return self.argv, self.env, self.cwd, preexec
+            # the runner's environment without the platform's secrets (the sandbox's is a clean one)
+            env = self.env if self.env is not None else bot_environment()
+            return self.argv, env, self.cwd, preexec
         from botarena.bots.sandbox import Cgroup, SandboxUnavailable, bwrap_argv, sandbox_env
 
         try:

@@ -691,7 +691,7 @@ def serve(
     """Serve the arena over `store` until interrupted (Ctrl-C, SIGTERM) or `stop` is set.
 
     `live_token` enables live ingest (`POST /api/live/ingest`) for workers and tournament processes
-    elsewhere that send it (`botarena tournament --live-url ... --live-token ...`).
+    elsewhere that send it (`botarena tournament --live-url ...` with the token in BOTARENA_LIVE_TOKEN).
     `organizer_key`: requests with it in `X-Organizer-Key` see the secrets of running matches
     (`create_app`).
 

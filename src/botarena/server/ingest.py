@@ -56,7 +56,9 @@ def authorize(expected: str | None, authorization: str | None) -> None:
     """Raise IngestError unless ingest is enabled (`expected`) and `authorization` is its bearer token."""
     if not expected:
         raise IngestError(
-            403, "live ingest is disabled: start the server with --live-token (or BOTARENA_LIVE_TOKEN)"
+            403,
+            "live ingest is disabled: start the server with a live token"
+            " (BOTARENA_LIVE_TOKEN or --live-token-file)",
         )
     scheme, _, given = (authorization or "").partition(" ")
     if scheme.lower() != "bearer" or not given.strip():

@@ -36,7 +36,7 @@ WRITE = "botarena_write"  # execution option: this connection's transactions wri
 # starting at once would otherwise both try to create the tables).
 _MIGRATION_LOCK = 0x626F7461  # "bota"
 REGISTER_LOCK = 0x626F7462  # serializes bot registrations on PostgreSQL (store.register_bot)
-_URL_HINT = "expected sqlite:///PATH or postgresql://USER:PASSWORD@HOST[:PORT]/DATABASE"
+_URL_HINT = "expected sqlite:///PATH or postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE"
 
 
 def normalize_url(url: str) -> URL:
@@ -45,13 +45,20 @@ def normalize_url(url: str) -> URL:
     try:
         parsed = make_url(url)
     except (exc.ArgumentError, ValueError):
-        raise StoreError(f"not a database URL: {url!r} ({_URL_HINT})") from None
+        raise StoreError(f"not a database URL: {_masked(url)!r} ({_URL_HINT})") from None
     if parsed.drivername in ("postgresql", "postgres", "postgresql+psycopg"):
         return parsed.set(drivername="postgresql+psycopg")
     if parsed.drivername in ("sqlite", "sqlite+pysqlite"):
         return parsed
     shown = parsed.render_as_string(hide_password=True)
     raise StoreError(f"unsupported database {parsed.drivername!r} in {shown!r} ({_URL_HINT})")
+
+
+def _masked(url: str) -> str:
+    """`url` (not parsable as a URL) with whatever may be its password hidden, for an error message:
+    the URL may come from BOTARENA_DB or a secret file, and error messages end up in logs."""
+    url = re.sub(r"(://[^:/@]*):.*@", r"\1:***@", url)  # up to the last @: a password may hold one
+    return re.sub(r"(password=)[^&]*", r"\1***", url, flags=re.IGNORECASE)[:200]
 
 
 def sqlite_file(url: URL) -> Path | None:

@@ -9,7 +9,8 @@ Live viewing from worker processes: a process pool made by `make_executor(..., l
 `q` to every worker; `play_task` then sends the match's header, its steps (batched, at most every
 `LIVE_FLUSH_S`) and its end to `q` as the live events of `botarena.tournament.live`. Workers with
 no such queue (Dask's, or any, when the tournament runs apart from the server) post the events to
-the task's `live_url` (`botarena.tournament.live_http`).
+the task's `live_url` (`botarena.tournament.live_http`) with the live token the worker has of its
+own: the task carries none, nor the store's password (`botarena.core.credentials`).
 
 How a pool worker dies (issue 12, item 4): a SIGTERM (the pool's own `terminate`, a stop, or a bot
 that signals its worker) unwinds the match under way, so that its bots are closed (their processes
@@ -49,6 +50,7 @@ from botarena.core.replay import Replay
 if TYPE_CHECKING:
     from botarena.bots.resolve import Isolation
     from botarena.bots.sandbox import SandboxPolicy
+    from botarena.core.credentials import WorkerSecrets
 
 log = logging.getLogger(__name__)
 
@@ -87,9 +89,11 @@ class MatchTask:
     # Per seat, the digest of the bot's artifact (None: no files, e.g. a starter bot); a seat with
     # one has a spec in which "{artifact}" stands for the folder the worker unpacks it to.
     artifacts: tuple[str | None, ...] = ()
-    artifact_source: str | None = None  # where workers fetch artifacts they have not cached (a store URL)
+    # Where workers fetch artifacts they have not cached: a store URL without its password, and
+    # `live_url` without its token: each worker has its own (botarena.core.credentials), since a
+    # task is seen by whatever carries it (a Dask scheduler holds every task it schedules).
+    artifact_source: str | None = None
     live_url: str | None = None  # a server to stream the match to (workers without a live queue)
-    live_token: str | None = field(default=None, repr=False)  # the server's live-ingest token
     replay_target: str | None = None  # a shared location (URL) the worker writes the replay to itself
 
     @property
@@ -258,13 +262,32 @@ def _queue_sink() -> LiveSink | None:
     return queue.put if queue is not None else None
 
 
+_no_token_warned: set[str] = set()
+
+
 def _http_sink(task: MatchTask) -> LiveSink | None:
-    """The process's sink posting to the task's server, if it names one (botarena.tournament.live_http)."""
-    if not task.live_url or not task.live_token:
+    """The process's sink posting to the task's server, if it names one (botarena.tournament.live_http),
+    with the token this process has for it (botarena.core.credentials.live_token). Without one the
+    match is played unstreamed, and the worker says so once per server."""
+    if not task.live_url:
         return None
+    from botarena.core.credentials import SecretSourceError, live_token
     from botarena.tournament.live_http import live_sink
 
-    return live_sink(task.live_url, task.live_token)
+    try:
+        token = live_token(task.live_url)
+    except SecretSourceError as exc:  # a BOTARENA_LIVE_TOKEN_FILE that is refused
+        token, why = None, str(exc)
+    else:
+        why = "set BOTARENA_LIVE_TOKEN (or BOTARENA_LIVE_TOKEN_FILE) in this worker's environment"
+    if not token:
+        if task.live_url not in _no_token_warned:
+            _no_token_warned.add(task.live_url)
+            log.warning(
+                "matches are not streamed to %s: this worker has no live token (%s)", task.live_url, why
+            )
+        return None
+    return live_sink(task.live_url, token)
 
 
 class LiveStreamer:
@@ -351,9 +374,15 @@ class LiveStreamer:
         self.sink(self._event("end", match_id=self.match_id, fields=fields))
 
 
-def _init_worker(live_queue: Any, coordinator_pid: int | None = None) -> None:
+def _init_worker(
+    live_queue: Any, coordinator_pid: int | None = None, credentials: WorkerSecrets | None = None
+) -> None:
     global _worker_live_queue
     _worker_live_queue = live_queue
+    if credentials is not None:  # the coordinator's store password and live token: never in a task
+        from botarena.core.credentials import hold
+
+        hold(credentials)
     # Ctrl-C in a terminal reaches the whole process group: the coordinator decides what stops.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # SIGTERM (close_executor(cancel=True), a broken pool's cleanup) unwinds the match under way, so
@@ -447,11 +476,19 @@ class LiveQueuePump:
         self.thread.join(timeout=5)
 
 
-def make_executor(workers: int, dask_address: str | None = None, *, live_queue: Any = None) -> Executor:
+def make_executor(
+    workers: int,
+    dask_address: str | None = None,
+    *,
+    live_queue: Any = None,
+    credentials: WorkerSecrets | None = None,
+) -> Executor:
     """A process pool of `workers` processes, or a Dask cluster's executor when `dask_address` is set.
 
     Pool workers start by `forkserver` (never a fork of a threaded server) and, with `live_queue`, send
-    the live events of their matches to it (make the queue with `live_queue_for_pool()`).
+    the live events of their matches to it (make the queue with `live_queue_for_pool()`). They hold
+    `credentials` (the store's password, the live token), handed to their initializer: tasks carry
+    none. Dask workers take theirs from their own environment (botarena.core.credentials).
     """
     if dask_address:
         return dask_executor(dask_address)
@@ -461,7 +498,7 @@ def make_executor(workers: int, dask_address: str | None = None, *, live_queue: 
         max_workers=workers,
         mp_context=multiprocessing.get_context("forkserver"),
         initializer=_init_worker,
-        initargs=(live_queue, os.getpid()),
+        initargs=(live_queue, os.getpid(), credentials),
     )
 
 

@@ -1,9 +1,11 @@
 """Live matches from anywhere to the server: a live sink that posts events over HTTP.
 
 A match played on a Dask worker, or by a `botarena tournament` process of its own, has no queue to
-the server's `LiveHub`: its `MatchTask` carries `live_url` and `live_token` instead, and the worker
-hands its `LiveStreamer` events to `HttpLiveSink`, which posts them in batches to the server's
-`POST {url}/api/live/ingest` (a JSON list of live events, `Authorization: Bearer <token>`).
+the server's `LiveHub`: its `MatchTask` carries `live_url` instead, and the worker hands its
+`LiveStreamer` events to `HttpLiveSink`, which posts them in batches to the server's
+`POST {url}/api/live/ingest` (a JSON list of live events, `Authorization: Bearer <token>`), with the
+token the worker holds or finds in its environment (`botarena.core.credentials.live_token`): a task
+never carries one.
 
 A viewer's trouble must never slow or break a match (DESIGN principle 3), so:
 
@@ -39,7 +41,6 @@ import orjson
 log = logging.getLogger(__name__)
 
 INGEST_PATH = "/api/live/ingest"
-TOKEN_ENV = "BOTARENA_LIVE_TOKEN"
 MAX_INGEST_BYTES = 8 << 20  # the server's cap on one request body (413 beyond)
 MAX_INGEST_EVENTS = 1000  # the server's cap on the events of one request
 MAX_KEY_CHARS = 200  # the server's cap on a key's (and a match name's) length

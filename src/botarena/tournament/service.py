@@ -322,7 +322,6 @@ class _Coordinator:
     """One run of one tournament: schedule, submit, record, until the format is done or `stop` is set."""
 
     live_url: str | None = None  # a server its workers stream matches to (botarena.tournament.live_http)
-    live_token: str | None = None
 
     def __init__(
         self,
@@ -354,8 +353,10 @@ class _Coordinator:
         self.specs = {e.name: e.run_spec or e.spec for e in tournament.entrants}
         self.artifacts = {e.name: e.artifact for e in tournament.entrants}  # workers fetch them by digest
         from botarena.bots.artifacts import artifact_source
+        from botarena.core.credentials import WorkerSecrets, hold
 
-        self.artifact_source = artifact_source(store.connect_url)
+        self.artifact_source = artifact_source(store.connect_url)  # without the password
+        hold(WorkerSecrets.of(store.connect_url))  # for the matches this process plays itself
         self.pace_ms = int(tournament.options.get("pace_ms", 0))
         self.scheduled: dict[str, MatchSpec] = {}
         self.finished: dict[str, FinishedMatch] = {}
@@ -433,8 +434,7 @@ class _Coordinator:
             pace_ms=self.pace_ms,
             match_id=self.match_ids.get(spec.key),
             isolation=self.isolation,
-            live_url=self.live_url,
-            live_token=self.live_token,
+            live_url=self.live_url,  # its token stays here and with the workers: never in a task
             replay_target=self.replay_target,
             artifacts=tuple(self.artifacts[name] for name in spec.seats),
             artifact_source=self.artifact_source,
@@ -661,14 +661,18 @@ def run_tournament(
     breaks (a worker killed) is replaced and its matches retried. Returns how the run ended; the
     results are in the store.
 
-    `live_url` and `live_token` name a server (`botarena serve --live-token`) to which whatever plays
-    a match (this thread, a pool worker, a Dask worker) streams it, unless `live` is given.
+    `live_url` and `live_token` name a server (`botarena serve` with a live token) to which whatever
+    plays a match (this thread, a pool worker, a Dask worker) streams it, unless `live` is given.
+    The token never goes into a task: this process holds it for the matches it plays itself, a
+    pool's workers get it from `make_executor(credentials=...)`, a Dask worker from its environment.
     """
     if live_url is not None:
         from botarena.tournament.live_http import check_live_url
 
         if not live_token:
-            raise ValueError("a live URL needs the server's live token (--live-token or BOTARENA_LIVE_TOKEN)")
+            raise ValueError(
+                "a live URL needs the server's live token (BOTARENA_LIVE_TOKEN or --live-token-file)"
+            )
         check_live_url(live_url)
     started = time.perf_counter()
     tournament = store.get_tournament(tournament_id)
@@ -680,7 +684,11 @@ def run_tournament(
     coordinator = _Coordinator(
         store, tournament, executor, progress, live, stop, max_in_flight, executor_factory, isolation
     )
-    coordinator.live_url, coordinator.live_token = (live_url, live_token) if live_url else (None, None)
+    if live_url is not None and live_token:
+        from botarena.core.credentials import WorkerSecrets, hold
+
+        hold(WorkerSecrets.of(live=(live_url, live_token)))  # for the matches this process plays itself
+        coordinator.live_url = live_url
     coordinator.load()
     store.set_tournament_status(tournament_id, "running")
     try:
@@ -766,6 +774,7 @@ def run_demo(
     With `workers` > 0 the matches run in a process pool whose workers stream their matches to
     `live` through a queue; with 0 they run in the coordinators' threads.
     """
+    from botarena.core.credentials import WorkerSecrets
     from botarena.tournament.executor import LiveQueuePump, close_executor, live_queue_for_pool, make_executor
 
     tournaments = []
@@ -776,7 +785,8 @@ def run_demo(
         )
     queue = live_queue_for_pool() if workers and live is not None else None
     pump = LiveQueuePump(queue, live) if queue is not None and live is not None else None
-    factory = (lambda: make_executor(workers, live_queue=queue)) if workers else None
+    secrets = WorkerSecrets.of(store.connect_url)  # the pool's workers fetch artifacts from the store
+    factory = (lambda: make_executor(workers, live_queue=queue, credentials=secrets)) if workers else None
     executor = factory() if factory is not None else None
     summaries: list[TournamentSummary] = []
     errors: list[BaseException] = []

@@ -299,16 +299,18 @@ def test_dp10_http_client_plays_a_whole_round_against_the_server(
     assert forager.final_score is not None and forager.final_score > 0
 
 
-def test_dp10_cli_client_command_reports_and_exits(capsys: pytest.CaptureFixture[str]) -> None:
+def test_dp10_cli_client_command_reports_and_exits(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     """`botarena datspulse client`: a bad bot name is a one-line error (exit 2); a server that never
-    answers ends the run at --max-seconds with a summary and exit code 1."""
+    answers ends the run at --max-seconds with a summary and exit code 1. The team's token comes
+    from the environment (on the command line it is refused: every local user could read it)."""
     pytest.importorskip("fastapi", reason="the datspulse commands live with the server extra")
     from botarena.cli import main
 
-    assert main(["datspulse", "client", "--url", "http://127.0.0.1:9", "--token", "t", "--bot", "nope"]) == 2
+    monkeypatch.setenv("BOTARENA_DATSPULSE_TOKEN", "t")
+    assert main(["datspulse", "client", "--url", "http://127.0.0.1:9", "--bot", "nope"]) == 2
     assert "unknown bot 'nope'" in capsys.readouterr().err
-    code = main(
-        ["datspulse", "client", "--url", "http://127.0.0.1:9", "--token", "t", "--max-seconds", "0.5"]
-    )
+    code = main(["datspulse", "client", "--url", "http://127.0.0.1:9", "--max-seconds", "0.5"])
     assert code == 1
     assert "0 round(s) played" in capsys.readouterr().out

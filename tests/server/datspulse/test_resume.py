@@ -186,11 +186,10 @@ def test_dp75_server_killed_twice_mid_round_resumes_and_the_replay_verifies_as_o
     realm = _register_both(serve)
     for token in TEAMS:  # real clients: they register (already done: 200), play, retry while it is down
         command = [sys.executable, "-m", "botarena", "datspulse", "client", "--url", serve.api]
-        command += ["--token", token, "--bot", "forager", "--rounds", "1", "--rate-limit", "20"]
+        command += ["--bot", "forager", "--rounds", "1", "--rate-limit", "20"]
         log = (tmp_path / f"client-{token}.log").open("w")
-        clients.append(
-            subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True, env=serve.env)
-        )
+        env = {**serve.env, "BOTARENA_DATSPULSE_TOKEN": token}  # a token never goes on a command line
+        clients.append(subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT, text=True, env=env))
         log.close()
     journal = _journal(tmp_path, realm)
 

@@ -2,6 +2,10 @@
 
     botarena datspulse serve --config server.toml [--preset compat] [--host H] [--port P] [--db URL]
                              [--spectators after-round|delayed|open] [--spectator-delay TURNS]
+    BOTARENA_DATSPULSE_TOKEN=... botarena datspulse client --url URL [--bot forager]
+
+Secrets never go on the command line (commands/secret_options.py): a store password in BOTARENA_DB
+or --db-file, a team's token in BOTARENA_DATSPULSE_TOKEN or --token-file.
 
 A mistake in the config file or the options is one line on stderr and exit code 2 (the main CLI maps
 SettingsError, a ValueError, that way); Ctrl-C stops the server cleanly with exit code 0 once the
@@ -14,6 +18,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
+from botarena.commands.secret_options import (
+    DATSPULSE_TOKEN_ENV,
+    DatsPulseTokenFileOption,
+    DatsPulseTokenOption,
+    DbFileOption,
+    DbOption,
+    pick_secret,
+    store_url,
+)
 
 app = typer.Typer(
     name="datspulse",
@@ -32,12 +46,8 @@ def serve_command(
     ] = None,
     host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port (0: pick a free one).")] = 8000,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db", help="Database URL (default sqlite:///./var/botarena.db; postgresql://... works)."
-        ),
-    ] = None,
+    db: DbOption = None,
+    db_file: DbFileOption = None,
     replays: Annotated[
         str | None,
         typer.Option(
@@ -72,7 +82,7 @@ def serve_command(
         raise SettingsError(f"--port must be 0..65535, got {port}")
     settings = load_settings(config, preset=preset, spectators=spectators, spectator_delay=spectator_delay)
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    store = Store.open(db, replays=replays)
+    store = Store.open(store_url(db, db_file), replays=replays)
     cfg = settings.config
 
     def ready(base_url: str, viewer_url: str) -> None:
@@ -114,7 +124,8 @@ def serve_command(
 @app.command("client")
 def client_command(
     url: Annotated[str, typer.Option("--url", help="The server's base URL, e.g. http://127.0.0.1:8000.")],
-    token: Annotated[str, typer.Option("--token", help="Your team's X-Auth-Token.")],
+    token: DatsPulseTokenOption = None,
+    token_file: DatsPulseTokenFileOption = None,
     bot: Annotated[str, typer.Option(help="Starter bot: forager, raider or random_walker.")] = "forager",
     seed: Annotated[int, typer.Option(help="The bot's seed (its bot_seed; spec §10).")] = 0,
     rounds: Annotated[int, typer.Option(help="Rounds to play before exiting.")] = 1,
@@ -130,6 +141,11 @@ def client_command(
 
     if rounds < 1 or rate_limit < 1 or max_seconds <= 0 or not 0 <= seed < 2**32:
         raise ClientError("--rounds and --rate-limit must be >= 1, --max-seconds > 0, --seed in 0..2^32-1")
+    token = pick_secret(token, token_file, option="--token", env=DATSPULSE_TOKEN_ENV, what="team token")
+    if not token:
+        raise ClientError(
+            f"give your team's token in {DATSPULSE_TOKEN_ENV} or in a 0600 file: --token-file FILE"
+        )
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(message)s")
     options = ClientOptions(
         url=url,
