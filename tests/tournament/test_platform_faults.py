@@ -35,6 +35,7 @@ from typing import Any
 import pytest
 from tournament_entrants import ENTRANTS, sandbox_ready, unreferenced_replays
 
+from botarena.bots.resolve import untrusted
 from botarena.core.replay import parse_replay
 from botarena.store import Store
 from botarena.tournament.executor import MatchFailure, MatchTask, close_executor, make_executor, play_batch
@@ -256,7 +257,7 @@ def botarena(*args: str, cwd: Path, cache: Path) -> subprocess.CompletedProcess[
 
 @pytest.mark.timeout(600)
 def test_a_full_artifact_cache_is_reported_as_such_and_resume_plays_its_matches(
-    tmp_path: Path, tiny_disk: Path
+    tmp_path: Path, tiny_disk: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     big = tmp_path / "bots" / "big.py"  # its file alone is more than the disk holds
     big.parent.mkdir()
@@ -281,13 +282,12 @@ def test_a_full_artifact_cache_is_reported_as_such_and_resume_plays_its_matches(
         assert sorted(r.status for r in rows) == ["finished", "scheduled", "scheduled"]  # none failed
         assert all(full in (r.error or "") for r in rows if r.status == "scheduled")
 
-    roomy = tmp_path / "roomy"
-    resumed = botarena("tournament", "--resume", "full", "--workers", "0", *args, cwd=tmp_path, cache=roomy)
-    assert resumed.returncode == 0, resumed.stderr
-    assert "finished: 2 matches played now, 0 failed, 3 recorded in all" in resumed.stdout
+    monkeypatch.setenv("BOTARENA_CACHE_DIR", str(tmp_path / "roomy"))  # room on the disk now
     with Store.open(db) as store:
         tournament = store.find_tournament("full")
-        assert tournament is not None and tournament.status == "finished"
+        assert tournament is not None
+        resumed = run_tournament(store, tournament.id, isolation=untrusted(sandbox=None))  # = `--resume`
+        assert (resumed.status, resumed.played, resumed.failed, resumed.reason) == ("finished", 2, 0, None)
         assert {r.status for r in store.list_matches(tournament.id)} == {"finished"}
 
 
