@@ -17,7 +17,7 @@
   with its reason; on a cluster where no worker can sandbox the tournament stops at once with that
   reason, nothing recorded as failed and no entrant run unsealed, and `--resume` on a cluster that can
   plays it all. A worker whose artifact cache turns out full (simulated on that worker) costs one try
-  of one batch: its matches are played on the other worker, and it takes no more.
+  of one match: its matches are played on the other workers, and it takes no more.
 
 The cluster's scheduler gives up on a task at the first worker it kills
 (`distributed.scheduler.allowed-failures` 0; 3 by default), so that the killer costs seconds; the
@@ -474,9 +474,18 @@ def break_bwrap() -> int:
     return os.getpid()
 
 
+@pytest.fixture(scope="module")
+def three() -> Iterator[Any]:
+    """A cluster of three workers, for the tests of workers that cannot play (one of them is made
+    unable to sandbox; the module's `cluster` loses and restarts workers in other tests)."""
+    with new_cluster(n_workers=3) as running, distributed.Client(running, set_as_default=False) as client:
+        client.wait_for_workers(3, timeout=120)
+        yield running
+
+
 @pytest.mark.timeout(600)
 def test_a_worker_that_cannot_sandbox_takes_no_match_and_the_other_two_play_them_all(
-    store: Store, caplog: pytest.LogCaptureFixture
+    store: Store, three: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     sandbox_ready()
     starters = ("adaptive", "pacifist", "randomonium", "tactician", "zergy")
@@ -485,8 +494,7 @@ def test_a_worker_that_cannot_sandbox_takes_no_match_and_the_other_two_play_them
         entrants=[Entrant(s, s) for s in starters] + [Entrant("zergy-2", "zergy")],
         options={"cycles": 2},  # 15 pairs, twice: 30 short sandboxed matches
     )  # fmt: skip
-    with new_cluster(n_workers=3) as three, distributed.Client(three, set_as_default=False) as client:
-        client.wait_for_workers(3, timeout=120)
+    with distributed.Client(three.scheduler_address, set_as_default=False) as client:
         broken = sorted(client.scheduler_info()["workers"])[0]
         client.run(break_bwrap, workers=[broken])
         caplog.set_level("WARNING", logger="botarena.tournament")
@@ -591,8 +599,8 @@ class RouteSpy(Executor):
 
 
 @pytest.mark.timeout(600)
-def test_a_worker_whose_cache_is_full_takes_no_more_matches_and_the_other_plays_them(
-    store: Store, tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch
+def test_a_worker_whose_cache_is_full_takes_no_more_matches_and_the_others_play_them(
+    store: Store, tmp_path: Path, three: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from botarena.tournament import service
 
@@ -603,12 +611,11 @@ def test_a_worker_whose_cache_is_full_takes_no_more_matches_and_the_other_plays_
         name="t", game="drones", format="round-robin", seed=2, overrides=SHORT, options={"cycles": 2},
         entrants=[Entrant("fresh", str(bot)), Entrant("zergy", "zergy"), Entrant("adaptive", "adaptive")],
     )  # fmt: skip
-    client = distributed.Client(cluster.scheduler_address, set_as_default=False)
+    client = distributed.Client(three.scheduler_address, set_as_default=False)
     try:
-        client.wait_for_workers(2, timeout=120)
         client.run(fill_the_first_cache, str(tmp_path / "claimed"), str(tmp_path / "cache"))
         tournament = create_tournament(store, plan, isolation=untrusted(sandbox=None))
-        executor = RouteSpy(dask_executor(cluster.scheduler_address))
+        executor = RouteSpy(dask_executor(three.scheduler_address))
         try:  # unsandboxed: the cache is the point here
             summary = run_tournament(  # one task at a time: the full worker gets one before it is left out
                 store, tournament.id, executor, isolation=untrusted(sandbox=None), max_in_flight=1
@@ -623,11 +630,10 @@ def test_a_worker_whose_cache_is_full_takes_no_more_matches_and_the_other_plays_
     assert full_unpacks[full] == 1  # it failed one match, and was given no other
     rows = rows_of(store, "t")
     assert all(row.status == "finished" for row in rows) and sum(row.attempts for row in rows) == 6 + 1
-    (other,) = set(full_unpacks) - {full}
+    others = sorted(set(full_unpacks) - {full})
     sent_elsewhere = [route for route in executor.routes if route]
     assert sent_elsewhere and all(
-        route == {"workers": [other], "allow_other_workers": False} for route in sent_elsewhere
+        route == {"workers": others, "allow_other_workers": False} for route in sent_elsewhere
     )
-    assert executor.routes[: len(executor.routes) - len(sent_elsewhere)] == [{}] * (
-        len(executor.routes) - len(sent_elsewhere)
-    )  # unrestricted until the fault, restricted to the other worker from then on
+    before = len(executor.routes) - len(sent_elsewhere)
+    assert executor.routes[:before] == [{}] * before  # unrestricted until the fault, then never the full one
