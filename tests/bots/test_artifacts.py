@@ -364,6 +364,21 @@ def test_a_cache_disk_that_cannot_take_an_artifact_says_so_and_the_match_is_the_
     assert failure.error == f"ArtifactCacheError: {expected}"
 
 
+def test_a_store_the_worker_cannot_reach_is_the_platforms_fault_never_the_bots(tmp_path: Path) -> None:
+    packed = pack_spec(str(folder_bot(tmp_path / "bot")), DRONES)
+    assert packed is not None
+    task = MatchTask(
+        tournament_id=1, key="m", game="drones", preset="default", overrides={"rounds": 2}, seed=1,
+        seats=("bot", "zergy"), specs=(packed.run_spec, "zergy"), artifacts=(packed.digest, None),
+        artifact_source=f"sqlite:///{tmp_path / 'not-mounted-here' / 'arena.db'}",
+        isolation=untrusted(sandbox=None),
+    )  # fmt: skip
+    (failure,) = play_batch([task])
+    assert isinstance(failure, MatchFailure) and failure.platform and failure.retry, failure
+    assert failure.error.startswith("ArtifactUnavailable: the store sqlite:///")
+    assert failure.unfit_worker is None  # the store's fault, not this worker's machine
+
+
 def test_an_archive_over_the_caps_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(artifacts, "MAX_UNPACKED_BYTES", 1000)
     (tmp_path / "one").mkdir()
