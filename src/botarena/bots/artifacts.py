@@ -466,7 +466,7 @@ def _engine(url: str) -> Engine:
 
         parsed = eng.normalize_url(url)
         database = eng.sqlite_file(parsed)
-        if parsed.get_backend_name() == "sqlite" and (database is None or not database.is_file()):
+        if parsed.get_backend_name() == "sqlite" and (database is None or not os.path.isfile(database)):
             shown = parsed.render_as_string(hide_password=True)
             raise ArtifactUnavailable(f"the store {shown} is not a database file this worker can read")
         made = eng.make_engine(parsed)
