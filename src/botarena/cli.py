@@ -949,7 +949,8 @@ def tournament_command(
     if summary.reason is not None:  # after the leaderboard: the last line says what went wrong
         print(
             f"botarena: {summary.unplayed} matches could not be played: {summary.reason};"
-            f" once that is fixed, `botarena tournament --resume {tournament.id}` plays them",
+            f" once that is fixed, `botarena tournament --resume {tournament.id}` (with the same --db)"
+            " plays them",
             file=sys.stderr,
         )
         raise typer.Exit(1)
