@@ -3,11 +3,17 @@
 Every mistake a person can make here (an unknown game, bot, preset or config key, a broken replay
 file, a bad option) ends with one line on stderr and exit code 2, never a traceback. Set
 BOTARENA_DEBUG=1 to see tracebacks of unexpected errors.
+
+Exit codes: 0 done; 1 done, but not everything could be played (`play`: a bot never got to play;
+`tournament`: matches left unplayed for the platform's reasons, a full disk or no worker that can
+sandbox, which `--resume` plays); 2 a mistake in the command (or a bot that cannot be loaded);
+130 interrupted.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import secrets
 import sys
@@ -284,7 +290,11 @@ def _refuse_to_overwrite_a_killed_game(file: Path) -> None:
     """`--replay FILE` starts its journal at once: never over a game that can still be resumed."""
     from botarena.core.replay import read_replay
 
-    if not file.is_file():
+    try:
+        os.stat(file)
+    except OSError as exc:  # no such file (the usual case), or a name no file can have
+        if exc.errno == errno.ENAMETOOLONG:
+            raise UserError(f"cannot write the replay to {_shortened(str(file))}: {exc.strerror}") from None
         return
     try:
         partial = read_replay(file).partial
@@ -945,13 +955,22 @@ def tournament_command(
                 f"tournament {tournament.id} {tournament.name!r}: {len(plan.entrants)} entrants, {store.url}"
             )
         summary = _run_with_progress(store, tournament, workers, dask, progress, isolation, live)
+        unplayed = f", {summary.unplayed} not played" if summary.unplayed else ""
         print(
-            f"{summary.status}: {summary.played} matches played now, {summary.failed} failed, "
+            f"{summary.status}: {summary.played} matches played now, {summary.failed} failed{unplayed}, "
             f"{summary.total_finished} recorded in all, {summary.seconds:.1f} s"
         )
         _print_leaderboard(store, tournament.id)
     finally:
         store.close()
+    if summary.reason is not None:  # after the leaderboard: the last line says what went wrong
+        print(
+            f"botarena: {summary.unplayed} matches could not be played: {summary.reason};"
+            f" once that is fixed, `botarena tournament --resume {tournament.id}` (with the same --db)"
+            " plays them",
+            file=sys.stderr,
+        )
+        raise typer.Exit(1)
 
 
 def _run_with_progress(
@@ -1266,6 +1285,26 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     )
 
 
+def _one_line(exc: BaseException) -> str:
+    """`exc` for people: an OSError as "what it says: the file" (never "[Errno 36] ..."), with a
+    file name too long to read shortened."""
+    if isinstance(exc, OSError) and exc.strerror:
+        if exc.filename is None:
+            return exc.strerror
+        name = exc.filename
+        shown = os.fsdecode(name) if isinstance(name, str | bytes) else str(name)
+        return f"{exc.strerror}: {_shortened(shown)}"
+    return str(exc)
+
+
+def _shortened(text: str, limit: int = 120) -> str:
+    """`text`, or its start and end around an ellipsis when it is longer than `limit`."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 3) // 2
+    return f"{text[:keep]}...{text[-keep:]}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map every error to a one-line message and an exit code."""
     try:
@@ -1285,7 +1324,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:
         if isinstance(exc, _user_errors()):
-            print(f"botarena: error: {exc}", file=sys.stderr)
+            print(f"botarena: error: {_one_line(exc)}", file=sys.stderr)
             return 2
         if os.environ.get("BOTARENA_DEBUG"):
             raise
