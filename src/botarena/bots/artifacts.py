@@ -114,11 +114,12 @@ def pack_spec(spec: str, game: GameInfo) -> PackedBot | None:
     if spec.startswith("cmd:"):
         return _pack_command(spec[4:])
     path = Path(spec)
-    # is_dir/is_file follow a link, but only to choose the kind of spec: what is packed is opened
-    # again from the root's descriptor, without following anything.
-    if path.is_dir():
+    # isdir/isfile follow a link, but only to choose the kind of spec: what is packed is opened
+    # again from the root's descriptor, without following anything. (os.path's answer False where
+    # Path's would raise, e.g. for a name longer than the system allows.)
+    if os.path.isdir(path):
         return _pack(Path(os.path.abspath(path)), [()], PLACEHOLDER)
-    if path.is_file():
+    if os.path.isfile(path):
         source = Path(os.path.abspath(path))
         cpp = path.suffix.lower() in CPP_SUFFIXES  # its headers beside it are part of its build
         return _pack(source.parent, [(source.name,)], f"{PLACEHOLDER}/{source.name}", headers=cpp)
