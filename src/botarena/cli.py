@@ -838,12 +838,17 @@ def _sealed_players(specs: Sequence[str], game: Any, isolation: Any) -> list[Any
         if packed is None:  # a starter, a URL, a command of system programs: nothing to pack
             players.append(resolve_bot(spec, game, isolation=isolation))
             continue
-        folder = cache.unpacked(packed.digest, lambda _digest, data=packed.data: data)
+        folder = cache.unpacked(packed.digest, _bytes_of(packed.data))
         bot = resolve_bot(materialize(packed.run_spec, folder), game, isolation=isolation)
         path = Path(spec)
         bot.name = path.absolute().name if path.is_dir() else path.stem if path.is_file() else bot.name
         players.append(bot)
     return players
+
+
+def _bytes_of(data: bytes) -> Callable[[str], bytes]:
+    """An artifact fetcher that has the bytes at hand (the cache still checks them against the digest)."""
+    return lambda _digest: data
 
 
 def _isolation(sandboxed: bool) -> Any:

@@ -45,13 +45,21 @@ RIVALS = ("quiet", "http", "zergy")
 QUIET = "def act(payload):\n    return {'newProducers': 1}\n"
 
 
+def row(zoo_row: dict[str, Any], where: str, opponents: str) -> None:
+    """This test's line in the zoo's table."""
+    zoo_row.update(attack=f"breakout (as above) through {where}", seat="0, 1", opponent=opponents)
+    zoo_row["context"] = f"seats 0, 1 vs {opponents}"
+
+
 def test_breakout_through_play_sandbox_in_both_seats(
     host_guard: HostGuard,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
     sandbox_policy: SandboxPolicy | str,
+    zoo_row: dict[str, Any],
 ) -> None:
+    row(zoo_row, "`botarena play --sandbox`", "itself")
     require_sandbox(sandbox_policy)
     monkeypatch.setenv("BOTARENA_CACHE_DIR", str(tmp_path / "cache"))
     bot = host_guard.entrant(tmp_path / "entrants" / "breakout")
@@ -67,10 +75,12 @@ def test_breakout_through_play_sandbox_in_both_seats(
     assert code == 0, printed.err
     recorded = read_replay(replay)
     assert [player["name"] for player in recorded.players] == ["breakout", "breakout"]
+    zoo_row["outcome"] = "OK on every exchange"
     for seat in (0, 1):
         assert set(recorded.statuses[seat]) == {"OK"}, recorded.logs[seat]
-        check_breakout(str(recorded.logs[seat]["text"]), where=f"play --sandbox, seat {seat}")
+        evidence = check_breakout(str(recorded.logs[seat]["text"]), where=f"play --sandbox, seat {seat}")
     host_guard.assert_untouched(recorded.dumps(), printed.out, printed.err)
+    zoo_row["evidence"] = evidence
 
 
 @pytest.fixture
@@ -101,9 +111,9 @@ def play_tournament(store: Store, plan: TournamentPlan, executor: Executor | Non
     assert summary.status == "finished" and summary.failed == 0, summary
 
 
-def check_tournament(store: Store, guard: HostGuard, where: str, expected: set[tuple[str, int]]) -> None:
+def check_tournament(store: Store, guard: HostGuard, where: str, expected: set[tuple[str, int]]) -> str:
     """Every match finished; the breakout held in every match, meeting the (rival, seat) pairs
-    `expected`; its rivals played unharmed; nothing of the host leaked or changed."""
+    `expected`; its rivals played unharmed; nothing of the host leaked or changed. The evidence."""
     tournament = store.find_tournament("breakout")
     assert tournament is not None
     met: set[tuple[str, int]] = set()
@@ -118,28 +128,36 @@ def check_tournament(store: Store, guard: HostGuard, where: str, expected: set[t
         met.add((row.seats[1 - seat], seat))
         assert set(replay.statuses[1 - seat]) == {"OK"}, (row.key, replay.logs[1 - seat])
         assert set(replay.statuses[seat]) == {"OK"}, (row.key, replay.logs[seat])
-        check_breakout(str(replay.logs[seat]["text"]), where=f"{where}, {row.key}, seat {seat}")
+        evidence = check_breakout(str(replay.logs[seat]["text"]), where=f"{where}, {row.key}, seat {seat}")
     assert met == expected
     guard.assert_untouched(*dumps)
+    return f"{len(met)} matches: {evidence}"
 
 
 def test_breakout_through_a_sandboxed_tournament(
-    league: TournamentPlan, host_guard: HostGuard, tmp_path: Path
+    league: TournamentPlan, host_guard: HostGuard, tmp_path: Path, zoo_row: dict[str, Any]
 ) -> None:
+    row(zoo_row, "a sandboxed tournament (inline)", "subprocess, http, inprocess")
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
     try:
         play_tournament(store, league)
         every_pair = {(rival, seat) for rival in RIVALS for seat in (0, 1)}
-        check_tournament(store, host_guard, "tournament", every_pair)
+        zoo_row["outcome"] = "OK on every exchange"
+        zoo_row["evidence"] = check_tournament(store, host_guard, "tournament", every_pair)
     finally:
         store.close()
 
 
 def test_breakout_through_a_dask_worker(
-    league: TournamentPlan, host_guard: HostGuard, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    league: TournamentPlan,
+    host_guard: HostGuard,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    zoo_row: dict[str, Any],
 ) -> None:
     """The worker is a process of its own whose environment holds the secrets too; the bot must reach
     neither it nor the coordinator."""
+    row(zoo_row, "a Dask worker", "subprocess, http, inprocess")
     distributed = pytest.importorskip("distributed")
     monkeypatch.setenv("BOTARENA_CACHE_DIR", str(tmp_path / "worker-cache"))
     worker_env = {
@@ -156,7 +174,9 @@ def test_breakout_through_a_dask_worker(
             play_tournament(store, replace(league, options={"cycles": 1}), executor)
         finally:
             close_executor(executor)
-        check_tournament(store, host_guard, "Dask worker", {("zergy", 0), ("quiet", 0), ("http", 1)})
+        met = {("zergy", 0), ("quiet", 0), ("http", 1)}
+        zoo_row["outcome"] = "OK on every exchange"
+        zoo_row["evidence"] = check_tournament(store, host_guard, "Dask worker", met)
     finally:
         cluster.close()
         store.close()

@@ -323,26 +323,29 @@ def seal(
     except seccomp.SeccompUnavailable as exc:
         raise SandboxUnavailable(f"{exc}; or pass --unsandboxed") from None
     lease = _lease() if sandbox_uids.dedicated_uids() else None
+    uid = os.getuid() if lease is None else lease.uid
+    fd = -1
     try:
-        uid = os.getuid() if lease is None else lease.uid
         if lease is not None:
             for path in bot_files:
                 _check_readable(Path(os.path.abspath(Path(cwd or os.getcwd()) / Path(path))), uid)
         fd = seccomp.program_fd()
+        command = bwrap_argv(
+            argv,
+            policy=policy,
+            bot_files=bot_files,
+            cwd=cwd,
+            bwrap=exe,
+            writable=writable,
+            seccomp_fd=fd,
+            uid=None if lease is None else lease.uid,
+        )
     except BaseException:
+        if fd >= 0:
+            os.close(fd)
         if lease is not None:
             lease.release()
         raise
-    command = bwrap_argv(
-        argv,
-        policy=policy,
-        bot_files=bot_files,
-        cwd=cwd,
-        bwrap=exe,
-        writable=writable,
-        seccomp_fd=fd,
-        uid=None if lease is None else lease.uid,
-    )
     return Seal(command, sandbox_env(env), (fd,), uid, lease)
 
 

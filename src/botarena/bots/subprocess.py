@@ -339,7 +339,8 @@ class SubprocessBot(Bot):
         version = self._cgroup.layout.version
         self._sandbox_note = (
             f"bwrap + cgroup v{version}: {policy.memory_mb} MiB, {policy.pids} pids, "
-            f"{policy.cpu_cores:g} CPU, /tmp {policy.tmp_mb} MiB; uid {sealed.uid}, seccomp"
+            f"{policy.cpu_cores:g} CPU, /tmp {policy.tmp_mb} MiB; "
+            f"{'a uid of its own' if sealed.lease is not None else 'the runner uid'}, seccomp"
         )
         return argv, sealed.env, None, self._cgroup.preexec(_no_core_dumps)
 
