@@ -25,6 +25,7 @@ import sysconfig
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,6 +141,30 @@ def test_the_probe_names_the_interpreter_the_sandbox_hides(monkeypatch: pytest.M
     assert "\n" not in message
     assert message.startswith(f"the sandbox hides {first_hidden}: the Python kit cannot start there (")
     assert message.endswith("; or pass --unsandboxed")
+
+
+@pytest.mark.usefixtures("fresh_probe")
+def test_the_probe_names_what_the_failed_start_found_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sandbox that should show the interpreter but does not (its bind lost): the probe reads the
+    path from the failed start itself."""
+    prefix = Path(sys.prefix)
+    if prefix == Path("/usr") or Path("/usr") in prefix.parents:
+        pytest.skip("the interpreter is part of the system the sandbox always shows")
+    real = sandbox_module.bwrap_argv
+
+    def without_the_prefix(*args: Any, **kwargs: Any) -> list[str]:
+        argv = real(*args, **kwargs)
+        at = next(
+            i for i in range(len(argv) - 2) if argv[i : i + 3] == ["--ro-bind", str(prefix), str(prefix)]
+        )
+        return argv[:at] + argv[at + 3 :]
+
+    monkeypatch.setattr(sandbox_module, "bwrap_argv", without_the_prefix)
+    with pytest.raises(SandboxUnavailable) as caught:
+        check_sandbox()
+    message = str(caught.value)
+    assert "\n" not in message
+    assert message.startswith(f"the sandbox hides {sys.executable}: the Python kit cannot start there (")
 
 
 @pytest.mark.usefixtures("fresh_probe")

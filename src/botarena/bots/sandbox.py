@@ -1015,30 +1015,39 @@ def _handshake(argv: list[str], policy: SandboxPolicy, files: list[Path]) -> str
     return log or f"{reply.status.value} {reply.reason or ''}".strip()
 
 
-_EXEC_FAILED = re.compile(r"execvp? (?P<path>/\S+): No such file or directory")
+_HIDDEN_IN_LOG = re.compile(
+    r"(?:execvp?|failed to execute|can't open file) '?(?P<path>/[^':\s]+)'?: (?:\[Errno 2\] )?No such file"
+)
+_CLOSED_IN_LOG = re.compile(r"Permission denied: '(?P<path>/[^']+)'|(?P<exe>/\S+): Permission denied")
 
 
 def _diagnose(what: str, needed: Sequence[Path], log: str, files: Sequence[Path]) -> str:
     """One line for a probe that failed: the first needed path the sandbox hides or cannot read (it
-    shows the system, the Python roots and the probe bot's `files`), then the process's last word."""
+    shows the system, the Python roots and the probe bot's `files`), else the path the failed start
+    itself names as missing or closed, then the process's last word."""
     detail = _last_word(log)
+    tail = f"{what} cannot start there ({detail}); or pass --unsandboxed"
     roots = [*visible_roots(), *files]
     for path in needed:
         if not _covered(path, roots):
-            return f"the sandbox hides {path}: {what} cannot start there ({detail}); or pass --unsandboxed"
+            return f"the sandbox hides {path}: {tail}"
     if sandbox_uids.dedicated_uids():
         for path in needed:
             closed = _closed_to_others(path, roots)
             if closed is not None:
                 mode = stat.S_IMODE(closed.stat().st_mode)
                 return (
-                    f"the sandbox's uid cannot read {closed} (mode {mode:04o}):"
-                    f" {what} cannot start there ({detail}); make it readable by all (chmod -R a+rX),"
-                    " or pass --unsandboxed"
+                    f"the sandbox's uid cannot read {closed} (mode {mode:04o}): {what} cannot start "
+                    f"there ({detail}); make it readable by all (chmod -R a+rX), or pass --unsandboxed"
                 )
-    missing = _EXEC_FAILED.search(log)
-    if missing:
-        return f"the sandbox hides {missing['path']}: {what} cannot start there; or pass --unsandboxed"
+    hidden = _HIDDEN_IN_LOG.search(log)
+    if hidden:
+        return f"the sandbox hides {hidden['path']}: {tail}"
+    if "No module named 'botarena" in log or "No module named botarena" in log:
+        return f"the sandbox hides the botarena package ({package_parent()}/botarena): {tail}"
+    closed_seen = _CLOSED_IN_LOG.search(log)
+    if closed_seen:
+        return f"the sandbox's uid cannot read {closed_seen['path'] or closed_seen['exe']}: {tail}"
     return f"{what} does not start in the sandbox: {detail}; or pass --unsandboxed"
 
 

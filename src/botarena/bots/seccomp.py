@@ -19,7 +19,7 @@ runtimes bots are written in, Python, Node.js, the JVM and compiled C++, keep wo
 
 The filter is built with libseccomp (`libseccomp.so.2`, a dependency of apt and systemd on every
 Debian), called through ctypes: it knows each architecture's call numbers and the x32 trap, so the
-table above is written once by name. The BPF program is built once per process (`program()`); each
+list above is written once, by name. The BPF program is built once per process (`program()`); each
 sandbox gets it in a memfd of its own (`program_fd()`).
 """
 
