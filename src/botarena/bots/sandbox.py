@@ -61,9 +61,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from botarena.bots import sandbox_uids, seccomp
+
+if TYPE_CHECKING:
+    from botarena.bots.subprocess import SubprocessBot
 
 BWRAP_ENV = "BOTARENA_BWRAP"
 """Environment variable naming the bwrap executable to use instead of `bwrap` on PATH."""
@@ -956,7 +959,7 @@ def _sandbox_problem(policy: SandboxPolicy) -> str:
         folder = Path(scratch) / "probe"
         folder.mkdir(mode=0o755)
         os.chmod(folder, 0o755)  # whatever the umask: the sandbox's uid reads it
-        return _probe_python(policy, folder) or _probe_node(policy, folder)
+        return _probes(policy, folder)
 
 
 def _probe_file(folder: Path, name: str, text: str) -> Path:
@@ -966,53 +969,83 @@ def _probe_file(folder: Path, name: str, text: str) -> Path:
     return path
 
 
-def _probe_python(policy: SandboxPolicy, folder: Path) -> str:
-    """'' if the Python kit answers from inside the sandbox, else the one-line reason."""
+@dataclass
+class _Probe:
+    """One runtime started inside the real sandbox (a SubprocessBot, its start request sent)."""
+
+    what: str
+    bot: SubprocessBot
+    needed: list[Path]
+    """What must be visible and readable for it to start: the diagnosis looks for these first."""
+    files: list[Path]
+
+    @classmethod
+    def start(
+        cls, what: str, argv: list[str], policy: SandboxPolicy, needed: list[Path], files: list[Path]
+    ) -> _Probe:
+        from botarena.bots.subprocess import SubprocessBot
+        from botarena.core.protocol import MessageType, Request
+
+        bot = SubprocessBot(argv, name="probe", sandbox=policy, bot_files=files, memory_limit_mb=None)
+        bot.open("sandbox-probe", 0)
+        bot.send(Request(0, {}, int(PROBE_TIMEOUT_S * 1000), MessageType.START), 1, PROBE_TIMEOUT_S)
+        return cls(what, bot, needed, files)
+
+    def finish(self) -> str:
+        """'' if it answered the start request, else the one-line reason."""
+        from botarena.core.status import Status
+
+        try:
+            reply = self.bot.receive()
+        finally:
+            log = self.bot.close().text
+        if reply.status is Status.OK:
+            return ""
+        return _diagnose(
+            self.what, self.needed, log or f"{reply.status.value} {reply.reason or ''}", self.files
+        )
+
+    def abandon(self) -> None:
+        self.bot.close()
+
+
+def _probes(policy: SandboxPolicy, folder: Path) -> str:
+    """Start the Python kit and (when node is installed) the Node.js adapter sealed, side by side, and
+    wait for both: '' if both answered, else the first one's reason."""
+    started: list[_Probe] = []
+    try:
+        started.append(_python_probe(policy, folder))
+        node = _node_probe(policy, folder)
+        if node is not None:
+            started.append(node)
+    except BaseException:
+        for probe in started:
+            probe.abandon()
+        raise
+    problems = [probe.finish() for probe in started]  # every one closed, whatever the first said
+    return next((problem for problem in problems if problem), "")
+
+
+def _python_probe(policy: SandboxPolicy, folder: Path) -> _Probe:
     bot = _probe_file(folder, "bot.py", _PROBE_PY)
     argv = [sys.executable, "-m", "botarena.kit", str(bot)]
-    log = _handshake(argv, policy, [bot])
-    if log is None:
-        return ""
     needed = [*python_paths().interpreter, Path(package_parent()) / "botarena" / "kit.py"]
-    return _diagnose("the Python kit", needed, log, [bot])
+    return _Probe.start("the Python kit", argv, policy, needed, [bot])
 
 
-def _probe_node(policy: SandboxPolicy, folder: Path) -> str:
-    """'' if node is missing (its bots fail alone, saying so) or the kit's adapter answers sealed."""
+def _node_probe(policy: SandboxPolicy, folder: Path) -> _Probe | None:
+    """None where node is missing or too old: its bots fail on their own, saying so."""
     from botarena.bots.node import NodeUnavailableError, check_node, find_adapter, node_command
 
     try:
         check_node()
         adapter = find_adapter()
     except (NodeUnavailableError, FileNotFoundError):
-        return ""
+        return None
     bot = _probe_file(folder, "probe.mjs", _PROBE_JS)
     argv = node_command(bot)
-    log = _handshake(argv, policy, [bot, adapter.parent])
-    if log is None:
-        return ""
-    return _diagnose(
-        "the Node.js adapter", [*_link_chain(Path(argv[0])), adapter], log, [bot, adapter.parent]
-    )
-
-
-def _handshake(argv: list[str], policy: SandboxPolicy, files: list[Path]) -> str | None:
-    """None if `argv` started sealed answers a start request, else its log (bwrap's or its errors)."""
-    from botarena.bots.subprocess import SubprocessBot
-    from botarena.core.protocol import MessageType, Request
-    from botarena.core.status import Status
-
-    bot = SubprocessBot(argv, name="probe", sandbox=policy, bot_files=files, memory_limit_mb=None)
-    timeout_ms = int(PROBE_TIMEOUT_S * 1000)
-    bot.open("sandbox-probe", 0)
-    try:
-        bot.send(Request(0, {}, timeout_ms, MessageType.START), 1, PROBE_TIMEOUT_S)
-        reply = bot.receive()
-    finally:
-        log = bot.close().text
-    if reply.status is Status.OK:
-        return None
-    return log or f"{reply.status.value} {reply.reason or ''}".strip()
+    needed = [*_link_chain(Path(argv[0])), adapter]
+    return _Probe.start("the Node.js adapter", argv, policy, needed, [bot, adapter.parent])
 
 
 _HIDDEN_IN_LOG = re.compile(
