@@ -184,7 +184,7 @@ ATTACKS = [
     ),
     Attack(
         "breakout",
-        "act as root on the host: core_pattern pipe, every sysctl, filtered calls, others' environ",
+        "act as root on the host (breakout): core_pattern pipe, every sysctl, filtered calls, environs",
         "subprocess",
         "breakout",
         every(OK),

@@ -75,8 +75,14 @@ def check_breakout(log: str, where: str = "") -> str:
     sysctls = int(found["sysctl"][1].split()[0])
     assert sysctls > 100, f"{where}: only {sysctls} files under /proc/sys were tried"
     calls = sum(name.startswith("syscall:") for name in found)
+    ids = sandbox_uids.uid_range()
+    who = (
+        f"a uid of its own ({ids.start}-{ids.stop - 1})"
+        if sandbox_uids.dedicated_uids()
+        else "the runner's uid"
+    )
     return (
-        f"uid {uid}, no capabilities, NoNewPrivs 1, Seccomp 2; core_pattern write refused, no script ran; "
+        f"{who}, no capabilities, NoNewPrivs 1, Seccomp 2; core_pattern write refused, no script ran; "
         f"0 of {sysctls} sysctls writable; {calls} filtered calls refused; "
         "no other uid's environ readable; only its own processes visible"
     )

@@ -47,7 +47,9 @@ QUIET = "def act(payload):\n    return {'newProducers': 1}\n"
 
 def row(zoo_row: dict[str, Any], where: str, opponents: str) -> None:
     """This test's line in the zoo's table."""
-    zoo_row.update(attack=f"breakout (as above) through {where}", seat="0, 1", opponent=opponents)
+    zoo_row.update(
+        attack=f"act as root on the host (breakout) through {where}", seat="0, 1", opponent=opponents
+    )
     zoo_row["context"] = f"seats 0, 1 vs {opponents}"
 
 
