@@ -166,7 +166,10 @@ def play_command(
         match.replay,
     )
     isolation = _isolation(match.sandbox) if match.sandbox else TRUSTED
-    players = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
+    if match.sandbox:
+        players = _sealed_players(specs, game, isolation)
+    else:
+        players = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
     if original_json is not None and game.native_result_json is None:
         raise UserError(f"{game.id} has no original result format")
     external = match.external
@@ -832,6 +835,34 @@ UnsandboxedOption = Annotated[
         help="Run entrants' bot processes without the sandbox (only for code you trust; docs/security.md).",
     ),
 ]
+
+
+def _sealed_players(specs: Sequence[str], game: Any, isolation: Any) -> list[Any]:
+    """`play --sandbox`'s bots, run as a tournament's worker runs them: each bot's files packed into
+    an artifact and unpacked in the artifact cache (read-only, modes 0644/0755), so that the bot sees
+    what it would see in a tournament, and the sandbox's own uid can read it whatever the modes of
+    the originals (a 0600 file, a 0700 folder). Each keeps the name its spec gives it."""
+    from botarena.bots.artifacts import ArtifactCache, materialize, pack_spec
+    from botarena.bots.resolve import resolve_bot
+
+    cache = ArtifactCache()
+    players = []
+    for spec in specs:
+        packed = pack_spec(spec, game)
+        if packed is None:  # a starter, a URL, a command of system programs: nothing to pack
+            players.append(resolve_bot(spec, game, isolation=isolation))
+            continue
+        folder = cache.unpacked(packed.digest, _bytes_of(packed.data))
+        bot = resolve_bot(materialize(packed.run_spec, folder), game, isolation=isolation)
+        path = Path(spec)
+        bot.name = path.absolute().name if path.is_dir() else path.stem if path.is_file() else bot.name
+        players.append(bot)
+    return players
+
+
+def _bytes_of(data: bytes) -> Callable[[str], bytes]:
+    """An artifact fetcher that has the bytes at hand (the cache still checks them against the digest)."""
+    return lambda _digest: data
 
 
 def _isolation(sandboxed: bool) -> Any:
