@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 from sqlalchemy import insert
 
-from botarena.bots import artifacts
+from botarena.bots import artifacts, nofollow
 from botarena.bots.artifacts import (
     PLACEHOLDER,
     ArtifactCache,
@@ -472,6 +472,33 @@ def test_a_file_replaced_after_the_listing_is_refused_never_read(tmp_path: Path)
         (folder / "data").symlink_to(secret.parent)
         with pytest.raises(UnsafeFileError, match=r"folder-for-a-link/data is a symlink"):
             root.subfolder(listed)
+
+
+def test_a_hard_link_renamed_away_between_the_open_and_its_check_is_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The interleaving the swap race found: the listing and the open both see helper.py as a hard
+    link to the secret (two names), and the entrant renames its own file back over it before the
+    descriptor is checked, so the open file has one name again (the secret's own, outside the
+    folder). The name is looked at again after the open: no longer that file, so refused."""
+    secret = host_secret(tmp_path)
+    folder = folder_bot(tmp_path / "bot")
+    own = tmp_path / "own.py"
+    os.rename(folder / "helper.py", own)
+    os.link(secret, folder / "helper.py")
+    real_fstat = nofollow.os.fstat
+
+    def rename_back_then_fstat(fd: int) -> os.stat_result:
+        if os.path.samestat(real_fstat(fd), os.stat(secret)) and own.exists():
+            os.rename(own, folder / "helper.py")  # the link's other name is gone: nlink 1 again
+        return real_fstat(fd)
+
+    with Folder.open_root(folder) as root:
+        listed = {entry.name: entry for entry in root.list()}["helper.py"]
+        monkeypatch.setattr(nofollow.os, "fstat", rename_back_then_fstat)
+        with pytest.raises(UnsafeFileError, match=r"bot/helper\.py was replaced while it was being packed"):
+            root.read(listed, 1 << 20)
+    assert not own.exists(), "the interleaving did not happen"
 
 
 def _read_into(found: dict[str, Any], root: Folder, listed: Listed) -> None:

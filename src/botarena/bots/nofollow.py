@@ -185,14 +185,27 @@ class Folder:
             if not stat.S_ISREG(opened.st_mode) or not _same_file(listed.info, opened):
                 raise _changed(shown)
             if opened.st_nlink != 1:
-                raise UnsafeFileError(
-                    f"{shown} is a hard link (the file has {opened.st_nlink} names); packing takes only "
-                    "files with a single name (copy it instead)"
-                )
+                raise _hard_link(shown, opened.st_nlink)
+            # The link count alone can lie: a hard link to a host file, opened while it was here,
+            # has one name again once the entrant renames its own file back over it. So the name
+            # must still be this file, and the file have one name, after the open: then its only
+            # name is in the entrant's folder, and it is the entrant's own file.
+            now = self._lstat(listed.name, shown)
+            if not _same_file(now, opened):
+                raise _changed(shown)
+            if now.st_nlink != 1:
+                raise _hard_link(shown, now.st_nlink)
             data = _read_at_most(fd, limit, shown)
         finally:
             os.close(fd)
         return data, bool(opened.st_mode & 0o111)
+
+    def _lstat(self, name: str, shown: Path) -> os.stat_result:
+        """The entry `name` as it is now (not following a link); gone means it was replaced."""
+        try:
+            return os.stat(name, dir_fd=self.fd, follow_symlinks=False)
+        except OSError:
+            raise _changed(shown) from None
 
     def _open(self, name: str, flags: int) -> int:
         """Open the listed entry `name`; what went wrong is said of it in one line."""
@@ -207,6 +220,13 @@ class Folder:
             if exc.errno in (errno.ENOENT, errno.ENOTDIR):  # gone, or a file where a folder was
                 raise _changed(shown) from None
             raise UnsafeFileError(f"cannot open {shown}: {exc.strerror or exc}") from None
+
+
+def _hard_link(shown: Path, names: int) -> UnsafeFileError:
+    return UnsafeFileError(
+        f"{shown} is a hard link (the file has {names} names); packing takes only files with a "
+        "single name (copy it instead)"
+    )
 
 
 def _read_at_most(fd: int, limit: int, shown: Path) -> bytes:
