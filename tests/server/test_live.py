@@ -300,7 +300,12 @@ def test_steps_beyond_the_bound_drop_the_oldest_chunks() -> None:
 
 def test_total_bytes_bound_drops_finished_matches_then_trims_the_largest() -> None:
     one = len(json.dumps([{"record": {"i": 0}}], separators=(",", ":")))
-    hub = LiveHub(max_total_bytes=one * 25)
+    probe = LiveHub()  # a header and an end count in the total too: room for them and 25 steps
+    probe.publish(header("t1/live"))
+    head = probe.total_bytes
+    probe.publish(end("t1/live"))
+    hub = LiveHub(max_total_bytes=probe.total_bytes + one * 25)
+    assert probe.total_bytes - head > 0
     hub.publish(header("t1/done"))
     for i in range(10):
         hub.publish(steps("t1/done", i, 1))

@@ -184,7 +184,7 @@ def test_a_good_batch_is_listed_and_streamed(ingest: Server, sse: Any, events: l
         end,
     ]
     status, _, data = post(ingest, orjson.dumps([header, rest[0]]))
-    assert status == 200 and data == {"accepted": 2}
+    assert status == 200 and data == {"accepted": 2, "refused": 0, "refusals": []}
     key = header["key"]
     status, listed = get_json(f"{ingest.url}/api/live")
     assert status == 200 and [m["key"] for m in listed] == [key] == ["t7/r01-m001"]
@@ -194,7 +194,7 @@ def test_a_good_batch_is_listed_and_streamed(ingest: Server, sse: Any, events: l
     stream: SseStream = sse(ingest.url, listed[0]["events_url"])
     assert stream.status == 200
     status, _, data = post(ingest, orjson.dumps(rest[1:]))  # the rest, ending the match
-    assert status == 200 and data == {"accepted": 2}
+    assert status == 200 and data == {"accepted": 2, "refused": 0, "refusals": []}
     got = [e for e in stream.read_all() if e.event != "comment"]  # stops after "end"
     assert got[0].event == "header" and json.loads(got[0].data)["replay"]["game"] == "drones"
     assert got[-1].event == "end"
