@@ -234,7 +234,8 @@ class GuardedH11Protocol(H11Protocol):
         transport.set_write_buffer_limits(high=self.limits.send_queue_bytes)
         raw = transport.get_extra_info("socket")
         if raw is not None:  # (fixed: Linux would grow it to tcp_wmem's 4 MiB for a client that never reads)
-            raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.socket_buffer_bytes)
+            with contextlib.suppress(OSError):
+                raw.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, self.limits.socket_buffer_bytes)
         self.flow = _WatchedFlow(transport, self._sync_body_clock)
         if not self.book.admit(self):
             log.debug("refused a connection: %d are open and all are busy", len(self.book.open))
