@@ -342,9 +342,12 @@ def test_over_the_connection_bound_the_longest_waiting_go_first(
     limits = ServerLimits(header_timeout_s=60, max_connections=16)  # only the bound closes anything
     guarded = start_guarded(limits)
     assert guarded.book.limit == 16
-    waiting = [guarded.connect() for _ in range(24)]
-    for conn in waiting[::2]:
-        conn.sendall(b"GET /api/health HTTP/1.1\r\n")  # half of them mid-head
+    waiting = []
+    for i in range(24):
+        conn = guarded.connect()
+        if i % 2 == 0:
+            conn.sendall(b"GET /api/health HTTP/1.1\r\n")  # half of them mid-head
+        waiting.append(conn)
     try:
         assert guarded.get("/api/health")[0] == 200  # a newcomer gets its answer
         for conn in waiting[:9]:  # 24 + the newcomer over 16: the nine that waited longest went
