@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import http.client
 import json
+import logging
 import select
 import socket
 import threading
@@ -240,7 +241,7 @@ def test_an_idle_keep_alive_connection_is_closed(start_guarded: Callable[..., Gu
 
 
 def test_a_trickling_body_is_cut_off_with_408_and_reaches_nothing(
-    start_guarded: Callable[..., Guarded],
+    start_guarded: Callable[..., Guarded], caplog: pytest.LogCaptureFixture
 ) -> None:
     guarded = start_guarded()
     body = json.dumps([{"type": "header", "key": "t1/slow", "replay": {"game": "drones"}}]).encode()
@@ -254,6 +255,8 @@ def test_a_trickling_body_is_cut_off_with_408_and_reaches_nothing(
     assert status_of(answer) == 408 and answer.endswith(b"the request body came too slowly")
     assert guarded.book.counters["body_timeouts"] == 1
     assert "t1/slow" not in guarded.hub and guarded.get("/api/health")[0] == 200
+    # to the app the client went away mid-body: not an internal error
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]
 
 
 # ------------------------------------------------------------------------------------- slow readers

@@ -32,6 +32,7 @@ the event loop (and every SSE stream) never waits on the database.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 from collections import OrderedDict
@@ -101,6 +102,7 @@ MatchId = Annotated[int, Path(ge=1, le=MAX_ID, description="match id")]
 
 
 MAX_REFUSALS_SHOWN = 10  # an ingest answer names at most this many refused events
+INGESTS_AT_ONCE = 2  # ingest requests read and parsed at the same time (the others wait their turn)
 
 
 class IngestOut(BaseModel):
@@ -551,6 +553,11 @@ def create_app(
         response: StreamingResponse = sse_response(events)
         return response
 
+    # An ingest request holds its body (up to 8 MiB) and its parsed events (as much again) while it
+    # runs: at most INGESTS_AT_ONCE run at once, so that a token holder's parallel posts cannot add
+    # up to more than that, whatever the number of connections.
+    ingesting = asyncio.Semaphore(INGESTS_AT_ONCE)
+
     @app.post(
         INGEST_PATH,
         response_model=IngestOut,
@@ -560,14 +567,15 @@ def create_app(
         try:  # the door first: a client without the token never gets the server to read a body
             authorize(live_token, request.headers.get("authorization"))
             check_length(request.headers.get("content-length"))
-            body = await _read_capped(request)
-            events = await run_in_threadpool(parse_events, body)  # a large body: off the event loop
+            async with ingesting:  # the others wait here, their bodies unread (uvicorn pauses them)
+                body = await _read_capped(request)
+                events = await run_in_threadpool(parse_events, body)  # a large body: off the event loop
+                refusals = await run_in_threadpool(_publish_all, live, events)
         except IngestError as exc:
             headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
             raise HTTPException(exc.status, exc.detail, headers=headers) from None
         except ClientDisconnect:  # gone mid-body, or cut off by the body timeout: nobody hears this
             raise HTTPException(400, "the client disconnected before its body was read") from None
-        refusals = await run_in_threadpool(_publish_all, live, events)
         return IngestOut(
             accepted=len(events) - len(refusals),
             refused=len(refusals),
