@@ -87,10 +87,6 @@ class LiveEvent:
         """The JSON payload as one bytes object (a copy: for tests and small events)."""
         return b"".join(self.parts)
 
-    @property
-    def size(self) -> int:
-        return sum(len(part) for part in self.parts)
-
 
 class _Refused(Exception):
     """An event the hub does not take, and why (one line)."""
@@ -251,19 +247,18 @@ class LiveHub:
         in one line (a header over the size cap, steps of a match the hub does not hold, ...)."""
         try:
             waiters = self._publish(event)
-            reason = None
         except _Refused as refused:
-            waiters, reason = None, refused.reason
+            reason = refused.reason
         except Exception:  # a bug or a malformed event must not stop the tournament
             log.exception("live event dropped")
-            waiters, reason = None, "the live hub failed on this event"
-        if waiters is None:
-            with self._lock:
-                self.dropped_events += 1
-            return reason or "refused"
-        for waiter in waiters:
-            waiter.wake()
-        return None
+            reason = "the live hub failed on this event"
+        else:
+            for waiter in waiters:
+                waiter.wake()
+            return None
+        with self._lock:
+            self.dropped_events += 1
+        return reason
 
     def _publish(self, event: dict[str, Any]) -> Iterable[_Waiter]:
         if not isinstance(event, dict):
