@@ -1,10 +1,13 @@
-"""Request headers are bounded on every HTTP server the project runs (issue 12, item 6): the
-organizer's server (`botarena serve`, which `play --live` also runs), the DatsPulse server (`botarena
-datspulse serve`), the replay viewer (`botarena view`) and the Devops starter service (`botarena
-devops-service`). Each is started as its command in a subprocess on 127.0.0.1 and attacked with raw
-sockets: a 10 MiB header is refused (a 4xx status or a closed connection, never 200), twenty 25 MiB
-headers leave the server's memory within tens of MiB, and an ordinary request with a 4 KiB header
-still gets 200."""
+"""Request heads are bounded on every HTTP server the project runs (issue 12, item 6; issue 25,
+item 5): the organizer's server (`botarena serve`, which `play --live` also runs), the DatsPulse
+server (`botarena datspulse serve`), the replay viewer (`botarena view`) and the Devops starter
+service (`botarena devops-service`). Each is started as its command in a subprocess on 127.0.0.1
+(with a 1 s header timeout from the environment, as an organizer would set it) and attacked with raw
+sockets: a head of exactly 32 KiB gets 200 and one byte more 431 (a 64 KiB one sent at once used
+to pass); a half-sent head is answered 408 once the header timeout passes; a 10 MiB header is
+refused (a 4xx status or a closed connection, never 200), twenty 25 MiB headers leave the server's
+memory within tens of MiB, and an ordinary request with a 4 KiB header still gets 200. The rest of
+the HTTP layer's limits are attacked in test_http_limits.py."""
 
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[2]
 DATSPULSE_CONFIG = ROOT / "examples" / "datspulse" / "server.toml"
 MiB = 1 << 20
 CHUNK = 256 * 1024
+HEADER_TIMEOUT_S = 1.0
 
 
 def rss_mib(pid: int) -> float:
@@ -65,7 +69,7 @@ class Served:
     """A server command in a subprocess; `port` is read from the URL it prints."""
 
     def __init__(self, command: list[str], url_pattern: str = r"http://127\.0\.0\.1:(\d+)") -> None:
-        env = {**os.environ, "NO_PROXY": "127.0.0.1"}
+        env = {**os.environ, "NO_PROXY": "127.0.0.1", "BOTARENA_HTTP_HEADER_TIMEOUT_S": str(HEADER_TIMEOUT_S)}
         self.process = subprocess.Popen(
             [sys.executable, "-m", "botarena", *command],
             stdout=subprocess.PIPE,
@@ -161,16 +165,42 @@ def wait_listening(port: int) -> None:
 
 
 def test_header_limit_is_what_the_servers_configure() -> None:
+    from botarena.server.guard import GuardedH11Protocol
     from botarena.server.httpconfig import server_config
 
     config = server_config(object())
-    assert config.http == "h11" and config.h11_max_incomplete_event_size == MAX_HEADER_BYTES
+    assert (
+        issubclass(config.http, GuardedH11Protocol)
+        and config.h11_max_incomplete_event_size == MAX_HEADER_BYTES
+    )
+
+
+def exact_head(path: str, size: int) -> bytes:
+    """A GET head of exactly `size` bytes (request line, headers and the blank line)."""
+    start = f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nX-Padding: ".encode()
+    return start + b"a" * (size - len(start) - 4) + b"\r\n\r\n"
+
+
+def answer_to(port: int, data: bytes) -> bytes:
+    """Send `data` in one write and return the first bytes of the answer (b"": closed unanswered)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(data)
+        try:
+            return sock.recv(64)
+        except ConnectionResetError:
+            return b""
 
 
 def test_every_server_refuses_huge_headers_and_stays_small(served: tuple[Served, str]) -> None:
     server, path = served
     ordinary = request_with_header(server.port, path, 4096)
     assert ordinary.startswith(b"HTTP/1.1 200"), ordinary  # the bound leaves normal requests alone
+    assert answer_to(server.port, exact_head(path, MAX_HEADER_BYTES)).startswith(b"HTTP/1.1 200")
+    assert answer_to(server.port, exact_head(path, MAX_HEADER_BYTES + 1)).startswith(b"HTTP/1.1 431")
+    # a head that stops half-way is answered 408 once the header timeout passes (recv waits for it)
+    assert answer_to(server.port, f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n".encode()).startswith(
+        b"HTTP/1.1 408"
+    )
     assert_refused(request_with_header(server.port, path, 10 * MiB))  # (a 10 MiB header got 200)
     before = rss_mib(server.process.pid)
     for _ in range(20):  # (twenty 25 MiB headers took a server from 145 to 533 MiB)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from botarena.server.live import LiveEvent, LiveHub
+from botarena.server.live import PIECE_BYTES, LiveEvent, LiveHub, sse_bytes
 
 
 def header(key: str, *, tournament_id: int = 3, players: tuple[str, ...] = ("a", "b")) -> dict[str, Any]:
@@ -198,6 +198,43 @@ def test_overlapping_batches_are_trimmed_and_gaps_are_visible() -> None:
     assert info is not None and info.steps == 8 and info.finished and info.match_id == 17
 
 
+def test_a_stream_goes_out_in_views_of_the_hubs_bytes_never_whole_copies() -> None:
+    """A subscriber that does not read holds one piece, not a copy of what it is behind on: the SSE
+    bytes are views of the hub's chunks, at most PIECE_BYTES each."""
+    hub = LiveHub()
+    key = "t1/big"
+    hub.publish(header(key))
+    pad = "x" * 1000
+    for first in range(0, 3000, 500):  # ~3 MB of steps in six chunks
+        hub.publish(
+            {
+                "type": "steps",
+                "key": key,
+                "first": first,
+                "steps": [{"i": first + i, "pad": pad} for i in range(500)],
+            }
+        )
+    hub.publish(end(key))
+
+    async def main() -> list[Any]:
+        stream = hub.subscribe(key)
+        assert stream is not None
+        return [piece async for piece in sse_bytes(stream)]
+
+    pieces = run_async(main())
+    assert max(len(piece) for piece in pieces) <= PIECE_BYTES
+    views = [piece for piece in pieces if isinstance(piece, memoryview)]
+    # the steps go out as views (only each chunk's last bytes, under a piece, are joined to the next)
+    assert sum(len(view) for view in views) > 2_400_000
+    with hub._lock:
+        chunks = {id(chunk.steps_json) for chunk in hub._matches[key].chunks}
+    assert {id(view.obj) for view in views} <= chunks  # of the hub's own bytes
+    text = b"".join(bytes(piece) for piece in pieces).decode()
+    payloads = [line[6:] for line in text.split("\n") if line.startswith("data: ")]
+    steps = [s["i"] for p in payloads for s in json.loads(p).get("steps", [])]
+    assert steps == list(range(3000))  # and the stream reads as before
+
+
 def test_integers_beyond_64_bits_still_go_out() -> None:
     hub = LiveHub()
     key = "t1/big"
@@ -300,7 +337,12 @@ def test_steps_beyond_the_bound_drop_the_oldest_chunks() -> None:
 
 def test_total_bytes_bound_drops_finished_matches_then_trims_the_largest() -> None:
     one = len(json.dumps([{"record": {"i": 0}}], separators=(",", ":")))
-    hub = LiveHub(max_total_bytes=one * 25)
+    probe = LiveHub()  # a header and an end count in the total too: room for them and 25 steps
+    probe.publish(header("t1/live"))
+    head = probe.total_bytes
+    probe.publish(end("t1/live"))
+    hub = LiveHub(max_total_bytes=probe.total_bytes + one * 25)
+    assert probe.total_bytes - head > 0
     hub.publish(header("t1/done"))
     for i in range(10):
         hub.publish(steps("t1/done", i, 1))

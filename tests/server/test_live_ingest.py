@@ -3,13 +3,16 @@
 Each refusal is tested by the request that it stops: no token configured (403), a missing or wrong
 token (401, before any body is read), bodies over the cap declared or streamed (413), too many
 events (413), garbage and events of the wrong shape (400/422: nothing of the request reaches the
-hub), and a token holder's "end" that claims another result (the store is never touched).
+hub), a token holder's "end" that claims another result (the store is never touched), and many
+large posts at once (at most two are read and parsed at a time).
 """
 
 from __future__ import annotations
 
 import http.client
 import json
+import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -184,7 +187,7 @@ def test_a_good_batch_is_listed_and_streamed(ingest: Server, sse: Any, events: l
         end,
     ]
     status, _, data = post(ingest, orjson.dumps([header, rest[0]]))
-    assert status == 200 and data == {"accepted": 2}
+    assert status == 200 and data == {"accepted": 2, "refused": 0, "refusals": []}
     key = header["key"]
     status, listed = get_json(f"{ingest.url}/api/live")
     assert status == 200 and [m["key"] for m in listed] == [key] == ["t7/r01-m001"]
@@ -194,7 +197,7 @@ def test_a_good_batch_is_listed_and_streamed(ingest: Server, sse: Any, events: l
     stream: SseStream = sse(ingest.url, listed[0]["events_url"])
     assert stream.status == 200
     status, _, data = post(ingest, orjson.dumps(rest[1:]))  # the rest, ending the match
-    assert status == 200 and data == {"accepted": 2}
+    assert status == 200 and data == {"accepted": 2, "refused": 0, "refusals": []}
     got = [e for e in stream.read_all() if e.event != "comment"]  # stops after "end"
     assert got[0].event == "header" and json.loads(got[0].data)["replay"]["game"] == "drones"
     assert got[-1].event == "end"
@@ -237,3 +240,47 @@ def test_create_app_refuses_a_weak_token(store: Store) -> None:
     for weak in ("short", "has spaces in the middle of it", "é" * 20, "x" * 513):
         with pytest.raises(ValueError, match="a live token must be 16 to 512 printable ASCII"):
             create_app(store, LiveHub(), live_token=weak)
+
+
+def test_parallel_posts_are_read_and_parsed_two_at_a_time(
+    ingest: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A token holder posting many large bodies at once: the server holds at most INGESTS_AT_ONCE of
+    them (read and parsed) at a time, whatever the number of connections; the others wait, unread.
+    Every parse waits (bounded) until all the posts have reached the server, so that without the
+    bound all of them would be parsing together."""
+    from botarena.server import app as app_module
+
+    posts = 8
+    arrived: list[int] = []
+    running = [0]
+    most = [0]
+    lock = threading.Lock()
+    real_authorize, real_parse = app_module.authorize, app_module.parse_events
+
+    def authorize(*args: Any) -> None:  # before the bound: counts the posts that reached the server
+        real_authorize(*args)
+        with lock:
+            arrived.append(1)
+
+    def parse(body: bytes) -> list[dict[str, Any]]:
+        with lock:
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+        try:
+            deadline = time.monotonic() + 10
+            while len(arrived) < posts and time.monotonic() < deadline:
+                time.sleep(0.01)  # a bounded poll: every post is in, so that all could run now
+            return real_parse(body)
+        finally:
+            with lock:
+                running[0] -= 1
+
+    monkeypatch.setattr(app_module, "authorize", authorize)
+    monkeypatch.setattr(app_module, "parse_events", parse)
+    body = orjson.dumps([{"type": "steps", "key": "t1/none", "first": 0, "steps": [{"pad": "x" * 100_000}]}])
+    with ThreadPoolExecutor(posts) as posters:
+        answers = list(posters.map(lambda _: post(ingest, body), range(posts)))
+    assert [status for status, _, _ in answers] == [200] * posts
+    assert all(data["refused"] == 1 for _, _, data in answers)  # (steps of a match the hub lacks)
+    assert len(arrived) == posts and most[0] == app_module.INGESTS_AT_ONCE == 2

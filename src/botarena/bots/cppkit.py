@@ -12,6 +12,13 @@ original (whose own `../game/` would otherwise win: a quoted include looks next 
 The player's own folder is still searched last (`-idirafter`), for its own headers. Diagnostics name
 the player's real file, and a compile error is reported at the player's own file and line.
 
+`compile_cached` keeps what a build gives by content (`content_key`: the source, the headers beside
+it, the kit, the compiler and its flags): the executable, or the verdict that the source does not
+compile (the compiler's errors, or the limits of a sealed compile: a timeout, the memory cap), so a
+player that does not compile costs one compile, not one per match, and every later match gets the
+same one-line error at once. A failure that says nothing about the source (no compiler, no sandbox,
+the sandbox failing to start) is never kept.
+
 A stranger's player (`sandbox=` the bots' policy: tournaments, the server, `play --sandbox`) is
 compiled sealed as its executable will run (`botarena.bots.sandbox.run_sealed`): the compiler sees the
 read-only system, the kit and copies of the player's source and of the headers beside it, writes only
@@ -23,8 +30,10 @@ constexpr bomb costs the host at most the timeout.
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import importlib.resources
+import json
 import os
 import re
 import shutil
@@ -58,11 +67,15 @@ _DIAGNOSTIC = re.compile(r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+):\s+
 class CppKitError(RuntimeError):
     """The kit or a compiler is missing, or the player does not compile (the message says which).
 
-    `diagnostics` holds the compiler's whole output (paths naming the player's real files)."""
+    `diagnostics` holds the compiler's whole output (paths naming the player's real files).
+    `verdict` is True when the error is a verdict on the source that another build of the same
+    content under the same limits would repeat (the compiler's errors, a sealed compile's timeout or
+    memory cap), False when it is not (a missing compiler, a sandbox that failed to start)."""
 
-    def __init__(self, message: str, diagnostics: str = "") -> None:
+    def __init__(self, message: str, diagnostics: str = "", *, verdict: bool = False) -> None:
         super().__init__(message)
         self.diagnostics = diagnostics
+        self.verdict = verdict
 
 
 def kit_dir() -> Path:
@@ -156,9 +169,35 @@ def build_player(
         for i, folder in enumerate(folders):
             diagnostics = diagnostics.replace(f"{scratch}/hdr{i}/", f"{folder}/")
     if returncode != 0:
-        where = first_error(diagnostics, [str(path) for path in paths])
-        raise CppKitError(f"{names} does not compile: {where}", diagnostics)
+        where = first_error(diagnostics, [str(path) for path in paths]) or (
+            f"the compiler exited with status {returncode} and said nothing"
+        )
+        raise CppKitError(
+            f"{names} does not compile: {where}", diagnostics, verdict=is_compiler_verdict(diagnostics)
+        )
     return Path(output)
+
+
+def is_compiler_verdict(diagnostics: str) -> bool:
+    """True when the output holds the compiler's (or the linker's) own error about the source, not
+    the failure of something around it (the sandbox, a killed process): only then is the failure
+    the source's, and worth keeping."""
+    for line in diagnostics.splitlines():
+        parsed = _DIAGNOSTIC.match(line.strip())
+        if parsed is not None and parsed["rest"].startswith(("error:", "fatal error:")):
+            return True
+        if "undefined reference" in line or "ld returned" in line:
+            return True
+    return False
+
+
+def limits_tag(sandbox: SandboxPolicy | None, timeout_s: float | None) -> str:
+    """The conditions a compile runs under, as a kept failure names them: "unsealed", or sealed with
+    its limits (a sealed compile sees fewer files and may be stopped: its verdict is its own)."""
+    if sandbox is None:
+        return "unsealed"
+    limit = COMPILE_TIMEOUT_S if timeout_s is None else timeout_s
+    return f"sealed: {limit:g} s, {compile_policy(sandbox).memory_mb} MiB"
 
 
 def compile_policy(bots: SandboxPolicy) -> SandboxPolicy:
@@ -221,11 +260,13 @@ def _compile_sealed(
         raise CppKitError(
             f"{names} does not compile: the compiler ran longer than {limit:g} s and was stopped",
             done.output,
+            verdict=True,
         )
     if done.returncode != 0 and done.memory_note:  # cc1plus was killed: say why, not "internal error"
         raise CppKitError(
             f"{names} does not compile: the compiler went over its {policy.memory_mb} MiB memory limit",
             done.output,
+            verdict=True,
         )
     if done.returncode == 0:
         shutil.move(built, output)
@@ -270,12 +311,28 @@ def cache_dir() -> Path:
     return base / KIT
 
 
+@functools.lru_cache(maxsize=16)
+def _compiler_version(compiler: str, stamp: tuple[int, int]) -> str:
+    """The first line of `compiler --version`, asked once per compiler file (`stamp`: its mtime
+    and size, so that a compiler upgraded in place is asked again)."""
+    version = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=False)
+    return version.stdout.splitlines()[0] if version.stdout else ""
+
+
+def compiler_version(compiler: str) -> str:
+    found = shutil.which(compiler) or compiler
+    try:
+        info = os.stat(found)
+    except OSError:
+        return _compiler_version.__wrapped__(found, (0, 0))
+    return _compiler_version(found, (info.st_mtime_ns, info.st_size))
+
+
 def content_key(source: Path, compiler: str = CXX_ENV_DEFAULT) -> str:
     """A hash of everything the binary depends on: the player's file and the headers beside it,
     every file of the kit's game/ folder, the flags and the compiler's version."""
     digest = hashlib.sha256()
-    version = subprocess.run([compiler, "--version"], capture_output=True, text=True, check=False)
-    digest.update(" ".join((*_FLAGS, version.stdout.splitlines()[0] if version.stdout else "")).encode())
+    digest.update(" ".join((*_FLAGS, compiler_version(compiler))).encode())
     beside = sorted(p for p in source.resolve().parent.iterdir() if p.suffix in HEADER_SUFFIXES)
     kit_files = sorted((kit_dir() / "game").iterdir())
     for path in [source.resolve(), *beside, *kit_files]:
@@ -295,6 +352,10 @@ def compile_cached(
     """The executable built from `source`, compiled once per content (see `content_key`) and kept in
     `cache` (default `cache_dir()`); raises CppKitError as `build_player` does.
 
+    A source that does not compile is kept as such too (`<stem>.failed.json` beside where its
+    executable would be): the next call under the same conditions (unsealed, or sealed with the
+    same limits: `limits_tag`) raises the same CppKitError without running the compiler.
+
     `sandbox` and `timeout_s` are `build_player`'s. The key does not say whether the build was
     sealed: the same compiler and flags make the same executable either way."""
     path = Path(source)
@@ -306,15 +367,59 @@ def compile_cached(
     binary = folder / path.stem
     if binary.is_file() and os.access(binary, os.X_OK):
         return binary
+    failure = folder / f"{path.stem}{FAILURE_SUFFIX}"
+    conditions = limits_tag(sandbox, timeout_s)
+    known = _known_failure(failure, path, conditions)
+    if known is not None:
+        raise known
     folder.mkdir(parents=True, exist_ok=True)
     # Build beside the final name and rename: a concurrent build or a reader never sees half a file.
     partial = folder / f".{path.stem}.{os.getpid()}.partial"
     try:
         build_player(path, partial, compiler, sandbox=sandbox, timeout_s=timeout_s)
         os.replace(partial, binary)
+    except CppKitError as exc:
+        if exc.verdict:
+            _keep_failure(failure, path, exc, conditions)
+        raise
     finally:
         partial.unlink(missing_ok=True)
     return binary
+
+
+FAILURE_SUFFIX = ".failed.json"
+_SOURCE_MARK = "\x00source\x00"  # the player's path in a kept failure (another path may share its content)
+
+
+def _keep_failure(record: Path, source: Path, error: CppKitError, conditions: str) -> None:
+    """Write the failure `error` of `source` under `conditions` to `record` (whole or not at all;
+    one record per content: the last conditions tried)."""
+    named = str(source)
+    data = {
+        "message": str(error).replace(named, _SOURCE_MARK),
+        "diagnostics": error.diagnostics.replace(named, _SOURCE_MARK),
+        "conditions": conditions,
+    }
+    partial = record.with_name(f".{record.name}.{os.getpid()}.partial")
+    try:
+        partial.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(partial, record)
+    except OSError:  # a cache that cannot be written costs a compile next time, nothing more
+        partial.unlink(missing_ok=True)
+
+
+def _known_failure(record: Path, source: Path, conditions: str) -> CppKitError | None:
+    """The CppKitError kept in `record` for `source`, if it was found under `conditions`."""
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+        message, diagnostics, kept = data["message"], data["diagnostics"], data["conditions"]
+    except (OSError, ValueError, KeyError, TypeError):  # none kept (or unreadable: compile again)
+        return None
+    if kept != conditions or not isinstance(message, str) or not isinstance(diagnostics, str):
+        return None
+    named = str(source)
+    message, diagnostics = message.replace(_SOURCE_MARK, named), diagnostics.replace(_SOURCE_MARK, named)
+    return CppKitError(message, diagnostics, verdict=True)
 
 
 CPP_BUILDERS: dict[str, Callable[..., Path]] = {KIT: compile_cached}

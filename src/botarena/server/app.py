@@ -38,6 +38,7 @@ the event loop (and every SSE stream) never waits on the database.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import logging
 import secrets
@@ -52,9 +53,9 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from botarena import __version__
-from botarena.server.httpconfig import server_config
+from botarena.server.httpconfig import ServerLimits, server_config
 from botarena.server.ingest import IngestError, authorize, check_length, check_live_token, parse_events
-from botarena.server.live import LiveHub, sse_bytes
+from botarena.server.live import LiveHub, sse_response
 from botarena.server.secrecy import ORGANIZER_HEADER, Shown, is_over, public_view, withholds_config
 from botarena.server.viewer import (
     PIP_HINT,
@@ -72,6 +73,7 @@ try:  # the server extra; FastAPI resolves the endpoints' annotations in this mo
     from fastapi.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException as StarletteHTTPException
+    from starlette.requests import ClientDisconnect
 except ImportError as exc:  # pragma: no cover - exercised only without the extra
     raise ServerDependencyError(
         f"the server needs {exc.name}, which is not installed; run: {PIP_HINT}"
@@ -109,9 +111,20 @@ MatchId = Annotated[int, Path(ge=1, le=MAX_ID, description="match id")]
 # ------------------------------------------------------------------------------------ response models
 
 
+MAX_REFUSALS_SHOWN = 10  # an ingest answer names at most this many refused events
+INGESTS_AT_ONCE = 2  # ingest requests read and parsed at the same time (the others wait their turn)
+
+
 class IngestOut(BaseModel):
-    accepted: int = Field(
-        description="events handed to the live hub (which drops, e.g., the steps of a match it does not hold)"
+    accepted: int = Field(description="events the live hub took")
+    refused: int = Field(
+        0,
+        description="events the live hub did not take (a header over its size cap, steps of a match it"
+        " does not hold, ...); the rest of the request was taken",
+    )
+    refusals: list[str] = Field(
+        default_factory=list,
+        description=f"why, for the first {MAX_REFUSALS_SHOWN} refused events: 'event <index>: <reason>'",
     )
 
 
@@ -615,12 +628,16 @@ def create_app(
             )
 
         # A client that goes away cancels the stream (Starlette watches for the disconnect) or fails
-        # its next write (the heartbeat at the latest); either way the subscription closes.
-        return StreamingResponse(
-            sse_bytes(events),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-        )
+        # its next write (the heartbeat at the latest); one that stops reading is dropped by the
+        # HTTP layer once its send queue stays full (botarena.server.guard); either way the
+        # subscription closes.
+        response: StreamingResponse = sse_response(events)
+        return response
+
+    # An ingest request holds its body (up to 8 MiB) and its parsed events (as much again) while it
+    # runs: at most INGESTS_AT_ONCE run at once, so that a token holder's parallel posts cannot add
+    # up to more than that, whatever the number of connections.
+    ingesting = asyncio.Semaphore(INGESTS_AT_ONCE)
 
     @app.post(
         INGEST_PATH,
@@ -631,13 +648,20 @@ def create_app(
         try:  # the door first: a client without the token never gets the server to read a body
             authorize(live_token, request.headers.get("authorization"))
             check_length(request.headers.get("content-length"))
-            body = await _read_capped(request)
-            events = await run_in_threadpool(parse_events, body)  # a large body: off the event loop
+            async with ingesting:  # the others wait here, their bodies unread (uvicorn pauses them)
+                body = await _read_capped(request)
+                events = await run_in_threadpool(parse_events, body)  # a large body: off the event loop
+                refusals = await run_in_threadpool(_publish_all, live, events)
         except IngestError as exc:
             headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
             raise HTTPException(exc.status, exc.detail, headers=headers) from None
-        await run_in_threadpool(_publish_all, live, events)
-        return IngestOut(accepted=len(events))
+        except ClientDisconnect:  # gone mid-body, or cut off by the body timeout: nobody hears this
+            raise HTTPException(400, "the client disconnected before its body was read") from None
+        return IngestOut(
+            accepted=len(events) - len(refusals),
+            refused=len(refusals),
+            refusals=refusals[:MAX_REFUSALS_SHOWN],
+        )
 
     for router in routers:
         app.include_router(router, prefix="/api")
@@ -657,9 +681,14 @@ async def _read_capped(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-def _publish_all(hub: LiveHub, events: list[dict[str, Any]]) -> None:
-    for event in events:
-        hub.publish(event)  # never raises; what it cannot use it counts in hub.dropped_events
+def _publish_all(hub: LiveHub, events: list[dict[str, Any]]) -> list[str]:
+    """Offer each event to the hub (which never raises); the refused ones, as 'event <i>: <why>'."""
+    refusals = []
+    for index, event in enumerate(events):
+        reason = hub.offer(event)
+        if reason is not None:
+            refusals.append(f"event {index}: {reason}")
+    return refusals
 
 
 # ------------------------------------------------------------------------------------ running it
@@ -687,6 +716,7 @@ def serve(
     routers: Sequence[Any] = (),
     live_token: str | None = None,
     organizer_key: str | None = None,
+    limits: ServerLimits | None = None,
 ) -> None:
     """Serve the arena over `store` until interrupted (Ctrl-C, SIGTERM) or `stop` is set.
 
@@ -700,12 +730,16 @@ def serve(
     `live=hub.publish, stop=stop`. When the server stops, `stop` is set, the hub's streams end, and
     the `on_ready` thread is given `stop_timeout_s` seconds to finish.
 
-    Raises OSError (one line) if the port cannot be bound and ServerDependencyError without the
-    `server` extra.
+    `limits` are the HTTP layer's timeouts and bounds (`botarena.server.httpconfig`; default: the
+    defaults with the environment's BOTARENA_HTTP_* overrides).
+
+    Raises OSError (one line) if the port cannot be bound, LimitsError (a ValueError) for a bad
+    limit in the environment, and ServerDependencyError without the `server` extra.
     """
-    uvicorn = _require("uvicorn")
+    _require("uvicorn")  # the server extra, or a one-line error
     if live_token is not None:
         check_live_token(live_token)  # before the port is bound: a bad token is the caller's one-line error
+    chosen = limits if limits is not None else ServerLimits.from_environ()  # (likewise a bad limit)
     live = hub if hub is not None else LiveHub()
     stopping = stop if stop is not None else threading.Event()
     sock = bind_socket(host, port)
@@ -713,7 +747,9 @@ def serve(
     app = create_app(store, live, routers=routers, live_token=live_token, organizer_key=organizer_key)
     threads: list[threading.Thread] = []
 
-    class _Server(uvicorn.Server):  # type: ignore[misc,name-defined]
+    from botarena.server.guard import ArenaServer
+
+    class _Server(ArenaServer):
         async def startup(self, sockets: Any = None) -> None:
             await super().startup(sockets=sockets)
             if self.should_exit:  # the startup failed
@@ -737,7 +773,7 @@ def serve(
             live.close()  # end the SSE streams first, or the server waits for them to close
             await super().shutdown(sockets=sockets)
 
-    config = server_config(app, log_level=log_level, timeout_graceful_shutdown=5)  # bounded headers
+    config = server_config(app, limits=chosen, log_level=log_level, timeout_graceful_shutdown=5)
     server = _Server(config)
     try:
         server.run(sockets=[sock])

@@ -8,6 +8,9 @@ makes before any of a request's events is published, so a bad request changes no
 
 The checks, in order: ingest enabled (403), the token (401, compared in constant time), the body's
 size (413, before it is read whole), the JSON (400), the events' number (413) and shapes (422).
+What passes them is offered to the hub event by event; what the hub does not take (a header over
+its size cap, steps of a match it does not hold, ...) is named in the answer (`LiveHub.offer`), and
+the hub's bounds hold its memory whatever a token holder sends.
 """
 
 from __future__ import annotations

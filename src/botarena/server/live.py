@@ -12,19 +12,27 @@ far, the end), already serialized to JSON bytes: one serialization per event how
 watch, and a tenth of the memory of the parsed objects. `subscribe(key)` (an async iterator, for the
 SSE endpoint) yields everything so far and then each new event as it comes, and stops after "end".
 
-Bounds: a match keeps at most `max_steps` steps and `max_bytes` bytes of steps, and all matches
-together `max_total_bytes` (the oldest chunks go first: a late subscriber then sees a gap, which every
-"steps" event's `first` makes visible); a finished match is kept `keep_finished_s` seconds and at most
-`max_finished` of them; a match with no event for `idle_timeout_s` (its tournament was killed) is
-dropped; at most `max_matches` in all.
+Bounds: a match keeps at most `max_steps` steps and `max_bytes` bytes of steps; a header over
+`max_header_bytes` is refused; all matches together hold at most `max_total_bytes`, headers and ends
+included (to stay within it the oldest finished matches go first, then the oldest chunks of the
+largest running match: a late subscriber then sees a gap, which every "steps" event's `first` makes
+visible; then the running match idle longest); a finished match is kept `keep_finished_s` seconds and
+at most `max_finished` of them; a match with no event for `idle_timeout_s` (its tournament was killed)
+is dropped; at most `max_matches` in all (the oldest finished match, else the one idle longest, makes
+room for a new one).
 
 `publish` never raises (bad input from a coordinator must not stop its tournament: DESIGN principle
-3); what it cannot use it counts in `dropped_events` and logs.
+3); what it cannot use it counts in `dropped_events` and logs. `offer` is `publish` that also says
+why it refused an event (what live ingest answers its sender).
 
 A hub serves the public (`public=True`, the default): a header is held, and so sent, without the
 match's secrets (its seed and its game's secret config keys: `botarena.server.secrecy`), since a
 header comes while the match is being played; the end event brings the seed (`LiveStreamer.end`).
 Only the organizer's own hub (the DatsPulse server's, behind its key) keeps them.
+
+Subscribers share the hub's bytes: an SSE stream (`sse_bytes`) sends views of them in pieces of at
+most PIECE_BYTES, so a client that does not read holds one piece and the server's send queue for it
+(bounded, and dropped when it stays full: `botarena.server.guard`), never a copy of the match.
 """
 
 from __future__ import annotations
@@ -36,7 +44,7 @@ import logging
 import threading
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +62,11 @@ PING = "ping"
 # One SSE "steps" event carries the chunks a subscriber has not seen yet, merged up to this size: a
 # late subscriber catches up in a few large events rather than thousands of small ones.
 MERGE_BYTES = 2 << 20
+# An SSE stream is written in pieces of at most this size (views of the hub's bytes, never copies of
+# a whole event): what one slow client pins beyond the server's send queue.
+PIECE_BYTES = 64 << 10
+
+Part = bytes | memoryview
 
 
 def dumps(value: Any) -> bytes:
@@ -70,10 +83,24 @@ def default_replay_url(match_id: int) -> str:
 
 @dataclass(frozen=True)
 class LiveEvent:
-    """One server-sent event: `event` is header, steps, end or ping (a heartbeat); `data` JSON bytes."""
+    """One server-sent event: `event` is header, steps, end or ping (a heartbeat); `parts` its JSON
+    payload in pieces (views of the hub's bytes, shared by every subscriber)."""
 
     event: str
-    data: bytes = b""
+    parts: tuple[Part, ...] = ()
+
+    @property
+    def data(self) -> bytes:
+        """The JSON payload as one bytes object (a copy: for tests and small events)."""
+        return b"".join(self.parts)
+
+
+class _Refused(Exception):
+    """An event the hub does not take, and why (one line)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
 
 
 @dataclass(frozen=True)
@@ -136,6 +163,7 @@ class _Match:
     match_id: int | None = None
     result: dict[str, Any] | None = None
     finished_at: float | None = None  # monotonic
+    fixed_bytes: int = 0  # its header and end, counted in the hub's total with its chunks
     closed: bool = False  # replaced by a new header for the same key, dropped, or the hub closed
     waiters: set[_Waiter] = field(default_factory=set)
     updated_wall: float = 0.0
@@ -182,6 +210,7 @@ class LiveHub:
         *,
         max_steps: int = 100_000,
         max_bytes: int = 16 << 20,
+        max_header_bytes: int = 4 << 20,
         max_total_bytes: int = 256 << 20,
         keep_finished_s: float = 120.0,
         max_finished: int = 64,
@@ -191,11 +220,12 @@ class LiveHub:
         clock: Callable[[], float] = time.monotonic,
         public: bool = True,
     ) -> None:
-        if min(max_steps, max_bytes, max_total_bytes, max_matches) < 1 or max_finished < 0:
+        if min(max_steps, max_bytes, max_header_bytes, max_total_bytes, max_matches) < 1 or max_finished < 0:
             raise ValueError("LiveHub bounds must be positive")
         self.public = public
         self.max_steps = max_steps
         self.max_bytes = max_bytes
+        self.max_header_bytes = max_header_bytes
         self.max_total_bytes = max_total_bytes
         self.keep_finished_s = keep_finished_s
         self.max_finished = max_finished
@@ -209,41 +239,61 @@ class LiveHub:
         self._total_bytes = 0
         self.dropped_events = 0  # events publish() could not use (malformed, unknown key, ...)
 
+    @property
+    def total_bytes(self) -> int:
+        """The bytes the hub holds for all its matches: headers, steps and ends."""
+        with self._lock:
+            return self._total_bytes
+
     # ------------------------------------------------------------------------------ publishing
 
     def publish(self, event: dict[str, Any]) -> None:
         """Take one live event (header, steps or end). Thread-safe; never raises."""
+        self.offer(event)
+
+    def offer(self, event: dict[str, Any]) -> str | None:
+        """`publish`, saying why an event was not taken: None when the hub took it, else the reason
+        in one line (a header over the size cap, steps of a match the hub does not hold, ...)."""
         try:
             waiters = self._publish(event)
+        except _Refused as refused:
+            reason = refused.reason
         except Exception:  # a bug or a malformed event must not stop the tournament
             log.exception("live event dropped")
-            waiters = None
-        if waiters is None:
-            with self._lock:
-                self.dropped_events += 1
-            return
-        for waiter in waiters:
-            waiter.wake()
-
-    def _publish(self, event: dict[str, Any]) -> Iterable[_Waiter] | None:
-        if not isinstance(event, dict):
+            reason = "the live hub failed on this event"
+        else:
+            for waiter in waiters:
+                waiter.wake()
             return None
+        with self._lock:
+            self.dropped_events += 1
+        return reason
+
+    def _publish(self, event: dict[str, Any]) -> Iterable[_Waiter]:
+        if not isinstance(event, dict):
+            raise _Refused("a live event must be an object")
         kind = event.get("type")
         key = event.get("key")
         if not isinstance(key, str) or not key:
-            return None
+            raise _Refused("a live event needs a key")
         if kind == HEADER:
             return self._header(key, event)
         if kind == STEPS:
             return self._steps(key, event)
         if kind == END:
             return self._end(key, event)
-        return None
+        raise _Refused("type must be header, steps or end")
 
-    def _header(self, key: str, event: dict[str, Any]) -> Iterable[_Waiter] | None:
+    def _unknown(self, key: str) -> _Refused:
+        return _Refused(
+            f"no live match {key[:80]!r} (its header was refused, never came, or the match was dropped"
+            " to stay within the hub's bounds)"
+        )
+
+    def _header(self, key: str, event: dict[str, Any]) -> Iterable[_Waiter]:
         replay = event.get("replay")
         if not isinstance(replay, dict):
-            return None
+            raise _Refused("a header needs a replay object")
         tournament_id = _as_int(event.get("tournament_id"))
         name = event.get("match")
         name = name if isinstance(name, str) else key
@@ -251,6 +301,11 @@ class LiveHub:
             replay = public_view(str(replay.get("game", "")), replay, Shown.nothing_secret())
         data = {"key": key, "tournament_id": tournament_id, "match": name, "replay": {**replay, "steps": []}}
         header = dumps(data)  # outside the lock: the slow part
+        if len(header) > self.max_header_bytes:
+            raise _Refused(
+                f"the header of {key[:80]!r} is {len(header)} bytes, over the live hub's cap of"
+                f" {self.max_header_bytes}"
+            )
         players = [
             str(p.get("name") or f"seat {p.get('seat', i)}") if isinstance(p, dict) else str(p)
             for i, p in enumerate(replay.get("players") or [])
@@ -265,26 +320,31 @@ class LiveHub:
             header=header,
             started_at=time.time(),
             touched=now,
+            fixed_bytes=len(header),
             updated_wall=time.time(),
         )
         with self._lock:
             if self._closed:
-                return None
+                raise _Refused("the server is shutting down")
             # a retried match starts again from its header: the old one's subscribers reconnect
             woken = self._remove(key) if key in self._matches else []
             self._matches[key] = match
+            self._total_bytes += match.fixed_bytes
             woken += self._prune(now)
+            woken += self._bound_total(keep=match)
         return woken
 
-    def _steps(self, key: str, event: dict[str, Any]) -> Iterable[_Waiter] | None:
+    def _steps(self, key: str, event: dict[str, Any]) -> Iterable[_Waiter]:
         steps = event.get("steps")
         first = _as_int(event.get("first"))
         if not isinstance(steps, list) or first is None or first < 0:
-            return None
+            raise _Refused("steps need a list of steps and a first index of 0 or more")
         with self._lock:  # (serializing under the lock keeps concurrent publishers of a key in order)
             match = self._matches.get(key)
-            if match is None or match.end is not None:
-                return None
+            if match is None:
+                raise self._unknown(key)
+            if match.end is not None:
+                raise _Refused(f"the match {key[:80]!r} has ended")
             if first < match.next_step:  # an overlap (a resent batch): keep only what is new
                 steps = steps[match.next_step - first :]
                 first = match.next_step
@@ -302,10 +362,10 @@ class LiveHub:
             match.touched = self._clock()
             match.updated_wall = time.time()
             woken = list(match.waiters)
-            woken += self._bound_total()
+            woken += self._bound_total(keep=match)
             return woken
 
-    def _end(self, key: str, event: dict[str, Any]) -> Iterable[_Waiter] | None:
+    def _end(self, key: str, event: dict[str, Any]) -> Iterable[_Waiter]:
         fields = event.get("fields")
         fields = fields if isinstance(fields, dict) else {}
         match_id = _as_int(event.get("match_id"))
@@ -319,15 +379,20 @@ class LiveHub:
         result = fields.get("result")
         with self._lock:
             match = self._matches.get(key)
-            if match is None or match.end is not None:
-                return None
+            if match is None:
+                raise self._unknown(key)
+            if match.end is not None:
+                raise _Refused(f"the match {key[:80]!r} has ended already")
             match.end = end
+            match.fixed_bytes += len(end)
+            self._total_bytes += len(end)
             match.match_id = match_id
             match.result = result if isinstance(result, dict) else None
             match.finished_at = match.touched = self._clock()
             match.updated_wall = time.time()
             woken = list(match.waiters)
             woken += self._prune(match.finished_at)
+            woken += self._bound_total(keep=match)
             return woken
 
     # ------------------------------------------------------------------------------ bounds
@@ -348,22 +413,27 @@ class LiveHub:
         hold (a finished match's end included) and stop; the chunks go with the last of them. Lock held."""
         match = self._matches.pop(key)
         match.closed = True
-        self._total_bytes -= match.buffered_bytes
+        self._total_bytes -= match.buffered_bytes + match.fixed_bytes
         return list(match.waiters)
 
-    def _bound_total(self) -> list[_Waiter]:
-        """Keep the bytes buffered by all matches within max_total_bytes: drop the oldest finished
-        matches, then trim the largest running one. Lock held."""
+    def _bound_total(self, keep: _Match) -> list[_Waiter]:
+        """Keep the bytes of all matches (headers, steps, ends) within max_total_bytes: drop the
+        oldest finished matches, then the oldest chunks of the largest running one, then the running
+        match idle longest (never `keep`, the one just published to). Lock held."""
         woken: list[_Waiter] = []
         while self._total_bytes > self.max_total_bytes:
-            finished = [m for m in self._matches.values() if m.finished_at is not None]
+            finished = [m for m in self._matches.values() if m.finished_at is not None and m is not keep]
             if finished:
                 woken += self._remove(min(finished, key=lambda m: m.finished_at or 0.0).key)
                 continue
             largest = max(self._matches.values(), key=lambda m: m.buffered_bytes, default=None)
-            if largest is None or len(largest.chunks) <= 1:
+            if largest is not None and largest.chunks:
+                self._trim(largest)
+                continue
+            others = [m for m in self._matches.values() if m is not keep]
+            if not others:
                 break
-            self._trim(largest)
+            woken += self._remove(min(others, key=lambda m: m.touched).key)
         return woken
 
     def _prune(self, now: float) -> list[_Waiter]:
@@ -417,6 +487,12 @@ class LiveHub:
         infos.sort(key=lambda m: (m.finished, -m.started_at, m.key))
         return infos
 
+    def watchers(self, key: str) -> int:
+        """How many subscriptions follow `key` now (0 for a match the hub does not hold)."""
+        with self._lock:
+            match = self._matches.get(key)
+            return len(match.waiters) if match is not None else 0
+
     def get(self, key: str) -> LiveMatch | None:
         with self._lock:
             match = self._matches.get(key)
@@ -458,7 +534,7 @@ class LiveHub:
                 with self._lock:
                     out: list[LiveEvent] = []
                     if not sent_header:
-                        out.append(LiveEvent(HEADER, match.header))
+                        out.append(LiveEvent(HEADER, (match.header,)))
                         sent_header = True
                     pending = [c for c in match.chunks if c.seq >= next_seq]
                     if pending:
@@ -471,10 +547,10 @@ class LiveHub:
                         waiter.event.clear()  # under the lock: a publish after this sets it again
                 for event in out:
                     yield event
-                for data in _merge(pending):
-                    yield LiveEvent(STEPS, data)
+                for parts in _merge(pending):
+                    yield LiveEvent(STEPS, parts)
                 if end is not None:
-                    yield LiveEvent(END, end)
+                    yield LiveEvent(END, (end,))
                     return
                 if out or pending:
                     continue  # check again before sleeping: the end may have come meanwhile
@@ -487,18 +563,24 @@ class LiveHub:
                 match.waiters.discard(waiter)
 
 
-def _merge(chunks: list[_Chunk]) -> list[bytes]:
+def _merge(chunks: list[_Chunk]) -> list[tuple[Part, ...]]:
     """The chunks as "steps" event payloads {"first", "steps"}, contiguous runs merged up to
-    MERGE_BYTES (a gap, left by the memory bound, starts a new event)."""
-    out: list[bytes] = []
+    MERGE_BYTES (a gap, left by the memory bound, starts a new event). Each payload is a tuple of
+    parts, the steps as views of the chunks' bytes: no subscriber copies them."""
+    out: list[tuple[Part, ...]] = []
     run: list[_Chunk] = []
     size = 0
 
     def flush() -> None:
         if not run:
             return
-        bodies = [c.steps_json[1:-1] for c in run if c.count]
-        out.append(b'{"first":%d,"steps":[%s]}' % (run[0].first, b",".join(bodies)))
+        parts: list[Part] = [b'{"first":%d,"steps":[' % run[0].first]
+        for i, chunk in enumerate(c for c in run if c.count):
+            if i:
+                parts.append(b",")
+            parts.append(memoryview(chunk.steps_json)[1:-1])
+        parts.append(b"]}")
+        out.append(tuple(parts))
         run.clear()
 
     for chunk in chunks:
@@ -512,18 +594,51 @@ def _merge(chunks: list[_Chunk]) -> list[bytes]:
     return out
 
 
-async def sse_bytes(events: AsyncGenerator[LiveEvent, None]) -> AsyncGenerator[bytes, None]:
+def pieces(parts: Iterable[Part], size: int = PIECE_BYTES) -> Iterator[Part]:
+    """`parts` written out in pieces of at most `size` bytes: small parts joined, large ones cut into
+    views (no copy of a large part is made)."""
+    pending = bytearray()
+    for part in parts:
+        view = memoryview(part)
+        if len(pending) + len(view) <= size:
+            pending += view
+            continue
+        if pending:
+            yield bytes(pending)
+            pending = bytearray()
+        whole = len(view) - len(view) % size
+        for start in range(0, whole, size):
+            yield view[start : start + size]
+        pending += view[whole:]
+    if pending:
+        yield bytes(pending)
+
+
+async def sse_bytes(events: AsyncGenerator[LiveEvent, None]) -> AsyncGenerator[Part, None]:
     """A subscription (`LiveHub.subscribe`) as the bytes of a text/event-stream: the reconnect
-    delay, then each event (a heartbeat as a comment). The subscription closes with the stream."""
+    delay, then each event (a heartbeat as a comment), in pieces of at most PIECE_BYTES. The
+    subscription closes with the stream."""
     yield b"retry: 2000\n\n"
     try:
         async for event in events:
             if event.event == PING:
                 yield b": ping\n\n"
-            else:
-                yield b"event: %s\ndata: %s\n\n" % (event.event.encode(), event.data)
+                continue
+            for piece in pieces((b"event: %s\ndata: " % event.event.encode(), *event.parts, b"\n\n")):
+                yield piece
     finally:
         await events.aclose()
+
+
+def sse_response(events: AsyncGenerator[LiveEvent, None]) -> Any:
+    """The HTTP response (a Starlette StreamingResponse) of an SSE endpoint streaming `events`."""
+    from starlette.responses import StreamingResponse
+
+    return StreamingResponse(
+        sse_bytes(events),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
 
 
 # -- a live match's own routes ---------------------------------------------------------------------

@@ -184,7 +184,7 @@ def serve_viewer(
     Raises ReplayError (one line) if the file is not a readable replay, ServerDependencyError if the
     `server` extra is missing, and OSError if the port cannot be bound.
     """
-    uvicorn = _require("uvicorn")
+    _require("uvicorn")  # the server extra, or a one-line error
     path = Path(replay_path)
     replay = read_replay(path)  # fail here, in the terminal, rather than in the page
     if not web_root().joinpath("index.html").is_file():
@@ -197,11 +197,12 @@ def serve_viewer(
     if replay.partial:
         print(f"{partial_summary(replay)}; the page shows the steps written so far", flush=True)
     print(viewer_url(host, bound_port), flush=True)
+    from botarena.server.guard import ArenaServer
     from botarena.server.httpconfig import server_config
 
-    config = server_config(app, log_level=log_level)  # bounded headers
+    config = server_config(app, log_level=log_level)  # bounded heads, timeouts, connections
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        ArenaServer(config).run(sockets=[sock])
     finally:
         sock.close()
 

@@ -18,7 +18,7 @@ aiohttp = pytest.importorskip("aiohttp", reason="aiohttp is not installed")
 
 from botarena.server.datspulse.server import DatsPulseServer  # noqa: E402 - after importorskip: skipped without the extra
 from botarena.server.datspulse.settings import ServerSettings, parse_settings  # noqa: E402 - after importorskip: skipped without the extra
-from botarena.server.httpconfig import server_config  # noqa: E402 - after importorskip: skipped without the extra
+from botarena.server.httpconfig import ServerLimits, server_config  # noqa: E402 - after importorskip: skipped without the extra
 from botarena.server.live import LiveHub  # noqa: E402 - after importorskip: skipped without the extra
 from botarena.server.viewer import bind_socket  # noqa: E402 - after importorskip: skipped without the extra
 from botarena.store import Store  # noqa: E402 - after importorskip: skipped without the extra
@@ -48,17 +48,19 @@ def make_settings(
 class DpServer:
     """A DatsPulseServer under uvicorn in a daemon thread, on a free port of 127.0.0.1."""
 
-    def __init__(self, settings: ServerSettings, store: Store | None, **kwargs: Any) -> None:
-        import uvicorn
+    def __init__(
+        self, settings: ServerSettings, store: Store | None, limits: ServerLimits | None = None, **kwargs: Any
+    ) -> None:
+        from botarena.server.guard import ArenaServer
 
         self.hub = LiveHub()
         self.dp = DatsPulseServer(settings, store=store, hub=self.hub, **kwargs)
         self.series = self.dp.series
         self.sock = bind_socket("127.0.0.1", 0)
         self.port = self.sock.getsockname()[1]
-        # the servers' own uvicorn settings (h11, bounded headers), as `botarena datspulse serve`
-        config = server_config(self.dp.app(), log_level="warning", timeout_graceful_shutdown=3)
-        self.server = uvicorn.Server(config)
+        # the servers' own uvicorn setup (the guarded h11 protocol), as `botarena datspulse serve`
+        config = server_config(self.dp.app(), limits=limits, log_level="warning", timeout_graceful_shutdown=3)
+        self.server = ArenaServer(config)
         self.thread = threading.Thread(target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True)
 
     @property
@@ -115,13 +117,17 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 @pytest.fixture
 def start_dp() -> Iterator[Callable[..., DpServer]]:
-    """start_dp(settings, store=None, **DatsPulseServer kwargs) -> a started DpServer."""
+    """start_dp(settings, store=None, limits=None, **DatsPulseServer kwargs) -> a started DpServer."""
     servers: list[DpServer] = []
 
     def start(
-        settings: ServerSettings, store: Store | None = None, register: tuple[str, ...] = (), **kwargs: Any
+        settings: ServerSettings,
+        store: Store | None = None,
+        register: tuple[str, ...] = (),
+        limits: ServerLimits | None = None,
+        **kwargs: Any,
     ) -> DpServer:
-        server = DpServer(settings, store, **kwargs).start(register)
+        server = DpServer(settings, store, limits, **kwargs).start(register)
         servers.append(server)
         return server
 

@@ -23,9 +23,9 @@ Each request is handled in this order, so that refused requests cost nothing:
 Every non-200 reply is a PublicError body `{"code", "message"}`; an unexpected exception in a handler
 is logged and answered 500 code 0 `internal error`, and the round goes on. A client that goes away
 while its body is being read is not an error: it is counted as `disconnected`, and nothing is logged
-above debug. Request headers are bounded by the HTTP layer (`botarena.server.httpconfig`). Unknown
-paths under `/api` answer 404 code 7, and a known path with the wrong method 405 code 7 with an
-`Allow` header naming the methods it serves.
+above debug. Request heads, slow clients and connections are bounded by the HTTP layer
+(`botarena.server.httpconfig`). Unknown paths under `/api` answer 404 code 7, and a known path with
+the wrong method 405 code 7 with an `Allow` header naming the methods it serves.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from botarena.server.datspulse import wire
 from botarena.server.datspulse.ratelimit import SlidingWindowLimiter
 from botarena.server.datspulse.series import Series
 from botarena.server.datspulse.wire import MoveLimits, PublicError
-from botarena.server.live import sse_bytes
+from botarena.server.live import sse_response
 
 try:
     from fastapi import APIRouter, Request
@@ -267,11 +267,8 @@ class DatsPulseApi:
             events = hub.subscribe(f"datspulse/{round_name}") if hub is not None else None
             if events is None:
                 return error_response(wire.NOT_FOUND)
-            return StreamingResponse(
-                sse_bytes(events),
-                media_type="text/event-stream",
-                headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
-            )
+            response: StreamingResponse = sse_response(events)  # (a slow reader is dropped: guard.py)
+            return response
 
         own_routes = [route for route in router.routes if isinstance(route, APIRoute)]
 

@@ -81,18 +81,17 @@ def create_app(logic: Any = None, *, secure_key: str | None = None) -> Any:
 
 def serve(port: int | None = None, bot: str = "starter", host: str = "127.0.0.1") -> None:
     """Run the service until interrupted (uvicorn). Port and key come from the environment by default."""
-    import uvicorn
-
     from botarena.games.devops.bots import LOGICS
 
     port = port if port is not None else int(os.environ.get("HTTP_PORT", "8080"))
     secured = os.environ.get("SECURE_ENDPOINTS", "false").lower() in ("1", "true", "yes")
     key = os.environ.get("SECURE_KEY", "") if secured else None
     app = create_app(LOGICS[bot](), secure_key=key)
+    from botarena.server.guard import ArenaServer
     from botarena.server.httpconfig import server_config
 
-    config = server_config(app, host=host, port=port, log_level="warning")  # bounded headers
-    uvicorn.Server(config).run()
+    config = server_config(app, host=host, port=port, log_level="warning")  # bounded heads, timeouts, ...
+    ArenaServer(config).run()
 
 
 if __name__ == "__main__":  # pragma: no cover
