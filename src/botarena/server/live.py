@@ -24,7 +24,10 @@ dropped; at most `max_matches` in all.
 A hub serves the public (`public=True`, the default): a header is held, and so sent, without the
 match's secrets (its seed and its game's secret config keys: `botarena.server.secrecy`), since a
 header comes while the match is being played; the end event brings the seed (`LiveStreamer.end`).
-Only the organizer's own hub (the DatsPulse server's, behind its key) keeps them.
+Only the organizer's own hub (the DatsPulse server's, behind its key) keeps them. What the public
+hub gets of a match of a hidden-information game at all is the spectator policy's to say: its
+publishers go through a `botarena.server.spectators.SpectatorGate`, and a header it lets through
+carries `"spectators": {"policy", "delay"}`, which the hub passes on.
 """
 
 from __future__ import annotations
@@ -250,6 +253,8 @@ class LiveHub:
         if self.public:  # a header comes while its match is played: none of its secrets (DESIGN 7)
             replay = public_view(str(replay.get("game", "")), replay, Shown.nothing_secret())
         data = {"key": key, "tournament_id": tournament_id, "match": name, "replay": {**replay, "steps": []}}
+        if isinstance(event.get("spectators"), dict):  # how it is shown (botarena.server.spectators)
+            data["spectators"] = event["spectators"]
         header = dumps(data)  # outside the lock: the slow part
         players = [
             str(p.get("name") or f"seat {p.get('seat', i)}") if isinstance(p, dict) else str(p)
