@@ -321,7 +321,8 @@ def test_after_the_end_the_whole_match_streams(scenario: Scenario) -> None:
         assert names[0] == "held" and "header" in names and names[-1] == "end", names
         first = names.index("header")
         assert set(names[:first]) == {"held"}  # progress notices only, before the header
-        assert [json.loads(d)["played"] for n, d in kinds[:first]][0] == PAUSE
+        played = [json.loads(data)["played"] for _, data in kinds[:first]]
+        assert played[0] == PAUSE and played == sorted(played)  # (the progress as it came)
         steps = [canon(s) for n, d in kinds[first:] if n == "steps" for s in json.loads(d)["steps"]]
         assert steps == every, live.game.id
 

@@ -213,7 +213,7 @@ class _Gated:
     shown: int = 0  # the first `shown` steps went to the public hub
     released: bool = False  # its header went to the public hub
     chunks: deque[_Chunk] = field(default_factory=deque)  # steps received and not yet shown
-    held_bytes: int = 0  # its header and chunks
+    held_bytes: int = 0  # of its chunks (its header is counted in the gate's total only)
     held_steps: int = 0
     dropped_steps: int = 0  # held steps let go to stay within the bounds
     waiters: set[_Wakeup] = field(default_factory=set)
@@ -282,6 +282,12 @@ class SpectatorGate:
         self._held_bytes = 0
         self._closed = False
         self.dropped_events = 0  # events the gate could not use (steps of a dropped match, ...)
+
+    @property
+    def held_bytes(self) -> int:
+        """The bytes the gate holds back: the held matches' headers and steps."""
+        with self._lock:
+            return self._held_bytes
 
     # ------------------------------------------------------------------------------ publishing
 
@@ -357,10 +363,9 @@ class SpectatorGate:
             started_at=wall,
             updated_at=wall,
             touched=now,
-            held_bytes=len(header),
         )
         self._gated[key] = gated
-        self._held_bytes += gated.held_bytes
+        self._held_bytes += len(header)
         self._passed.pop(key, None)
         return woken + self._prune(now) + self._release(gated, over=False)
 
@@ -457,7 +462,7 @@ class SpectatorGate:
         while gated.chunks and (gated.held_steps > hub.max_steps or gated.held_bytes > hub.max_bytes):
             self._drop_oldest(gated)
         while self._held_bytes > hub.max_total_bytes:
-            largest = max(self._gated.values(), key=lambda g: g.held_bytes - len(g.header))
+            largest = max(self._gated.values(), key=lambda g: g.held_bytes)
             if not largest.chunks:
                 break
             self._drop_oldest(largest)
@@ -467,7 +472,7 @@ class SpectatorGate:
         gated = self._gated.pop(key, None)
         if gated is None:
             return []
-        self._held_bytes -= gated.held_bytes
+        self._held_bytes -= gated.held_bytes + len(gated.header)
         return list(gated.waiters)
 
     def _prune(self, now: float) -> list[_Wakeup]:
@@ -495,8 +500,16 @@ class SpectatorGate:
 
     # ------------------------------------------------------------------------------ reading
 
+    def prune(self) -> None:
+        """Apply the time bounds now (publishing and reading also do it as they go)."""
+        with self._lock:
+            woken = self._prune(self._clock())
+        for waiter in woken:
+            waiter.wake()
+
     def __contains__(self, key: object) -> bool:
         """Whether the public can follow `key` live (held or not)."""
+        self.prune()
         with self._lock:
             if key in self._gated:
                 return True
@@ -507,10 +520,7 @@ class SpectatorGate:
         ones, each with `policy`, `delay`, `played` (steps played) and `held` (nothing of it shown
         yet); `steps` is what its stream holds. `organizer`: every match as it is played."""
         entries: dict[str, dict[str, Any]] = {}
-        with self._lock:
-            woken = self._prune(self._clock())
-        for waiter in woken:
-            waiter.wake()
+        self.prune()
         if organizer and self.organizer is not None:
             for match in self.organizer.live_matches():
                 entries[match.key] = {**match.to_json(), **OPEN_VIEW, "played": match.steps, "held": False}
@@ -540,6 +550,7 @@ class SpectatorGate:
         "held" notices, then (once the policy lets it through) the public hub's stream of it."""
         if organizer and self.organizer is not None and key in self.organizer:
             return self.organizer.subscribe(key, heartbeat_s=heartbeat_s)
+        self.prune()
         with self._lock:
             gated = self._gated.get(key)
             held = gated is not None and not gated.released and not self._closed

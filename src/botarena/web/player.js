@@ -1075,6 +1075,13 @@ function onLiveHeld(data) {
     $("welcome").hidden = false;
   }
   showMessage(heldText(data));
+  // the top bar says who plays, as it does once the match shows (nothing of its state)
+  $("game").textContent = data.game || "";
+  $("players").replaceChildren(...(Array.isArray(data.players) ? data.players : []).flatMap((name, seat) =>
+    [seat ? el("span", { class: "vs", text: " vs " }) : null, el("span", { class: "pname", text: String(name) })].filter(Boolean),
+  ));
+  $("seed").textContent = "hidden until the end";
+  $("result").textContent = "in progress";
   setLiveState("held");
 }
 
