@@ -112,8 +112,8 @@ def test_serve_holds_a_hidden_match_back_and_shows_the_organizer_all_of_it(tmp_p
 @pytest.fixture
 def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.chdir(tmp_path)
-    for name in ("BOTARENA_DB", "BOTARENA_LIVE_TOKEN", "BOTARENA_ORGANIZER_KEY", "BOTARENA_ORGANIZER_KEY_FILE"):
-        monkeypatch.delenv(name, raising=False)
+    for name in ("DB", "LIVE_TOKEN", "ORGANIZER_KEY", "ORGANIZER_KEY_FILE"):
+        monkeypatch.delenv(f"BOTARENA_{name}", raising=False)
     return tmp_path
 
 

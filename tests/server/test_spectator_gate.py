@@ -192,12 +192,30 @@ def test_a_retried_match_is_held_again_and_its_earlier_stream_is_no_longer_serve
 
 
 def test_organizer_policy_is_never_public(hubs: tuple[LiveHub, LiveHub]) -> None:
+    """Listed as running (its players, its progress), its stream never opens; once the match is
+    over, the held stream's last notice says so, with its replay's URL (public, as every finished
+    match's), and nothing of it is in the public hub."""
     public, organizer = hubs
     gate = SpectatorGate(public, SpectatorPolicy.parse("organizer"), organizer=organizer)
     gate.publish(header("t5/m"))
     gate.publish(steps("t5/m", 0, 4))
-    gate.publish(end("t5/m"))
-    assert "t5/m" not in public and gate.live_matches() == []
+    (entry,) = gate.live_matches()
+    assert entry["held"] and entry["policy"] == "organizer" and entry["played"] == 4
+
+    async def follow() -> list[Any]:
+        events = gate.subscribe("t5/m", heartbeat_s=5.0)
+        assert events is not None
+        got = []
+        async for event in events:
+            got.append(json.loads(event.data))
+            if len(got) == 1:
+                gate.publish({**end("t5/m"), "match_id": 12})
+        return got
+
+    first, last = asyncio.run(follow())
+    assert first["played"] == 4 and "over" not in first
+    assert last["over"] is True and last["replay_url"] == "/api/matches/12/replay"
+    assert "t5/m" not in public and gate.live_matches() == [] and gate.held_bytes == 0
     assert turns(shown(organizer, "t5/m")) == [1, 2, 3, 4]
     assert [m["key"] for m in gate.live_matches(organizer=True)] == ["t5/m"]
 

@@ -10,8 +10,9 @@ public sees of such a match, in the words of the hosted arena (specs/arena.md, "
   running, with its players and its progress (steps played), and its stream says it is held;
 - `delayed`: step t once step t + `delay` has been played; its header (the first keyframe, the map)
   once `delay` steps have, with no keyframe newer than what it shows;
-- `organizer`: nothing public at all while it is played, and no live stream of it afterwards (its
-  replay is public once it is over, as every finished match's is);
+- `organizer`: no public live view at all: listed as running like an `after` match, its stream
+  never opens, not even after the end (its last notice says it is over, with its replay's URL:
+  the replay is public once it is over, as every finished match's is);
 - `open`: everything as it is played (a friendly event, the demo, a participant's own match).
 
 FULL-information games (domains, rps) are always open: nothing of their state is hidden from the
@@ -217,9 +218,11 @@ class _Gated:
     held_steps: int = 0
     dropped_steps: int = 0  # held steps let go to stay within the bounds
     waiters: set[_Wakeup] = field(default_factory=set)
+    final: bytes | None = None  # the last notice of a match that ended with nothing public (organizer)
 
-    def notice(self) -> bytes:
-        """The "held" event: who plays and how far, nothing of the state."""
+    def notice(self, **over: Any) -> bytes:
+        """The "held" event: who plays and how far, nothing of the state (`over`: it has ended,
+        `match_id` and `replay_url`)."""
         return dumps(
             {
                 "key": self.key,
@@ -229,6 +232,7 @@ class _Gated:
                 "players": self.players,
                 **self.policy.to_json(),
                 "played": self.played,
+                **over,
             }
         )
 
@@ -313,7 +317,7 @@ class SpectatorGate:
 
     def _publish(self, event: Any, policy: SpectatorPolicy) -> list[_Wakeup]:
         """Lock held: the public hub gets a match's events in the order they came."""
-        if not isinstance(event, dict) or not isinstance(event.get("key"), str):
+        if not isinstance(event, dict) or not isinstance(event.get("key"), str) or not event["key"]:
             self.public.publish(event)  # (it refuses and counts it)
             return []
         key: str = event["key"]
@@ -401,9 +405,13 @@ class SpectatorGate:
         return list(gated.waiters) + self._release(gated, over=False)
 
     def _end(self, gated: _Gated, event: dict[str, Any]) -> list[_Wakeup]:
-        if gated.policy.visible(gated.played, over=True) is not None:  # (organizer: never public)
+        if gated.policy.visible(gated.played, over=True) is not None:
             self._release(gated, over=True)
             self.public.publish(event)
+        else:  # organizer: never public; its held streams are told it is over, and where its replay is
+            match_id = _as_int(event.get("match_id"))
+            url = self.public.replay_url(match_id) if match_id is not None else None
+            gated.final = gated.notice(over=True, match_id=match_id, replay_url=url)
         return self._forget(gated.key)  # (its held streams now follow the public hub's)
 
     def _release(self, gated: _Gated, *, over: bool) -> list[_Wakeup]:
@@ -521,11 +529,13 @@ class SpectatorGate:
         yet); `steps` is what its stream holds. `organizer`: every match as it is played."""
         entries: dict[str, dict[str, Any]] = {}
         self.prune()
-        if organizer and self.organizer is not None:
-            for match in self.organizer.live_matches():
-                entries[match.key] = {**match.to_json(), **OPEN_VIEW, "played": match.steps, "held": False}
         with self._lock:
             gated = {key: g.listing() for key, g in self._gated.items()}
+        if organizer and self.organizer is not None:
+            for match in self.organizer.live_matches():
+                held = gated.get(match.key)  # (how the public sees it)
+                view = {name: held[name] for name in ("policy", "delay")} if held else OPEN_VIEW
+                entries[match.key] = {**match.to_json(), **view, "played": match.steps, "held": False}
         for match in self.public.live_matches():
             if match.key in entries:
                 continue
@@ -562,11 +572,14 @@ class SpectatorGate:
         waiter = _Wakeup()
         following: _Gated | None = None
         sent = -1  # the progress the last notice told
+        final: bytes | None = None
         try:
             while True:
                 with self._lock:
                     current = self._gated.get(key)
                     if self._closed or current is None or current.released:
+                        if current is None and following is not None:
+                            final = following.final
                         break
                     if current is not following:  # (a retry: the new attempt's notice)
                         if following is not None:
@@ -590,6 +603,9 @@ class SpectatorGate:
                 if following is not None:
                     following.waiters.discard(waiter)
         if self._closed:
+            return
+        if final is not None:  # over, and nothing of it public (organizer)
+            yield LiveEvent(HELD, final)
             return
         # let through (its header is in the public hub now), ended, or dropped (then nothing)
         events = self.public.subscribe(key, heartbeat_s=heartbeat_s)

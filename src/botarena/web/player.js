@@ -1060,6 +1060,7 @@ function heldText(notice) {
     return `${what}: ${why}, so its live view runs ${plural(notice.delay, "step")} behind; it opens once step ${notice.delay} has been played (${played}).`;
   }
   if (notice.policy === "organizer") {
+    if (notice.over) return `${what}: ${why}, so only the organizer watched it live. It is over: its replay is public now.`;
     return `${what}: ${why}, so only the organizer watches it live; its replay is public once it ends (${played}).`;
   }
   return `${what}: ${why}, so its live view opens when the match ends (${played}).`;
@@ -1081,7 +1082,14 @@ function onLiveHeld(data) {
     [seat ? el("span", { class: "vs", text: " vs " }) : null, el("span", { class: "pname", text: String(name) })].filter(Boolean),
   ));
   $("seed").textContent = "hidden until the end";
-  $("result").textContent = "in progress";
+  $("result").textContent = data.over ? "over" : "in progress";
+  if (data.over) {
+    // nothing of it was ever shown live (organizer only): the stream ends; its replay is stored
+    if (live.source) live.source.close(); // (an EventSource would reconnect)
+    showStoredReplay(data.replay_url || null);
+    setLiveState("ended");
+    return;
+  }
   setLiveState("held");
 }
 
