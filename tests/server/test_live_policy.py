@@ -1,13 +1,15 @@
 """The live view of a running match follows the spectator policy (issue 25, item 4; DESIGN 7).
 
 One scenario, shared by the tests below: two `botarena serve` apps (their real routes under
-uvicorn) with a live token and an organizer key, one with the default policy (`after`) and one
-`delayed` by DELAY steps. A real match of every registered game (the real runner, the game's
-starter bots) streams through the tournament's `LiveStreamer` to both servers at once: to each
-server's spectator gate in process (what a local tournament's coordinator does) and through
-`POST /api/live/ingest` (`HttpLiveSink`, what a worker elsewhere does), under two keys. Each match
-stops in the runner's step hook after PAUSE steps (never a wait on time: the hook blocks until the
-test lets it go, and the ingest sink is flushed), and everything a spectator can read is read then:
+uvicorn) over one store, with a live token and an organizer key, one with the default policy
+(`after`) and one `delayed` by DELAY steps. The store holds a tournament of every registered game
+(the game's starter bots, a secret seed) with two matches running. A real match of each (the real
+runner, the starter bots, its seed) streams through the tournament's `LiveStreamer` to both
+servers at once, as both running matches: the first through each server's spectator gate in
+process (what a local tournament's coordinator does), the second through `POST /api/live/ingest`
+(`HttpLiveSink`, what a worker elsewhere does). Each match stops in the runner's step hook after
+PAUSE steps (never a wait on time: the hook blocks until the test lets it go, and the ingest sink
+is flushed), and everything a spectator can read is read then:
 every route, page and live stream of each server (`secret_crawler`), as a spectator, as a client
 posing with a wrong organizer key and as a live-token holder; the organizer key's crawl is the
 control. Then the matches play to their end and the servers are read again.
@@ -36,11 +38,13 @@ from botarena.bots.resolve import TRUSTED, resolve_bot
 from botarena.core.game import GameInfo, Information
 from botarena.core.registry import all_games
 from botarena.runner.match import run_match
-from botarena.server.app import create_app
+from botarena.server.app import create_app, live_key
 from botarena.server.live import LiveHub
 from botarena.server.spectators import LivePolicy, SpectatorGate, SpectatorPolicy
 from botarena.store import Store
 from botarena.tournament.executor import LiveStreamer
+from botarena.tournament.formats import make_format
+from botarena.tournament.service import Entrant, TournamentPlan, create_tournament
 
 from .conftest import LIVE_TOKEN, Server, SseStream
 from .secret_crawler import Crawl, Crawler, Reader
@@ -92,9 +96,12 @@ class Live:
     """One match streamed to both servers, paused after PAUSE steps and then played out."""
 
     game: GameInfo
-    local: str  # its key through each server's gate in process
-    ingest: str  # its key through each server's ingest route
+    tournament_id: int
+    local: str  # its key through each server's gate in process (the tournament's first match)
+    ingest: str  # its key through each server's ingest route (the second)
     seed: int
+    names: list[str]
+    config: Any
     replay: Any = None
     resume: threading.Event = field(default_factory=threading.Event)
     paused: threading.Event = field(default_factory=threading.Event)
@@ -144,13 +151,44 @@ def tee(servers: list[Server], sinks: list[HttpLiveSink], live: Live) -> Any:
     return publish
 
 
-def play(live: Live, publish: Any) -> None:
-    """Play `live` with the real runner and starter bots, pausing after PAUSE steps."""
-    game = live.game
+def running_tournament(store: Store, game: GameInfo) -> Live:
+    """A tournament of `game`'s starter bots with a secret seed, its first two matches running."""
     players = game.demo.players or max(2, game.min_players)
     names = sorted(game.starter_bots)[:players]
-    config = game.config("default", {**game.test_overrides, **LONGER.get(game.id, {})})
-    streamer = LiveStreamer(live.local, publish, tournament_id=1, match=f"{game.id} match", flush_s=0.0)
+    overrides = {**game.test_overrides, **LONGER.get(game.id, {})}
+    plan = TournamentPlan(
+        name=f"live-{game.id}",
+        game=game.id,
+        format="round-robin",
+        entrants=[Entrant(n, n) for n in names],
+        seed=secrets.randbelow(2**63),
+        overrides=overrides,
+        options={"cycles": 2},
+        players=players,
+    )
+    row = create_tournament(store, plan, isolation=TRUSTED)
+    store.set_tournament_status(row.id, "running")
+    specs = make_format("round-robin", names, seed=plan.seed, players=players, options=plan.options)
+    first, second, *_ = specs.schedule([], {})
+    store.add_matches(row.id, [first, second])
+    for spec in (first, second):
+        store.mark_running(row.id, spec.key)
+    return Live(
+        game,
+        row.id,
+        live_key(row.id, first.key),
+        live_key(row.id, second.key),
+        first.seed,
+        list(first.seats),
+        game.config("default", overrides),
+    )
+
+
+def play(live: Live, publish: Any) -> None:
+    """Play `live` with the real runner and starter bots, pausing after PAUSE steps."""
+    game, names, config = live.game, live.names, live.config
+    match = live.local.split("/", 1)[1]
+    streamer = LiveStreamer(live.local, publish, tournament_id=live.tournament_id, match=match, flush_s=0.0)
 
     def step(index: int, record: Any, engine: Any) -> None:
         streamer.step(index, record, engine)
@@ -195,10 +233,7 @@ def scenario(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scenario]:
     delayed = start(store, SpectatorPolicy(LivePolicy.DELAYED, DELAY))
     servers = [after, delayed]
     sinks = [HttpLiveSink(server.url, LIVE_TOKEN) for server in servers]
-    matches = [
-        Live(game, f"t{n}/{game.id}-local", f"t{n}/{game.id}-ingest", secrets.randbelow(2**63))
-        for n, game in enumerate(all_games(), start=1)
-    ]
+    matches = [running_tournament(store, game) for game in all_games()]
     try:
         for live in matches:  # one after the other: each stops in its step hook
             play(live, tee(servers, sinks, live))
@@ -240,6 +275,10 @@ def docs(crawl: Crawl, key: str, reader: Reader) -> list[Any]:
     return [doc for w, doc in crawl.documents if w == where]
 
 
+def matches_path(live: Live) -> str:
+    return f"/api/tournaments/{live.tournament_id}/matches"
+
+
 def hidden_games(scenario: Scenario) -> list[Live]:
     found = [live for live in scenario.matches if live.hidden]
     assert {live.game.id for live in found} == {"drones", "devops", "datspulse", "craftingquest"}
@@ -265,6 +304,12 @@ def test_after_a_spectator_reads_nothing_of_a_running_hidden_match(scenario: Sce
             for reader in (SPECTATOR, POSING, WORKER):
                 (notice,) = docs(public, key, reader)
                 assert set(notice) == HELD_NOTICE and notice["played"] == PAUSE, (key, reader)
+        # its tournament's match list links both running matches to their (held) live streams
+        where = f"spectator: GET {matches_path(live)}"
+        (page,) = [doc for read_at, doc in public.documents if read_at == where]
+        linked = {m["live_url"] for m in page["matches"] if m["status"] == "running"}
+        assert linked == {f"/api/live/{key}/events" for key in (live.local, live.ingest)}
+        assert all(m["seed"] is None for m in page["matches"])
     # the control: the organizer's crawl of the same server reads every secret of every match
     organizer = read_nodes(scenario.held["organizer"])
     for live in hidden_games(scenario):

@@ -412,12 +412,13 @@ def create_app(
     spectators: SpectatorGate | None = None,
 ) -> FastAPI:
     """The organizer's FastAPI app over `store`, streaming live matches from `hub` (a new, empty one
-    if None: pass the hub whose `publish` the tournaments are given, or nothing is live).
+    if None, or the gate's).
 
-    `spectators`: the gate in front of `hub` (`botarena.server.spectators`) whose `publish` the
-    tournaments are given and through which live ingest publishes; it holds back the live state of
+    `spectators`: the gate in front of `hub` (`botarena.server.spectators`): give the tournaments
+    its `publish` (live ingest publishes through it too), and it holds back the live state of
     hidden-information games' matches as its policy says. Default: a gate with the default policy
-    (`after`), and with an organizer's hub of its own when there is an organizer key.
+    (`after`), with an organizer's hub of its own when there is an organizer key. (What is
+    published to `hub` itself bypasses the policy: it is shown as it comes.)
 
     `live_token` enables `POST /api/live/ingest` for clients that send it (ValueError if it is too
     short to be one: botarena.server.ingest.check_live_token); without it ingest answers 403.
@@ -727,8 +728,8 @@ def serve(
 
     `on_ready(url)` is called once, in a thread of its own, as soon as the server accepts
     connections (`url` is the arena page); it may block, e.g. run a tournament with
-    `live=hub.publish, stop=stop`. When the server stops, `stop` is set, the hub's streams end, and
-    the `on_ready` thread is given `stop_timeout_s` seconds to finish.
+    `live=spectators.publish, stop=stop`. When the server stops, `stop` is set, the hub's streams
+    end, and the `on_ready` thread is given `stop_timeout_s` seconds to finish.
 
     Raises OSError (one line) if the port cannot be bound and ServerDependencyError without the
     `server` extra.
