@@ -163,6 +163,26 @@ def test_held_steps_beyond_the_memory_bound_go_first_and_nothing_newer_shows(
     public.close()
 
 
+def test_headers_too_big_or_too_many_to_hold_are_dropped_and_never_leak() -> None:
+    """A header over the cap is not held (its steps never reach the public hub); held headers over
+    the total bound drop the held match idle longest."""
+    clock = Clock()
+    public = LiveHub(max_total_bytes=1000, clock=clock)
+    gate = SpectatorGate(public, AFTER, clock=clock, max_header_bytes=1000)
+    gate.publish(header("t9/huge", pad="x" * 2000))
+    gate.publish(steps("t9/huge", 0, 2))
+    gate.publish(end("t9/huge"))
+    assert "t9/huge" not in gate and "t9/huge" not in public and gate.dropped_events == 3
+    for n in range(8):  # 215 bytes each: four fit in 1000
+        clock.now += 1
+        gate.publish(header(f"t9/m{n}"))
+    assert 0 < gate.held_bytes <= 1000
+    assert {m["key"] for m in gate.live_matches()} == {"t9/m4", "t9/m5", "t9/m6", "t9/m7"}
+    gate.publish(steps("t9/m0", 0, 1))
+    assert "t9/m0" not in public
+    public.close()
+
+
 def test_a_retried_match_is_held_again_and_its_earlier_stream_is_no_longer_served(
     hubs: tuple[LiveHub, LiveHub],
 ) -> None:

@@ -33,11 +33,12 @@ again whenever its progress changes, and, once the policy lets it through, the m
 from the public hub (its header, steps and end) in the same connection. Every header the gate lets
 through says how it is shown: `"spectators": {"policy", "delay"}` (the viewer says "N steps behind").
 
-Bounds: the held steps of a match are at most the hub's `max_steps` and `max_bytes`, of all matches
-the hub's `max_total_bytes` (the oldest held steps go first: the stream then shows the gap, as the
-hub's own bound does); at most the hub's `max_matches` held matches, and one with no event for the
-hub's `idle_timeout_s` (its tournament was killed) is dropped. A dropped match's later events are
-dropped too: they never reach the public hub.
+Bounds: the held steps of a match are at most the hub's `max_steps` and `max_bytes`; a header over
+`max_header_bytes` is not held; all held matches, headers included, take at most the hub's
+`max_total_bytes` (the oldest held steps go first, and the stream then shows the gap, as the hub's
+own bound does; then the held match idle longest); at most the hub's `max_matches` held matches,
+and one with no event for the hub's `idle_timeout_s` (its tournament was killed) is dropped. A
+dropped match's later events are dropped too: they never reach the public hub.
 
 `publish` never raises (bad input must not stop a tournament: DESIGN principle 3); what it cannot
 use it hands to the public hub, which refuses and counts it, or counts in `dropped_events`.
@@ -273,8 +274,10 @@ class SpectatorGate:
         *,
         organizer: LiveHub | None = None,
         clock: Callable[[], float] = time.monotonic,
+        max_header_bytes: int = 4 << 20,
     ) -> None:
         self.public = public
+        self.max_header_bytes = max_header_bytes
         self.organizer = organizer
         self.policy = policy if policy is not None else SpectatorPolicy()
         self._clock = clock
@@ -356,6 +359,13 @@ class SpectatorGate:
         name = event.get("match")
         wall = time.time()
         header = dumps(event)
+        if len(header) > self.max_header_bytes:  # (not held: its later events are dropped too)
+            self._passed.pop(key, None)
+            self.dropped_events += 1
+            log.warning(
+                "live header of %r dropped: %d bytes, over %d", key[:80], len(header), self.max_header_bytes
+            )
+            return woken
         gated = _Gated(
             key=key,
             tournament_id=_as_int(event.get("tournament_id")),
@@ -371,7 +381,8 @@ class SpectatorGate:
         self._gated[key] = gated
         self._held_bytes += len(header)
         self._passed.pop(key, None)
-        return woken + self._prune(now) + self._release(gated, over=False)
+        woken += self._prune(now) + self._bound(gated)
+        return woken + self._release(gated, over=False)
 
     def _pass(self, key: str) -> None:
         """Remember that `key`'s events go through; the keys the public hub no longer holds go."""
@@ -401,8 +412,8 @@ class SpectatorGate:
         gated.chunks.append(chunk)
         self._count(gated, chunk, +1)
         gated.played = first + len(steps)
-        self._bound(gated)
-        return list(gated.waiters) + self._release(gated, over=False)
+        woken = self._bound(gated)
+        return woken + list(gated.waiters) + self._release(gated, over=False)
 
     def _end(self, gated: _Gated, event: dict[str, Any]) -> list[_Wakeup]:
         if gated.policy.visible(gated.played, over=True) is not None:
@@ -464,16 +475,24 @@ class SpectatorGate:
         self._count(gated, chunk, -1)
         gated.dropped_steps += chunk.count
 
-    def _bound(self, gated: _Gated) -> None:
-        """Keep the held steps within the public hub's bounds: the match's own, then all of them."""
+    def _bound(self, gated: _Gated) -> list[_Wakeup]:
+        """Keep what is held within the public hub's bounds: `gated`'s steps, then all matches'
+        (the largest's oldest steps first, then the held match idle longest other than `gated`).
+        Returns the held streams of the matches dropped."""
         hub = self.public
         while gated.chunks and (gated.held_steps > hub.max_steps or gated.held_bytes > hub.max_bytes):
             self._drop_oldest(gated)
+        woken: list[_Wakeup] = []
         while self._held_bytes > hub.max_total_bytes:
             largest = max(self._gated.values(), key=lambda g: g.held_bytes)
-            if not largest.chunks:
+            if largest.chunks:
+                self._drop_oldest(largest)
+                continue
+            others = [g for g in self._gated.values() if g is not gated]
+            if not others:
                 break
-            self._drop_oldest(largest)
+            woken += self._forget(min(others, key=lambda g: g.touched).key)
+        return woken
 
     def _forget(self, key: str) -> list[_Wakeup]:
         """Stop holding `key` (ended, replaced, dropped); returns its held streams to wake."""
