@@ -75,7 +75,8 @@ def test_serve_holds_a_hidden_match_back_and_shows_the_organizer_all_of_it(tmp_p
     env = {name: value for name, value in os.environ.items() if not name.startswith("BOTARENA_")}
     env |= {"BOTARENA_LIVE_TOKEN": TOKEN, "BOTARENA_ORGANIZER_KEY_FILE": str(key_file)}
     db = f"sqlite:///{tmp_path / 'arena.db'}"
-    command = [sys.executable, "-m", "botarena", "serve", "--port", "0", "--db", db]
+    # (--unsandboxed: this server plays no match itself; a machine without the sandbox runs it too)
+    command = [sys.executable, "-m", "botarena", "serve", "--port", "0", "--db", db, "--unsandboxed"]
     command += ["--live-policy", "delayed", "--live-delay", str(DELAY)]
     process = subprocess.Popen(
         command, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
