@@ -8,10 +8,13 @@ For two bots, each run plain and sealed (bubblewrap + a cgroup with the default 
 
 It prints, per bot and mode, the process start (from `open`, which spawns, to the reply of the
 `start` request, so interpreter start and the cgroup's creation are in it) as p50/p99 over
-`--starts` processes, the `open`+`close` cost of the sandbox's cgroup alone, and the p50/p99 of a
-`turn` round trip over `--turns` exchanges with one process.
+`--starts` processes, the `open`+`close` cost of the sandbox's cgroup alone, the p50/p99 of a
+`turn` round trip over `--turns` exchanges with one process, and what the up-front probe
+(`check_sandbox`, cached per process and policy) costs cold, over `--probes` runs.
 
-    .venv/bin/python benchmarks/sandbox_cost.py [--starts 30] [--turns 5000]
+    .venv/bin/python benchmarks/sandbox_cost.py [--starts 30] [--turns 5000] [--probes 5]
+
+It runs on older versions of botarena as well (`PYTHONPATH=<other checkout>/src`), to compare.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import time
 from collections.abc import Callable
 from functools import partial
 
+from botarena.bots import sandbox
 from botarena.bots.sandbox import Cgroup, SandboxPolicy, check_sandbox
 from botarena.bots.subprocess import SubprocessBot
 from botarena.core.protocol import MessageType, Request
@@ -104,10 +108,22 @@ def cgroup_cost(policy: SandboxPolicy, count: int) -> list[float]:
     return times
 
 
+def probe_cost(policy: SandboxPolicy, count: int) -> list[float]:
+    """Milliseconds of one cold `check_sandbox` (its cache cleared first)."""
+    times = []
+    for _ in range(count):
+        sandbox.reset_cache()
+        began = time.perf_counter()
+        check_sandbox(policy)
+        times.append((time.perf_counter() - began) * 1000.0)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--starts", type=int, default=30)
     parser.add_argument("--turns", type=int, default=5000)
+    parser.add_argument("--probes", type=int, default=5)
     args = parser.parse_args()
     check_sandbox()
     policy = SandboxPolicy()
@@ -120,6 +136,11 @@ def main() -> None:
     print(
         f"cgroup create + limits + kill + remove alone: p50 {percentile(groups, 0.5):.2f} ms, "
         f"p99 {percentile(groups, 0.99):.2f} ms"
+    )
+    probes = probe_cost(policy, args.probes)
+    print(
+        f"check_sandbox (the probe), cold: p50 {percentile(probes, 0.5):.0f} ms, "
+        f"max {max(probes):.0f} ms over {args.probes}"
     )
     with tempfile.TemporaryDirectory() as folder:
         trivial = os.path.join(folder, "trivial", "bot.py")

@@ -3,11 +3,17 @@
 Every mistake a person can make here (an unknown game, bot, preset or config key, a broken replay
 file, a bad option) ends with one line on stderr and exit code 2, never a traceback. Set
 BOTARENA_DEBUG=1 to see tracebacks of unexpected errors.
+
+Exit codes: 0 done; 1 done, but not everything could be played (`play`: a bot never got to play;
+`tournament`: matches left unplayed for the platform's reasons, a full disk or no worker that can
+sandbox, which `--resume` plays); 2 a mistake in the command (or a bot that cannot be loaded);
+130 interrupted.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import errno
 import os
 import secrets
 import sys
@@ -163,7 +169,10 @@ def play_command(
         match.replay,
     )
     isolation = _isolation(match.sandbox) if match.sandbox else TRUSTED
-    players = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
+    if match.sandbox:
+        players = _sealed_players(specs, game, isolation)
+    else:
+        players = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
     if original_json is not None and game.native_result_json is None:
         raise UserError(f"{game.id} has no original result format")
     external = match.external
@@ -287,7 +296,11 @@ def _refuse_to_overwrite_a_killed_game(file: Path) -> None:
     """`--replay FILE` starts its journal at once: never over a game that can still be resumed."""
     from botarena.core.replay import read_replay
 
-    if not file.is_file():
+    try:
+        os.stat(file)
+    except OSError as exc:  # no such file (the usual case), or a name no file can have
+        if exc.errno == errno.ENAMETOOLONG:
+            raise UserError(f"cannot write the replay to {_shortened(str(file))}: {exc.strerror}") from None
         return
     try:
         partial = read_replay(file).partial
@@ -838,6 +851,34 @@ UnsandboxedOption = Annotated[
 ]
 
 
+def _sealed_players(specs: Sequence[str], game: Any, isolation: Any) -> list[Any]:
+    """`play --sandbox`'s bots, run as a tournament's worker runs them: each bot's files packed into
+    an artifact and unpacked in the artifact cache (read-only, modes 0644/0755), so that the bot sees
+    what it would see in a tournament, and the sandbox's own uid can read it whatever the modes of
+    the originals (a 0600 file, a 0700 folder). Each keeps the name its spec gives it."""
+    from botarena.bots.artifacts import ArtifactCache, materialize, pack_spec
+    from botarena.bots.resolve import resolve_bot
+
+    cache = ArtifactCache()
+    players = []
+    for spec in specs:
+        packed = pack_spec(spec, game)
+        if packed is None:  # a starter, a URL, a command of system programs: nothing to pack
+            players.append(resolve_bot(spec, game, isolation=isolation))
+            continue
+        folder = cache.unpacked(packed.digest, _bytes_of(packed.data))
+        bot = resolve_bot(materialize(packed.run_spec, folder), game, isolation=isolation)
+        path = Path(spec)
+        bot.name = path.absolute().name if path.is_dir() else path.stem if path.is_file() else bot.name
+        players.append(bot)
+    return players
+
+
+def _bytes_of(data: bytes) -> Callable[[str], bytes]:
+    """An artifact fetcher that has the bytes at hand (the cache still checks them against the digest)."""
+    return lambda _digest: data
+
+
 def _isolation(sandboxed: bool) -> Any:
     """The Isolation for strangers' code: sandboxed (refused in one line if the sandbox is missing)."""
     from botarena.bots.resolve import untrusted
@@ -959,13 +1000,22 @@ def tournament_command(
                 f"tournament {tournament.id} {tournament.name!r}: {len(plan.entrants)} entrants, {store.url}"
             )
         summary = _run_with_progress(store, tournament, workers, dask, progress, isolation, live)
+        unplayed = f", {summary.unplayed} not played" if summary.unplayed else ""
         print(
-            f"{summary.status}: {summary.played} matches played now, {summary.failed} failed, "
+            f"{summary.status}: {summary.played} matches played now, {summary.failed} failed{unplayed}, "
             f"{summary.total_finished} recorded in all, {summary.seconds:.1f} s"
         )
         _print_leaderboard(store, tournament.id)
     finally:
         store.close()
+    if summary.reason is not None:  # after the leaderboard: the last line says what went wrong
+        print(
+            f"botarena: {summary.unplayed} matches could not be played: {summary.reason};"
+            f" once that is fixed, `botarena tournament --resume {tournament.id}` (with the same --db)"
+            " plays them",
+            file=sys.stderr,
+        )
+        raise typer.Exit(1)
 
 
 def _run_with_progress(
@@ -1326,6 +1376,26 @@ def _user_errors() -> tuple[type[BaseException], ...]:
     )
 
 
+def _one_line(exc: BaseException) -> str:
+    """`exc` for people: an OSError as "what it says: the file" (never "[Errno 36] ..."), with a
+    file name too long to read shortened."""
+    if isinstance(exc, OSError) and exc.strerror:
+        if exc.filename is None:
+            return exc.strerror
+        name = exc.filename
+        shown = os.fsdecode(name) if isinstance(name, str | bytes) else str(name)
+        return f"{exc.strerror}: {_shortened(shown)}"
+    return str(exc)
+
+
+def _shortened(text: str, limit: int = 120) -> str:
+    """`text`, or its start and end around an ellipsis when it is longer than `limit`."""
+    if len(text) <= limit:
+        return text
+    keep = (limit - 3) // 2
+    return f"{text[:keep]}...{text[-keep:]}"
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map every error to a one-line message and an exit code."""
     try:
@@ -1345,7 +1415,7 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except Exception as exc:
         if isinstance(exc, _user_errors()):
-            print(f"botarena: error: {exc}", file=sys.stderr)
+            print(f"botarena: error: {_one_line(exc)}", file=sys.stderr)
             return 2
         if os.environ.get("BOTARENA_DEBUG"):
             raise

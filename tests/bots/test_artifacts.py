@@ -3,6 +3,7 @@ worker's cache, and the attacks a worker's unpacking stops (a hostile archive, a
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import io
@@ -26,6 +27,7 @@ from botarena.bots import artifacts
 from botarena.bots.artifacts import (
     PLACEHOLDER,
     ArtifactCache,
+    ArtifactCacheError,
     ArtifactError,
     ArtifactUnavailable,
     artifact_source,
@@ -43,7 +45,7 @@ from botarena.core.registry import get_game
 from botarena.runner import run_match
 from botarena.store import Store, StoreError
 from botarena.store.models import Artifact
-from botarena.tournament.executor import MatchTask, MatchTaskError, play_task
+from botarena.tournament.executor import MatchFailure, MatchTask, MatchTaskError, play_batch, play_task
 
 DRONES = get_game("drones")
 HELPER = """def move(obs):
@@ -682,6 +684,66 @@ def test_a_hostile_archive_is_refused_and_nothing_leaves_the_cache(tmp_path: Pat
     assert not (tmp_path / "escaped").exists() and not Path("/tmp/botarena-pwned").exists()
     assert not cache.path(digest).exists()
     assert list((tmp_path / "cache").iterdir()) == []  # the scratch folder is gone too
+
+
+CACHE_DISK_ERRORS = {
+    "ENOSPC": "full: No space left on device",
+    "EDQUOT": "over its quota: Disk quota exceeded",
+    "EROFS": "read-only: Read-only file system",
+    "EACCES": "not writable: Permission denied",
+}
+
+
+@pytest.mark.parametrize("code", list(CACHE_DISK_ERRORS))
+def test_a_cache_disk_that_cannot_take_an_artifact_says_so_and_the_match_is_the_platforms_fault(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, code: str
+) -> None:
+    """The disk's error at the write (simulated: a real full tmpfs is in
+    tests/tournament/test_platform_faults.py) is the cache's, never 'not a readable archive', and a
+    match that meets it is a platform failure: played again, never failed."""
+    packed = pack_spec(str(folder_bot(tmp_path / "bot")), DRONES)
+    assert packed is not None
+    number = getattr(errno, code)
+    real_open = os.open
+
+    def disk_says_no(path: Any, flags: int, mode: int = 0o777, **kw: Any) -> int:
+        if flags & os.O_CREAT and str(path).startswith(str(tmp_path / "cache")):
+            raise OSError(number, os.strerror(number), str(path))
+        return real_open(path, flags, mode, **kw)
+
+    monkeypatch.setattr(artifacts.os, "open", disk_says_no)
+    cache = ArtifactCache(tmp_path / "cache")
+    expected = f"the artifact cache at {tmp_path / 'cache'} is {CACHE_DISK_ERRORS[code]}"
+    with pytest.raises(ArtifactCacheError, match=re.escape(expected)):
+        cache.unpacked(packed.digest, lambda _: packed.data)
+    assert not cache.path(packed.digest).exists() and list((tmp_path / "cache").iterdir()) == []
+
+    monkeypatch.setattr(artifacts, "default_cache_root", lambda: tmp_path / "cache")  # a worker's cache
+    task = MatchTask(
+        tournament_id=1, key="m", game="drones", preset="default", overrides={"rounds": 2}, seed=1,
+        seats=("bot", "zergy"), specs=(packed.run_spec, "zergy"), artifacts=(packed.digest, None),
+        artifact_source=artifact_source(f"sqlite:///{tmp_path / 'none.db'}"),
+        isolation=untrusted(sandbox=None),
+    )  # fmt: skip
+    monkeypatch.setattr(artifacts, "store_fetcher", lambda url: lambda digest: packed.data)
+    (failure,) = play_batch([task])
+    assert isinstance(failure, MatchFailure) and failure.platform and failure.retry, failure
+    assert failure.error == f"ArtifactCacheError: {expected}"
+
+
+def test_a_store_the_worker_cannot_reach_is_the_platforms_fault_never_the_bots(tmp_path: Path) -> None:
+    packed = pack_spec(str(folder_bot(tmp_path / "bot")), DRONES)
+    assert packed is not None
+    task = MatchTask(
+        tournament_id=1, key="m", game="drones", preset="default", overrides={"rounds": 2}, seed=1,
+        seats=("bot", "zergy"), specs=(packed.run_spec, "zergy"), artifacts=(packed.digest, None),
+        artifact_source=f"sqlite:///{tmp_path / 'not-mounted-here' / 'arena.db'}",
+        isolation=untrusted(sandbox=None),
+    )  # fmt: skip
+    (failure,) = play_batch([task])
+    assert isinstance(failure, MatchFailure) and failure.platform and failure.retry, failure
+    assert failure.error.startswith("ArtifactUnavailable: the store sqlite:///")
+    assert failure.unfit_worker is None  # the store's fault, not this worker's machine
 
 
 def test_an_archive_over_the_caps_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

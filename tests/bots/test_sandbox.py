@@ -391,17 +391,20 @@ def test_java_version_runs_inside_the_default_sandbox() -> None:
         pytest.skip("no java on PATH")
     policy = SandboxPolicy()
     group = sandbox_module.Cgroup.create(policy)
+    sealed = sandbox_module.seal([java, "-version"], policy=policy)
     try:
         done = subprocess.run(
-            sandbox_module.bwrap_argv([java, "-version"], policy=policy),
+            sealed.argv,
             capture_output=True,
             check=False,
             preexec_fn=group.preexec(),
-            env=sandbox_module.sandbox_env(None),
+            env=sealed.env,
+            pass_fds=sealed.pass_fds,
         )
     finally:
         group.kill()
         group.remove()
+        sealed.release()
     assert done.returncode == 0, done.stderr.decode()
     assert b"version" in done.stderr
 

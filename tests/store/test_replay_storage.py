@@ -174,3 +174,41 @@ def test_a_worker_ships_its_replay_to_a_shared_location_and_sends_only_the_hash(
     with pytest.raises(StoreError, match=r"shared replay location file:///.*/gone is not on this machine"):
         ship_replay((tmp_path / "gone").as_uri(), DATA)
     assert not (tmp_path / "gone").exists()
+
+
+def replay_of(match_id: str, text: str) -> bytes:
+    """A replay's gzip bytes naming `match_id` (what the sweep reads of an unreferenced replay)."""
+    from botarena.core.replay import Replay
+
+    replay = Replay("drones", "drones_v1", "default", {}, 1, [], match_id=match_id, logs=[{"text": text}])
+    return gzip.compress(replay.dumps(), mtime=0)
+
+
+def test_only_unreferenced_replays_of_the_matches_named_are_removed(store: Store) -> None:
+    """Issue 25: replays written for tries that were never recorded go; none that a match references,
+    none of another match, and nothing that is no replay, whatever kind of storage keeps them."""
+    a = store.register_bot("drones", "a", "pkg:a")
+    b = store.register_bot("drones", "b", "pkg:b")
+    t = store.create_tournament(
+        name="t", game="drones", format="round-robin", preset="default", config={}, seed=1,
+        options={}, entrants=[("a", a.id), ("b", b.id)],
+    )  # fmt: skip
+    store.add_matches(t.id, [spec("m1"), spec("m2")])
+    recorded = replay_of("t1-m1", "the try that was recorded")
+    assert store.record_result(t.id, "m1", **{**result(), "replay_gz": recorded})
+    superseded = store.replays.write(replay_of("t1-m1", "an earlier try, never recorded"))
+    unrecorded = store.replays.write(replay_of("t1-m2", "a try its coordinator died before recording"))
+    others = store.replays.write(replay_of("t9-m2", "another tournament's, never recorded"))
+    junk = store.replays.write(DATA)  # no replay at all: not the sweep's to judge
+    store.postpone(
+        t.id, "m2", "ArtifactCacheError: the artifact cache at /c is full: No space left on device"
+    )
+    row = store.find_match(t.id, "m2")
+    assert row is not None and row.status == "scheduled" and row.error and row.error.startswith("Artifact")
+
+    assert store.remove_unrecorded_replays(["t1-m1", "t1-m2"]) == 2
+    left = set(store.replays.digests())
+    assert left == {replay_hash(recorded), others, junk}
+    assert superseded not in left and unrecorded not in left
+    assert store.remove_unrecorded_replays(["t1-m1", "t1-m2"]) == 0  # nothing more to remove
+    assert store.read_replay(replay_hash(recorded)) == recorded

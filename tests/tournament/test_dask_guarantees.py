@@ -11,8 +11,13 @@
 - The sandbox on every worker: a hostile entrant (reads host files, writes outside its folder, opens
   connections, forks until it cannot) plays in both seats against an in-process starter, a sandboxed
   subprocess entrant and an HTTP bot, on Dask workers: every attack fails as in the pool, the rivals
-  are unaffected, nothing is left running. A worker without bubblewrap plays no match: each one is
-  recorded failed with the worker's reason, and no entrant ever runs unsealed.
+  are unaffected, nothing is left running.
+- Workers that cannot play take no matches (issue 25): among three workers, one without bubblewrap
+  takes none of 30 matches (each is played once, on the other two; none fails) and is logged once
+  with its reason; on a cluster where no worker can sandbox the tournament stops at once with that
+  reason, nothing recorded as failed and no entrant run unsealed, and `--resume` on a cluster that can
+  plays it all. A worker whose artifact cache turns out full (simulated on that worker) costs one try
+  of one match: its matches are played on the other workers, and it takes no more.
 
 The cluster's scheduler gives up on a task at the first worker it kills
 (`distributed.scheduler.allowed-failures` 0; 3 by default), so that the killer costs seconds; the
@@ -49,7 +54,6 @@ from botarena.core.status import Status
 from botarena.store import Store, StoreError
 from botarena.tournament.executor import MatchTaskError, close_executor, dask_executor, is_worker_loss
 from botarena.tournament.service import (
-    MAX_ATTEMPTS,
     SOLO_BREAKS,
     Entrant,
     TournamentPlan,
@@ -462,11 +466,54 @@ def test_hostile_entrants_on_dask_workers_are_stopped_in_both_seats_against_ever
     assert processes_with(str(hostile)) == []  # its forks (which keep its command line) are gone
 
 
+def break_bwrap() -> int:
+    """On a worker: no bubblewrap from now on (as if started with BOTARENA_BWRAP naming none)."""
+    from botarena.bots.sandbox import reset_cache
+
+    os.environ["BOTARENA_BWRAP"] = "/nonexistent/bwrap"
+    reset_cache()
+    return os.getpid()
+
+
+@pytest.fixture(scope="module")
+def three() -> Iterator[Any]:
+    """A cluster of three workers, for the tests of workers that cannot play (one of them is made
+    unable to sandbox; the module's `cluster` loses and restarts workers in other tests)."""
+    with new_cluster(n_workers=3) as running, distributed.Client(running, set_as_default=False) as client:
+        client.wait_for_workers(3, timeout=120)
+        yield running
+
+
 @pytest.mark.timeout(600)
-def test_a_worker_without_bubblewrap_fails_its_matches_and_never_runs_a_bot_unsealed(
-    store: Store, tmp_path: Path
+def test_a_worker_that_cannot_sandbox_takes_no_match_and_the_other_two_play_them_all(
+    store: Store, three: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
-    sandbox_ready()  # the coordinator's machine can sandbox; its one worker cannot
+    sandbox_ready()
+    starters = ("adaptive", "pacifist", "randomonium", "tactician", "zergy")
+    plan = TournamentPlan(
+        name="t", game="drones", format="round-robin", seed=4, overrides={"rounds": 2, "turn_limit": 3},
+        entrants=[Entrant(s, s) for s in starters] + [Entrant("zergy-2", "zergy")],
+        options={"cycles": 2},  # 15 pairs, twice: 30 short sandboxed matches
+    )  # fmt: skip
+    with distributed.Client(three.scheduler_address, set_as_default=False) as client:
+        broken = sorted(client.scheduler_info()["workers"])[0]
+        client.run(break_bwrap, workers=[broken])
+        caplog.set_level("WARNING", logger="botarena.tournament")
+        summary = on_dask(store, three, plan)
+    assert (summary.status, summary.played, summary.failed, summary.unplayed) == ("finished", 30, 0, 0)
+    rows = rows_of(store, "t")
+    # a match sent to the broken worker would have failed there first: every one was played once
+    assert len(rows) == 30 and all(r.status == "finished" and r.attempts == 1 for r in rows)
+    refusals = [r.getMessage() for r in caplog.records if "takes no matches" in r.getMessage()]
+    assert len(refusals) == 1 and broken in refusals[0], refusals  # logged once, with its reason
+    assert "cannot sandbox bots: bubblewrap (bwrap) not found" in refusals[0]
+
+
+@pytest.mark.timeout(600)
+def test_with_no_worker_that_can_sandbox_the_tournament_stops_with_the_reason_and_resumes_elsewhere(
+    store: Store, tmp_path: Path, cluster: Any
+) -> None:
+    sandbox_ready()  # the coordinator's machine can sandbox; the broken cluster's one worker cannot
     marker = tmp_path / "ran-unsealed"
     bot = tmp_path / "entrants" / "bot.py"
     bot.parent.mkdir()
@@ -477,9 +524,117 @@ def test_a_worker_without_bubblewrap_fails_its_matches_and_never_runs_a_bot_unse
     )  # fmt: skip
     with new_cluster(n_workers=1, env={"BOTARENA_BWRAP": "no-such-bwrap"}) as broken:
         summary = on_dask(store, broken, plan)
-    assert summary.status == "finished" and summary.played == 0 and summary.failed == 3
+    assert (summary.status, summary.played, summary.failed, summary.unplayed) == ("stopped", 0, 0, 3)
+    assert summary.reason is not None
+    assert summary.reason.startswith("no Dask worker can play this tournament's matches: the worker on ")
+    assert "cannot sandbox bots: bubblewrap (bwrap) not found" in summary.reason
+    assert "--unsandboxed" not in summary.reason  # advice for the organizer's own machine only
     for row in rows_of(store, "t"):
-        assert row.status == "failed" and row.attempts == MAX_ATTEMPTS, row
-        assert "cannot sandbox bots: bubblewrap (bwrap) not found" in (row.error or ""), row
-        assert "--unsandboxed" not in (row.error or "")  # advice for the organizer's own machine only
+        assert row.status in ("scheduled", "running") and row.error is None, row  # nothing failed
     assert not marker.exists()
+
+    tournament = store.find_tournament("t")
+    assert tournament is not None
+    executor = dask_executor(cluster.scheduler_address)  # `--resume` on a cluster whose workers can
+    try:
+        resumed = run_tournament(store, tournament.id, executor)
+    finally:
+        close_executor(executor)
+    assert (resumed.status, resumed.played, resumed.failed) == ("finished", 3, 0)
+    assert all(row.status == "finished" for row in rows_of(store, "t"))
+    assert not marker.exists()  # sandboxed, the bot could not write it either
+
+
+def fill_the_first_cache(claim: str, cache: str) -> None:
+    """On a worker: the first worker of the cluster to unpack an artifact (it claims the file
+    `claim`) finds its cache's disk full, then and every time after; the others unpack as before
+    (into `cache`, for this test only)."""
+    import errno
+
+    from botarena.bots import artifacts
+
+    artifacts.SAVED_CACHE_ENV = os.environ.get("BOTARENA_CACHE_DIR")  # type: ignore[attr-defined]
+    os.environ["BOTARENA_CACHE_DIR"] = cache
+
+    real = artifacts.ArtifactCache._unpack
+    full: list[int] = []
+
+    def unpack(self: Any, data: bytes, digest: str, target: Path) -> None:
+        if not full:
+            try:
+                os.close(os.open(claim, os.O_CREAT | os.O_EXCL | os.O_WRONLY))
+            except FileExistsError:  # another worker claimed it: this one has room
+                return real(self, data, digest, target)
+        full.append(1)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    artifacts.ArtifactCache._real_unpack = real  # type: ignore[attr-defined]
+    artifacts.ArtifactCache._unpack = unpack  # type: ignore[method-assign]
+    artifacts.FULL_UNPACKS = full  # type: ignore[attr-defined]
+
+
+def mend_the_cache() -> int:
+    """On a worker: undo `fill_the_first_cache`; how many unpacks found the disk full here."""
+    from botarena.bots import artifacts
+
+    artifacts.ArtifactCache._unpack = artifacts.ArtifactCache._real_unpack  # type: ignore[attr-defined]
+    saved = artifacts.SAVED_CACHE_ENV  # type: ignore[attr-defined]
+    if saved is None:
+        os.environ.pop("BOTARENA_CACHE_DIR", None)
+    else:
+        os.environ["BOTARENA_CACHE_DIR"] = saved
+    return len(artifacts.FULL_UNPACKS)  # type: ignore[attr-defined]
+
+
+class RouteSpy(Executor):
+    """A Dask executor that records the scheduling keywords of every task (the gate's routing)."""
+
+    def __init__(self, inner: Executor) -> None:
+        self.inner = inner
+        self._client = inner._client  # type: ignore[attr-defined]  # still a Dask executor to the coordinator
+        self.routes: list[dict[str, Any]] = []
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        self.routes.append(dict(kwargs))
+        return self.inner.submit(fn, *args, **kwargs)
+
+
+@pytest.mark.timeout(600)
+def test_a_worker_whose_cache_is_full_takes_no_more_matches_and_the_others_play_them(
+    store: Store, tmp_path: Path, three: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from botarena.tournament import service
+
+    monkeypatch.setattr(service, "BATCH_TARGET_S", 1e-9)  # one match per task: each try is one task
+    bot = tmp_path / "fresh.py"  # content of its own: no worker has it cached yet
+    bot.write_text(f"# {os.urandom(8).hex()}\n" + (ENTRANTS / "quiet.py").read_text())
+    plan = TournamentPlan(
+        name="t", game="drones", format="round-robin", seed=2, overrides=SHORT, options={"cycles": 2},
+        entrants=[Entrant("fresh", str(bot)), Entrant("zergy", "zergy"), Entrant("adaptive", "adaptive")],
+    )  # fmt: skip
+    client = distributed.Client(three.scheduler_address, set_as_default=False)
+    try:
+        client.run(fill_the_first_cache, str(tmp_path / "claimed"), str(tmp_path / "cache"))
+        tournament = create_tournament(store, plan, isolation=untrusted(sandbox=None))
+        executor = RouteSpy(dask_executor(three.scheduler_address))
+        try:  # unsandboxed: the cache is the point here
+            summary = run_tournament(  # one task at a time: the full worker gets one before it is left out
+                store, tournament.id, executor, isolation=untrusted(sandbox=None), max_in_flight=1
+            )
+        finally:
+            close_executor(executor.inner)
+            full_unpacks = client.run(mend_the_cache)
+    finally:
+        client.close()
+    assert (summary.status, summary.played, summary.failed, summary.unplayed) == ("finished", 6, 0, 0)
+    (full,) = [worker for worker, count in full_unpacks.items() if count]  # exactly one worker was full
+    assert full_unpacks[full] == 1  # it failed one match, and was given no other
+    rows = rows_of(store, "t")
+    assert all(row.status == "finished" for row in rows) and sum(row.attempts for row in rows) == 6 + 1
+    others = sorted(set(full_unpacks) - {full})
+    sent_elsewhere = [route for route in executor.routes if route]
+    assert sent_elsewhere and all(
+        route == {"workers": others, "allow_other_workers": False} for route in sent_elsewhere
+    )
+    before = len(executor.routes) - len(sent_elsewhere)
+    assert executor.routes[:before] == [{}] * before  # unrestricted until the fault, then never the full one

@@ -38,3 +38,31 @@ def recorded_before_the_kill(db: str, name: str, matches: int) -> dict[str, Any]
         return before
     finally:
         store.close()
+
+
+REQUIRE_SANDBOX_ENV = "BOTARENA_REQUIRE_SANDBOX"
+
+
+def sandbox_ready() -> None:
+    """Skip without a sandbox locally; fail in CI (BOTARENA_REQUIRE_SANDBOX=1), where there is one."""
+    import pytest
+
+    from botarena.bots.sandbox import SandboxUnavailable, check_sandbox
+
+    try:
+        check_sandbox()
+    except SandboxUnavailable as exc:
+        if os.environ.get(REQUIRE_SANDBOX_ENV) == "1":
+            pytest.fail(f"{REQUIRE_SANDBOX_ENV}=1 but the sandbox is unavailable: {exc}", pytrace=False)
+        pytest.skip(str(exc))
+
+
+def unreferenced_replays(store: Store) -> set[str]:
+    """The replays kept in `store` that no match references."""
+    referenced = {
+        row.replay_hash
+        for t in store.list_tournaments()
+        for row in store.list_matches(t.id)
+        if row.replay_hash
+    }
+    return set(store.replays.digests()) - referenced

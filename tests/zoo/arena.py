@@ -148,6 +148,8 @@ class Arena:
     game: GameInfo
     marker: str = field(default_factory=lambda: f"zoo-{uuid.uuid4().hex}")
     policy: SandboxPolicy | None = None
+    host_marker: Path | None = None
+    """The file a breakout's core_pattern script would write on the host (default: in the arena)."""
 
     def __post_init__(self) -> None:
         token = uuid.uuid4().hex
@@ -157,6 +159,8 @@ class Arena:
         self.rival_dir = self.root / "entrants" / "rival"
         self.db = self.root / "var" / "botarena.db"
         self.planted = self.root / "entrants" / "planted.py"
+        if self.host_marker is None:
+            self.host_marker = self.root / "core-pattern-ran"
         for folder in (self.hostile_dir, self.rival_dir, self.db.parent):
             folder.mkdir(parents=True)
         shutil.copy(BOTS / "_wire.py", self.rival_dir)
@@ -182,6 +186,8 @@ class Arena:
             "rival": str(self.rival),
             "db": str(self.db),
             "new_file": str(self.planted),
+            "host_marker": str(self.host_marker),
+            "coordinator_pid": os.getpid(),
         }
 
     def hostile_process(self, bot: str) -> SubprocessBot:
@@ -291,14 +297,16 @@ which the sandbox replaces with a private one anyway: secrets there would prove 
 
 
 @contextlib.contextmanager
-def arena_for(fallback: Path, game: GameInfo, policy: SandboxPolicy | None) -> Iterator[Arena]:
+def arena_for(
+    fallback: Path, game: GameInfo, policy: SandboxPolicy | None, host_marker: Path | None = None
+) -> Iterator[Arena]:
     """An arena in a fresh folder of the checkout (or under `fallback` if the checkout is read-only),
     removed afterwards."""
     try:
         root = Path(tempfile.mkdtemp(prefix=".zoo-arena-", dir=CHECKOUT))
     except OSError:
         root = Path(tempfile.mkdtemp(prefix="zoo-arena-", dir=fallback))
-    arena = Arena(root, game, policy=policy)
+    arena = Arena(root, game, policy=policy, host_marker=host_marker)
     try:
         yield arena
     finally:

@@ -15,6 +15,7 @@ from botarena.games.drones import rules
 from botarena.runner import MatchRun
 
 from .arena import OK, STDERR_CAP, Arena, Check, Expect, every, turns_only
+from .breakout import check_breakout
 
 Transport = Literal["subprocess", "http", "entrant"]
 
@@ -119,6 +120,14 @@ def check_patch(arena: Arena, run: MatchRun) -> str:
     return f"ran as a {player['kind']} bot: engine and opponent untouched"
 
 
+def check_escape(arena: Arena, run: MatchRun) -> str:
+    """The breakout bot (issue 25): every attempt to act as root on the host was refused."""
+    text, _ = hostile_log(arena, run)
+    evidence = check_breakout(text, where="zoo")
+    assert arena.host_marker is not None and not arena.host_marker.exists(), "the core_pattern script ran"
+    return evidence
+
+
 ATTACKS = [
     Attack("hang", "hang (never answers)", "subprocess", "hang", every(TIMEOUT)),
     Attack("late", "sleep past the deadline", "subprocess", "late", turns_only(TIMEOUT)),
@@ -172,6 +181,15 @@ ATTACKS = [
         every(OK),
         sandbox=True,
         check=check_writes,
+    ),
+    Attack(
+        "breakout",
+        "act as root on the host (breakout): core_pattern pipe, every sysctl, filtered calls, environs",
+        "subprocess",
+        "breakout",
+        every(OK),
+        sandbox=True,
+        check=check_escape,
     ),
     Attack(
         "patch_engine",

@@ -21,6 +21,7 @@ from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandb
 from botarena.core.game import GameInfo
 
 from .arena import Verdict, arena_for, verdicts
+from .breakout import HostGuard
 
 REQUIRE_SANDBOX = "BOTARENA_REQUIRE_SANDBOX"
 TABLE_ENV = "BOTARENA_ZOO_TABLE"
@@ -44,6 +45,17 @@ def require_sandbox(policy: SandboxPolicy | str) -> SandboxPolicy:
     if os.environ.get(REQUIRE_SANDBOX) == "1":
         pytest.fail(f"{REQUIRE_SANDBOX}=1 but the sandbox is unavailable: {policy}", pytrace=False)
     pytest.skip(f"no sandbox here: {policy}")
+
+
+@pytest.fixture
+def host_guard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[HostGuard]:
+    """Secrets in the coordinator's environment for the test; the host's core_pattern saved before and
+    put back after, whatever happened (a breach never leaves the host changed)."""
+    guard = HostGuard(tmp_path, monkeypatch)
+    try:
+        yield guard
+    finally:
+        guard.restore()
 
 
 Baseline = Callable[[str, int], list[Verdict]]

@@ -36,6 +36,7 @@ from .arena import (
     wait_no_processes,
 )
 from .attacks import ATTACKS, Attack
+from .breakout import HostGuard
 from .conftest import Baseline, require_sandbox
 
 
@@ -57,7 +58,13 @@ def hostile_bot(arena: Arena, attack: Attack) -> Bot:
 
 
 def assert_sealed(
-    arena: Arena, run: MatchRun, growth_kib: int, attack: Attack, seat: int, baseline: list[Verdict]
+    arena: Arena,
+    run: MatchRun,
+    growth_kib: int,
+    attack: Attack,
+    seat: int,
+    baseline: list[Verdict],
+    guard: HostGuard,
 ) -> None:
     replay = run.replay
     # the match completed, with every turn played
@@ -77,6 +84,7 @@ def assert_sealed(
     dump = orjson.dumps(replay.to_json())
     assert arena.secret_rival.encode() not in dump, "a rival's source leaked into the replay"
     assert arena.secret_db.encode() not in dump, "the database leaked into the replay"
+    guard.assert_untouched(dump)  # nor the coordinator's secrets; the host's core_pattern as it was
     # nothing reached the network
     assert arena.listener.count() == 0, "the bot connected to a local listener"
     assert arena.redirect_target.count() == 0, "the runner followed the bot's redirect"
@@ -98,6 +106,7 @@ def test_hostile_bot(
     sandbox_policy: SandboxPolicy | str,
     quiet_baseline: Baseline,
     zoo_row: dict[str, Any],
+    host_guard: HostGuard,
 ) -> None:
     zoo_row.update(attack=attack.title, seat=seat, opponent=opponent, context=f"seat {seat} vs {opponent}")
     if attack.sandbox:
@@ -105,10 +114,10 @@ def test_hostile_bot(
     else:
         policy = sandbox_policy if isinstance(sandbox_policy, SandboxPolicy) else None
     baseline = quiet_baseline(opponent, seat)
-    with arena_for(tmp_path, drones, policy) as arena:
+    with arena_for(tmp_path, drones, policy, host_guard.marker) as arena:
         run, growth = arena.play(hostile_bot(arena, attack), arena.opponent(opponent), seat)
         zoo_row["outcome"] = summarize(verdicts(run, seat))
-        assert_sealed(arena, run, growth, attack, seat, baseline)
+        assert_sealed(arena, run, growth, attack, seat, baseline, host_guard)
         if attack.check is not None:
             zoo_row["evidence"] = attack.check(arena, run)
 
@@ -121,6 +130,7 @@ def test_entrant_cannot_touch_an_in_process_opponent(
     sandbox_policy: SandboxPolicy | str,
     quiet_baseline: Baseline,
     zoo_row: dict[str, Any],
+    host_guard: HostGuard,
 ) -> None:
     """The gc attack needs a victim in its process: a built-in starter bot stays in-process, the
     entrant does not, so its patches and its `act` replacement reach nobody."""
@@ -128,9 +138,9 @@ def test_entrant_cannot_touch_an_in_process_opponent(
     zoo_row.update(attack=attack.title, seat=seat, opponent="inprocess", context=f"seat {seat} vs inprocess")
     policy = require_sandbox(sandbox_policy)
     baseline = quiet_baseline("inprocess", seat)
-    with arena_for(tmp_path, drones, policy) as arena:
+    with arena_for(tmp_path, drones, policy, host_guard.marker) as arena:
         run, growth = arena.play(hostile_bot(arena, attack), arena.opponent("inprocess"), seat)
         zoo_row["outcome"] = summarize(verdicts(run, seat))
-        assert_sealed(arena, run, growth, attack, seat, baseline)
+        assert_sealed(arena, run, growth, attack, seat, baseline, host_guard)
         assert attack.check is not None
         zoo_row["evidence"] = attack.check(arena, run)

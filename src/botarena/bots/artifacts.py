@@ -22,6 +22,7 @@ worker processes racing on one machine see a whole entry or none; unpacked files
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import io
@@ -73,6 +74,22 @@ class ArtifactUnavailable(RuntimeError):
     """The store holding an artifact could not be reached (worth retrying: the match is played again)."""
 
 
+class ArtifactCacheError(RuntimeError):
+    """The worker's artifact cache cannot take an artifact: its disk is full, over its quota, read-only
+    or not writable. A fault of the worker's machine, never of the bot (whose size the caps bound):
+    the match is played elsewhere or later, never recorded as failed."""
+
+
+CACHE_ERRNOS: dict[int, str] = {
+    errno.ENOSPC: "full",
+    errno.EDQUOT: "over its quota",
+    errno.EROFS: "read-only",
+    errno.EACCES: "not writable",
+    errno.EPERM: "not writable",
+}
+"""What an OSError's errno says about the artifact cache's disk (`ArtifactCacheError`)."""
+
+
 @dataclass(frozen=True)
 class PackedBot:
     """A bot's files as a canonical archive, and the spec that runs them once unpacked."""
@@ -97,11 +114,12 @@ def pack_spec(spec: str, game: GameInfo) -> PackedBot | None:
     if spec.startswith("cmd:"):
         return _pack_command(spec[4:])
     path = Path(spec)
-    # is_dir/is_file follow a link, but only to choose the kind of spec: what is packed is opened
-    # again from the root's descriptor, without following anything.
-    if path.is_dir():
+    # isdir/isfile follow a link, but only to choose the kind of spec: what is packed is opened
+    # again from the root's descriptor, without following anything. (os.path's answer False where
+    # Path's would raise, e.g. for a name longer than the system allows.)
+    if os.path.isdir(path):
         return _pack(Path(os.path.abspath(path)), [()], PLACEHOLDER)
-    if path.is_file():
+    if os.path.isfile(path):
         source = Path(os.path.abspath(path))
         cpp = path.suffix.lower() in CPP_SUFFIXES  # its headers beside it are part of its build
         return _pack(source.parent, [(source.name,)], f"{PLACEHOLDER}/{source.name}", headers=cpp)
@@ -320,14 +338,22 @@ class ArtifactCache:
     def unpacked(self, digest: str, fetch: Fetch) -> Path:
         """The folder holding artifact `digest`, fetched (`fetch(digest)` -> bytes), checked and
         unpacked on a miss. Raises ArtifactError for bytes that do not hash to `digest` or an unsafe
-        archive, and whatever `fetch` raises."""
+        archive, ArtifactCacheError when the cache's disk cannot take it (full, read-only, ...), and
+        whatever `fetch` raises."""
         target = self.path(digest)
-        if target.is_dir():
+        if os.path.isdir(target):
             return target
         data = fetch(digest)
         actual = hashlib.sha256(data).hexdigest()
         if actual != digest:
             raise ArtifactError(f"artifact {digest} does not match its digest (the bytes hash to {actual})")
+        try:
+            self._unpack(data, digest, target)
+        except OSError as exc:
+            raise self._cache_error(exc) from None
+        return target
+
+    def _unpack(self, data: bytes, digest: str, target: Path) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
         scratch = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=self.root))
         try:
@@ -341,7 +367,16 @@ class ArtifactCache:
         finally:
             if scratch.exists():
                 _remove(scratch)
-        return target
+
+    def _cache_error(self, exc: OSError) -> Exception:
+        """The one-line reason the cache's disk gave, as ArtifactCacheError when it is the disk's
+        (full, read-only, ...); any other OSError as it was."""
+        state = CACHE_ERRNOS.get(exc.errno or 0)
+        if state is None:
+            return exc
+        return ArtifactCacheError(
+            f"the artifact cache at {self.root} is {state}: {os.strerror(exc.errno or 0)}"
+        )
 
 
 def extract(data: bytes, into: Path, digest: str = "") -> None:
@@ -361,6 +396,8 @@ def extract(data: bytes, into: Path, digest: str = "") -> None:
     except (tarfile.TarError, EOFError, OSError, gzip.BadGzipFile, ValueError) as exc:
         if isinstance(exc, ArtifactError):
             raise
+        if isinstance(exc, OSError) and exc.errno in CACHE_ERRNOS:
+            raise  # the disk's fault, not the archive's: the cache says so (ArtifactCache.unpacked)
         raise ArtifactError(f"{what} is not a readable archive: {type(exc).__name__}: {exc}") from None
 
 
@@ -451,7 +488,7 @@ def _engine(url: str) -> Engine:
 
         parsed = eng.normalize_url(url)
         database = eng.sqlite_file(parsed)
-        if parsed.get_backend_name() == "sqlite" and (database is None or not database.is_file()):
+        if parsed.get_backend_name() == "sqlite" and (database is None or not os.path.isfile(database)):
             shown = parsed.render_as_string(hide_password=True)
             raise ArtifactUnavailable(f"the store {shown} is not a database file this worker can read")
         made = eng.make_engine(parsed)
@@ -565,6 +602,7 @@ def materialize_specs(
 __all__ = [
     "PLACEHOLDER",
     "ArtifactCache",
+    "ArtifactCacheError",
     "ArtifactError",
     "ArtifactUnavailable",
     "PackedBot",

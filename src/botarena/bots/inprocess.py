@@ -41,6 +41,7 @@ when the match closes is dropped (interrupted if it is in Python code, abandoned
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
@@ -49,7 +50,7 @@ import sys
 import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, NoReturn
 
 import orjson
@@ -110,6 +111,17 @@ def _unguard_exit() -> None:
         _guard_users -= 1
         if _guard_users == 0:
             os._exit = _real_exit
+
+
+@contextlib.contextmanager
+def exit_guarded() -> Iterator[None]:
+    """`os._exit` raises BotExit in this process while the block runs (e.g. a bot file's import:
+    its module-level code may call it too), as while an in-process bot is open."""
+    _guard_exit()
+    try:
+        yield
+    finally:
+        _unguard_exit()
 
 
 def real_exit(code: int) -> NoReturn:

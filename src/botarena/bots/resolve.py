@@ -31,7 +31,7 @@ from types import ModuleType
 from typing import Any
 
 from botarena.bots.base import Bot
-from botarena.bots.inprocess import PythonBot
+from botarena.bots.inprocess import BotExit, PythonBot, exit_guarded
 from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.game import GameInfo
 from botarena.kit import module_bot_factory
@@ -80,7 +80,13 @@ def _load_module(path: Path) -> ModuleType:
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        with exit_guarded():  # module-level code that ends the process ends only the import
+            spec.loader.exec_module(module)
+    except SystemExit as exc:  # sys.exit(), or os._exit() (BotExit) while guarded
+        how = f"os._exit({exc.code})" if isinstance(exc, BotExit) else f"sys.exit({exc.code!r})"
+        raise BotSpecError(
+            f"cannot load Python bot {path}: it ended the process while being imported ({how})"
+        ) from None
     except Exception as exc:  # a bot file's own error: report it in one line
         raise BotSpecError(f"cannot load Python bot {path}: {type(exc).__name__}: {exc}") from None
     return module
@@ -109,11 +115,11 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
     if spec.startswith("cmd:"):
         return _command_bot(spec[4:], isolation)
     path = Path(spec)
-    if path.is_dir():
+    if is_dir(spec):
         return _folder_bot(path.absolute(), game, spec, isolation)
-    if path.is_file() and path.suffix.lower() in CPP_SUFFIXES:
+    if is_file(spec) and path.suffix.lower() in CPP_SUFFIXES:
         return _command_bot(shlex.quote(str(_compile_cpp(path, game, spec, isolation))), isolation)
-    if path.is_file():
+    if is_file(spec):
         suffix = _file_kind(path, game, spec)
         if suffix == ".py":
             if not isolation.python_in_process:
@@ -141,11 +147,11 @@ def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> 
         split_command(spec[4:])
         return
     path = Path(spec)
-    if path.is_file() and path.suffix.lower() in CPP_SUFFIXES:
+    if is_file(spec) and path.suffix.lower() in CPP_SUFFIXES:
         _cpp_builder(game, spec)
         return
-    if path.is_dir() or path.is_file():
-        entry = folder_entry(path) if path.is_dir() else path
+    if is_dir(spec) or is_file(spec):
+        entry = folder_entry(path) if is_dir(spec) else path
         if _file_kind(entry, game, spec) == ".js":
             from botarena.bots.node import NodeUnavailableError, check_node
 
@@ -166,7 +172,7 @@ def folder_entry(folder: Path) -> Path:
     """The file a folder bot starts from (BotSpecError listing what was looked for if none)."""
     for name in FOLDER_ENTRIES:
         candidate = folder / name
-        if candidate.is_file() and (candidate.suffix in (".py", ".js") or os.access(candidate, os.X_OK)):
+        if is_file(candidate) and (candidate.suffix in (".py", ".js") or os.access(candidate, os.X_OK)):
             return candidate
     raise BotSpecError(
         f"{folder} is a folder with no bot in it: looked for {', '.join(FOLDER_ENTRIES[:4])} "
@@ -252,9 +258,32 @@ def _check_command_spec(spec: str, game: GameInfo) -> None:
     if not any(ch.isspace() for ch in spec):
         starters = ", ".join(sorted(game.starter_bots))
         raise BotSpecError(
-            f"unknown bot {spec!r}: not a starter bot of {game.id} ({starters}), "
-            "a file, a URL or a command line"
+            f"unknown bot {shown_spec(spec)}: not a starter bot of {game.id} ({starters}), "
+            "a file, a folder, a URL or a command line"
         )
+
+
+def is_file(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is a file. A person's argument may be no possible file name at all (a name
+    over NAME_MAX, a path over PATH_MAX): that is no file, where `Path.is_file` would raise
+    `[Errno 36] File name too long`."""
+    return os.path.isfile(path)
+
+
+def is_dir(path: str | os.PathLike[str]) -> bool:
+    """Whether `path` is a folder (False, never an error, for a name no file can have: see is_file)."""
+    return os.path.isdir(path)
+
+
+SHOWN_SPEC_CHARS = 120
+
+
+def shown_spec(spec: str) -> str:
+    """`spec` quoted for a one-line message, its middle cut when it is longer than SHOWN_SPEC_CHARS."""
+    if len(spec) <= SHOWN_SPEC_CHARS:
+        return repr(spec)
+    keep = SHOWN_SPEC_CHARS // 2
+    return f"{spec[:keep]!r}...{spec[-keep:]!r} ({len(spec)} characters)"
 
 
 def _python_kit_bot(path: Path, isolation: Isolation) -> Bot:
@@ -293,7 +322,7 @@ def command_files(argv: list[str]) -> list[Path]:
                 continue
             path = Path(candidate).absolute()
             system = path == Path("/") or str(path).startswith("/usr/")
-            if path.exists() and not system and path not in found:
+            if os.path.exists(path) and not system and path not in found:
                 found.append(path)
     return found
 

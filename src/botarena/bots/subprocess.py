@@ -36,7 +36,7 @@ from botarena.core.protocol import MessageType, Reply, Request
 from botarena.core.status import Reason, Status, Warning
 
 if TYPE_CHECKING:
-    from botarena.bots.sandbox import Cgroup, SandboxPolicy
+    from botarena.bots.sandbox import Cgroup, SandboxPolicy, Seal
 
 _READ_CHUNK = 1 << 16
 _POLL_IN = select.POLLIN | select.POLLPRI | select.POLLHUP | select.POLLERR
@@ -232,6 +232,7 @@ class SubprocessBot(Bot):
         self.bot_files = [str(path) for path in bot_files]
         self._sandbox_note = ""  # how the sandbox was set up, for describe()
         self._cgroup: Cgroup | None = None
+        self._seal: Seal | None = None  # the sealed command's filter fd and uid lease, while it runs
         self._reset()
 
     def _reset(self) -> None:
@@ -269,6 +270,7 @@ class SubprocessBot(Bot):
             return  # the start request finds no process: CRASHED, with the reason in the log
         argv, env, cwd, preexec = plan
         preexec = _with_death_signal(preexec)
+        pass_fds = self._seal.pass_fds if self._seal is not None else ()
         self._spawned_at = time.perf_counter()
         try:
             proc = subprocess.Popen(
@@ -283,11 +285,15 @@ class SubprocessBot(Bot):
                 preexec_fn=preexec,
                 bufsize=0,
                 close_fds=True,
+                pass_fds=pass_fds,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             self._notes.append(f"[botarena] could not start {shlex.join(self.argv)}: {exc}\n")
             self._release_cgroup()
             return
+        finally:
+            if self._seal is not None:
+                self._seal.spawned()
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self._proc = proc
         self._dead = False
@@ -319,13 +325,15 @@ class SubprocessBot(Bot):
             # the runner's environment without the platform's secrets (the sandbox's is a clean one)
             env = self.env if self.env is not None else bot_environment()
             return self.argv, env, self.cwd, preexec
-        from botarena.bots.sandbox import Cgroup, SandboxUnavailable, bwrap_argv, sandbox_env
+        from botarena.bots.sandbox import Cgroup, SandboxUnavailable, seal
 
         try:
-            argv = bwrap_argv(self.argv, policy=policy, bot_files=self.bot_files, cwd=self.cwd)
+            sealed = seal(self.argv, policy=policy, bot_files=self.bot_files, cwd=self.cwd, env=self.env)
         except SandboxUnavailable as exc:
             self._notes.append(f"[botarena] could not start {shlex.join(self.argv)}: {exc}\n")
             return None
+        self._seal = sealed
+        argv = sealed.argv
         try:
             self._cgroup = Cgroup.create(policy)
         except OSError as exc:
@@ -334,18 +342,23 @@ class SubprocessBot(Bot):
                 f"bwrap; cgroups unavailable ({exc}): RLIMIT_AS {policy.memory_mb} MiB per process"
             )
             self._notes.append(f"[botarena] sandbox warning: {self._sandbox_note}, no pids/CPU limits\n")
-            return argv, sandbox_env(self.env), None, _limits(policy.memory_mb)
+            return argv, sealed.env, None, _limits(policy.memory_mb)
         version = self._cgroup.layout.version
         self._sandbox_note = (
             f"bwrap + cgroup v{version}: {policy.memory_mb} MiB, {policy.pids} pids, "
-            f"{policy.cpu_cores:g} CPU, /tmp {policy.tmp_mb} MiB"
+            f"{policy.cpu_cores:g} CPU, /tmp {policy.tmp_mb} MiB; "
+            f"{'a uid of its own' if sealed.lease is not None else 'the runner uid'}, seccomp"
         )
-        return argv, sandbox_env(self.env), None, self._cgroup.preexec(_no_core_dumps)
+        return argv, sealed.env, None, self._cgroup.preexec(_no_core_dumps)
 
     def _release_cgroup(self) -> None:
-        """Kill whatever is left in the bot's cgroup and remove it; note a memory limit hit in the log."""
+        """Kill whatever is left in the bot's cgroup and remove it; note a memory limit hit in the log.
+        Then the sandbox's uid is given back: nothing runs as it any more."""
         group = self._cgroup
+        sealed, self._seal = self._seal, None
         if group is None:
+            if sealed is not None:
+                sealed.release()
             return
         self._cgroup = None
         group.kill()
@@ -353,6 +366,8 @@ class SubprocessBot(Bot):
         if note:
             self._notes.append(f"[botarena] sandbox: {note}\n")
         group.remove()
+        if sealed is not None:
+            sealed.release()
 
     @property
     def alive(self) -> bool:

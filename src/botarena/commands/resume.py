@@ -12,6 +12,7 @@ or is gone. `runner.match.resume_match` then re-runs the recorded steps and play
 from __future__ import annotations
 
 import hashlib
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -54,12 +55,12 @@ def resume_header(specs: list[str], game: GameInfo, *, sandbox: bool) -> dict[st
 def spec_digests(spec: str, game: GameInfo) -> dict[str, str]:
     """sha256 of every file a bot spec names (a file, or a command line's program and path
     arguments; a folder counts as all its files), by absolute path. Starters and URLs name none."""
-    from botarena.bots.resolve import command_files, split_command
+    from botarena.bots.resolve import command_files, is_file, split_command
 
     if spec in game.starter_bots or spec.startswith(("http://", "https://")):
         return {}
     path = Path(spec)
-    if path.is_file():
+    if is_file(spec):  # never raises, even for a spec too long to be a file name
         paths = [path.absolute()]
     else:
         try:
@@ -123,7 +124,7 @@ def _check_unchanged(seat: int, spec: str, recorded: Any) -> None:
         raise ResumeRefused(f"seat {seat}: its file digests in the resume header are damaged")
     for path, digest in recorded.items():
         target = Path(path)
-        if not target.exists():
+        if not os.path.exists(target):  # (a name too long to be a file's is none: no OSError)
             raise ResumeRefused(f"seat {seat}'s bot file {path} is gone since the game started ({spec})")
         try:
             now = _digest(target)

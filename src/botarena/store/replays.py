@@ -23,12 +23,12 @@ import hashlib
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Protocol
 from urllib.parse import unquote, urlsplit
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, delete, select
 from sqlalchemy.dialects import postgresql, sqlite
 
 from botarena.store import engine as eng
@@ -95,6 +95,15 @@ class ReplayStorage(Protocol):
 
     def exists(self, digest: str) -> bool: ...
 
+    def digests(self) -> Iterator[str]:
+        """The hash of every replay kept here (for the sweep of unrecorded replays)."""
+        ...
+
+    def remove(self, digest: str) -> None:
+        """Delete replay `digest` (gone already: nothing to do). Only `Store.remove_unrecorded_replays`
+        calls this, for a replay no match references."""
+        ...
+
 
 class ReplayFiles:
     """A replay directory: the coordinator's own, or (`shared`) a location every worker mounts."""
@@ -151,6 +160,31 @@ class ReplayFiles:
     def exists(self, digest: str) -> bool:
         return self.path(digest).is_file()
 
+    def digests(self) -> Iterator[str]:
+        suffix = ".json.gz"
+        try:
+            folders = sorted(os.scandir(self.root), key=lambda entry: entry.name)
+        except OSError as exc:
+            raise StoreError(f"cannot list the replays in {self.location}: {exc.strerror or exc}") from None
+        for folder in folders:
+            if len(folder.name) != 2 or not folder.is_dir(follow_symlinks=False):
+                continue
+            try:
+                names = sorted(os.listdir(folder.path))
+            except OSError:
+                continue
+            for name in names:  # temporary files (".<hash>.<host>...tmp") are no replay yet
+                digest = name[: -len(suffix)]
+                if name.endswith(suffix) and _HASH.fullmatch(digest) and digest.startswith(folder.name):
+                    yield digest
+
+    def remove(self, digest: str) -> None:
+        path = self.path(digest)
+        try:
+            path.unlink(missing_ok=True)
+        except OSError as exc:
+            raise StoreError(f"cannot remove replay {path}: {exc.strerror or exc}") from None
+
 
 class ReplayBlobs:
     """Replays in the store's database (`replay_blobs`), seen by every machine that reaches it."""
@@ -205,6 +239,17 @@ class ReplayBlobs:
         query = select(ReplayBlob.digest).where(ReplayBlob.digest == digest)
         with eng.translated(f"cannot read replay {digest}"), self._engine.begin() as conn:
             return conn.scalar(query) is not None
+
+    def digests(self) -> Iterator[str]:
+        query = select(ReplayBlob.digest).order_by(ReplayBlob.digest)
+        with eng.translated("cannot list the replays"), self._engine.begin() as conn:
+            found = list(conn.scalars(query))
+        yield from found
+
+    def remove(self, digest: str) -> None:
+        check_hash(digest)
+        with eng.translated(f"cannot remove replay {digest}"), self._writer.begin() as conn:
+            conn.execute(delete(ReplayBlob).where(ReplayBlob.digest == digest))
 
 
 # ------------------------------------------------------------------------------ choosing one

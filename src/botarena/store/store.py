@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -21,7 +21,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
-from botarena.core.replay import Replay, parse_replay
+from botarena.core.replay import Replay, ReplayError, parse_replay
 from botarena.store import engine as eng
 from botarena.store.models import (
     Artifact,
@@ -92,6 +92,11 @@ _FAIL = (
     update(Match)
     .where(_BY_KEY, _NOT_FINISHED)
     .values(status="failed", error=bindparam("p_error"), finished_at=bindparam("p_now"))
+)
+_POSTPONE = (
+    update(Match)
+    .where(_BY_KEY, _NOT_FINISHED)
+    .values(status="scheduled", error=bindparam("p_error"), finished_at=None)
 )
 _INSERT_PLAYERS = insert(MatchPlayer)
 _MATCHES = select(*(column for column in Match.__table__.c))
@@ -677,6 +682,16 @@ class Store:
             if result.rowcount == 0:
                 self._require_match(conn, tournament_id, key)
 
+    def postpone(self, tournament_id: int, key: str, error: str) -> None:
+        """The platform could not play the match (a lost worker, a full disk, no sandbox): back to
+        scheduled, with the reason in `error`, for a later run (`--resume`) to play. Unlike
+        `record_failure` this is no result: the match is neither failed nor rated. A finished match
+        is left alone."""
+        with self._write_connection(f"cannot update match {key!r}") as conn:
+            params = {"p_tournament_id": tournament_id, "p_key": key, "p_error": error[:MAX_ERROR_CHARS]}
+            if conn.execute(_POSTPONE, params).rowcount == 0:
+                self._require_match(conn, tournament_id, key)
+
     def reset_running(self, tournament_id: int) -> int:
         """Matches left running by a dead process go back to scheduled; returns how many."""
         with self._write_connection(f"cannot update tournament {tournament_id}") as conn:
@@ -740,6 +755,35 @@ class Store:
             return [RatingRow(r.name, r.mu, r.sigma, r.ordinal, r.played) for r in session.scalars(query)]
 
     # -------------------------------------------------------------------------------- replays
+
+    def remove_unrecorded_replays(self, match_ids: Collection[str]) -> int:
+        """Delete the replays that no match references and that are replays of the matches named
+        (`Replay.match_id`) in `match_ids`; returns how many.
+
+        A replay is written before its match is recorded (by the coordinator in `record_results`,
+        or by a worker to the shared location), so a coordinator killed or stopped in between leaves
+        one that nothing references. The coordinator of a tournament calls this before it plays
+        again, with the ids of its matches that were tried and never finished: nothing else can be
+        writing those matches' replays then, and a replay that any match references (of this
+        tournament or another) is never touched."""
+        wanted = set(match_ids)
+        if not wanted:
+            return 0
+        query = select(Match.replay_hash).where(Match.replay_hash.is_not(None)).distinct()
+        with self._read_connection("cannot read the recorded replays") as conn:
+            referenced = set(conn.scalars(query))
+        removed = 0
+        for digest in list(self.replays.digests()):
+            if digest in referenced:
+                continue
+            try:
+                match_id = parse_replay(self.replays.read(digest), f"replay {digest}").match_id
+            except (ReplayError, StoreError):  # damaged, or gone meanwhile: not this sweep's to judge
+                continue
+            if match_id in wanted:
+                self.replays.remove(digest)
+                removed += 1
+        return removed
 
     def read_replay(self, digest: str) -> bytes:
         """The gzip bytes of the replay with this hash (MatchRow.replay_hash), checked against it:

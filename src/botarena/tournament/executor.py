@@ -36,6 +36,7 @@ import re
 import select
 import signal
 import socket
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -123,11 +124,18 @@ class MatchTaskError(RuntimeError):
 @dataclass(frozen=True)
 class MatchFailure:
     """What `play_batch` returns for a match whose task raised: the error, and whether playing the
-    match again could help (a MatchTaskError cannot: its spec or config is wrong)."""
+    match again could help (a MatchTaskError cannot: its spec or config is wrong).
+
+    `platform`: the fault is the platform's, never a bot's (`is_platform_fault`): the coordinator
+    plays the match again, elsewhere or in a later run, and never records it as failed.
+    `unfit_worker`: the Dask worker whose own machine is at fault (it cannot sandbox, its artifact
+    cache is full): the coordinator sends it no more matches."""
 
     key: str
     error: str  # "ExceptionType: message"
     retry: bool
+    platform: bool = False
+    unfit_worker: str | None = None
 
 
 MatchBatchResult = list[MatchOutcome | MatchFailure]
@@ -170,9 +178,52 @@ def play_batch(tasks: Sequence[MatchTask], live: LiveSink | None = None) -> Matc
         try:
             results.append(play_task(task, live))
         except Exception as exc:
-            retry = not isinstance(exc, MatchTaskError)
-            results.append(MatchFailure(task.key, f"{type(exc).__name__}: {exc}", retry))
+            results.append(match_failure(task.key, exc))
     return results
+
+
+def match_failure(key: str, exc: Exception) -> MatchFailure:
+    """The MatchFailure for match `key`, whose task raised `exc` (whose fault it is, see MatchFailure)."""
+    error = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, MatchTaskError):
+        return MatchFailure(key, error, retry=False)
+    if not is_platform_fault(exc):
+        return MatchFailure(key, error, retry=True)
+    unfit = _dask_worker_address() if is_unfit_worker(exc) else None
+    return MatchFailure(key, error, retry=True, platform=True, unfit_worker=unfit)
+
+
+def is_platform_fault(exc: BaseException) -> bool:
+    """Whether `exc`, raised on a worker setting up or playing a match, is the platform's fault and
+    never a bot's: a worker that cannot sandbox, an artifact cache that cannot take the bot's files
+    (its disk full or read-only), a store the worker cannot reach (fetching an artifact, writing a
+    replay to the shared location). A bot's own failures are statuses in its match's result."""
+    from botarena.bots.artifacts import ArtifactCacheError, ArtifactUnavailable
+    from botarena.bots.sandbox import SandboxUnavailable
+    from botarena.store import StoreError
+
+    return isinstance(exc, (SandboxUnavailable, ArtifactCacheError, ArtifactUnavailable, StoreError))
+
+
+def is_unfit_worker(exc: BaseException) -> bool:
+    """Whether `exc` says the worker's own machine cannot play matches (no sandbox, a full or
+    read-only artifact cache), so that another worker should play them instead."""
+    from botarena.bots.artifacts import ArtifactCacheError
+    from botarena.bots.sandbox import SandboxUnavailable
+
+    return isinstance(exc, (SandboxUnavailable, ArtifactCacheError))
+
+
+def _dask_worker_address() -> str | None:
+    """The address of the Dask worker running this task, None anywhere else."""
+    if "distributed" not in sys.modules:  # never imported here: not a Dask worker
+        return None
+    try:
+        from distributed import get_worker
+
+        return str(get_worker().address)
+    except (ImportError, ValueError):  # ValueError: not in a Dask worker
+        return None
 
 
 def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
@@ -203,7 +254,7 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
         config=config,
         seed=task.seed,
         preset=task.preset,
-        match_id=f"t{task.tournament_id}-{task.key}",
+        match_id=replay_match_id(task.tournament_id, task.key),
         on_begin=streamer.begin if streamer else None,
         on_step=streamer.step if streamer else None,
     )
@@ -229,12 +280,19 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
     )
 
 
+def replay_match_id(tournament_id: int, key: str) -> str:
+    """The `match_id` in the replay of tournament match `key` (how its replay is told from others')."""
+    return f"t{tournament_id}-{key}"
+
+
 def check_worker_sandbox(policy: SandboxPolicy) -> None:
     """Raise SandboxUnavailable, naming this worker, unless it can sandbox bots with `policy`.
 
     The coordinator checks its own machine; a Dask worker is another machine, which may lack
-    bubblewrap or cgroups: its match then fails with this reason (and is retried, possibly on a worker
-    that can), and no entrant ever runs unsealed. The check is cached per process and policy.
+    bubblewrap or cgroups. Every Dask worker runs this before its first match of a sandboxed
+    tournament (`botarena.tournament.dask_gate`), and one that fails takes none; every match runs it
+    again (cached per process and policy), so that whatever executor plays it, no entrant ever runs
+    unsealed: a match that finds it failing is a platform fault, played again elsewhere or later.
     """
     from botarena.bots.sandbox import SandboxUnavailable, check_sandbox
 
@@ -565,6 +623,14 @@ def _stop_pool(executor: ProcessPoolExecutor, *, cancel: bool) -> None:
     manager = getattr(executor, "_executor_manager_thread", None)
     if manager is not None:  # its workers are gone: it ends promptly (bounded all the same)
         manager.join(timeout=5)
+
+
+def dask_client(executor: Executor) -> Any:
+    """The `distributed.Client` behind a Dask cluster's executor (`Client.get_executor()`), else None."""
+    client = getattr(executor, "_client", None)
+    if client is None or not type(client).__module__.startswith("distributed"):
+        return None
+    return client
 
 
 def executor_slots(executor: Executor) -> int:

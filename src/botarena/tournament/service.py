@@ -7,15 +7,26 @@ holds everything the format needs, a tournament whose process was killed resumes
 `run_tournament` again: finished matches are kept as they are, matches that were running are played
 again from their (unchanged) seed, and nothing is recorded twice (`Store.record_result` is
 exactly-once per key).
+
+A match that cannot be played is the bot's fault or the platform's (issue 25). A bot's own fault
+(a spec or config that does not resolve, a match that raises every time it is played, an
+unsandboxed entrant that kills its worker while playing alone) is recorded `failed` after its
+retries: no result, never rated. The platform's (a worker lost while the bots were sandboxed, so
+they could not have killed it; a whole task lost by the executor; a worker that cannot sandbox; an
+artifact cache whose disk is full; a store or replay location a worker cannot reach) is never
+recorded as failed: the match is played again, by another worker where there is one, and when this
+run gives up on it (`PLATFORM_ATTEMPTS`) it is postponed, scheduled again with the reason, for a
+later run: `--resume` plays it. The run then ends "stopped" with the reason in its summary.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool, ProcessPoolExecutor
@@ -32,9 +43,11 @@ from botarena.tournament.executor import (
     MatchOutcome,
     MatchTask,
     close_executor,
+    dask_client,
     executor_slots,
     is_worker_loss,
     play_batch,
+    replay_match_id,
 )
 from botarena.tournament.formats import DRONES_2018_FORMAT, Format, FormatError, MatchSpec, make_format
 from botarena.tournament.leaderboard import declared_standings, leaderboard
@@ -43,11 +56,13 @@ from botarena.tournament.results import FinishedMatch
 
 if TYPE_CHECKING:
     from botarena.bots.resolve import Isolation
+    from botarena.tournament.dask_gate import DaskGate
 
 log = logging.getLogger(__name__)
 
-MAX_ATTEMPTS = 3  # a match whose task raises this often is recorded failed
-SOLO_BREAKS = 2  # a match that breaks the process pool this often while running alone is recorded failed
+MAX_ATTEMPTS = 3  # a match whose task raises this often in one run is recorded failed
+SOLO_BREAKS = 2  # an unsandboxed match that breaks the process pool this often while alone is recorded failed
+PLATFORM_ATTEMPTS = 5  # a match the platform fails this often in one run is postponed (for --resume)
 # Batching (several matches per executor task): a task aims to last about BATCH_TARGET_S, from the
 # matches' measured durations, and holds at most MAX_BATCH matches. Long matches go one per task.
 BATCH_TARGET_S = 0.5
@@ -89,6 +104,8 @@ class TournamentSummary:
     failed: int = 0
     total_finished: int = 0
     seconds: float = 0.0
+    unplayed: int = 0  # matches this call could not play for the platform's reasons (--resume plays them)
+    reason: str | None = None  # why, when this call stopped for them (a full disk, no worker can sandbox)
 
 
 class ProgressSink(Protocol):
@@ -106,8 +123,8 @@ RUNNER_OPTIONS = ("pace_ms",)
 def _absolute_spec(spec: str) -> str:
     """File and folder specs made absolute (what the entrant named, for people: workers run the
     artifact, see `botarena.bots.artifacts`)."""
-    path = Path(spec)
-    return str(path.resolve()) if path.is_file() or path.is_dir() else spec
+    # os.path, not Path: a spec too long to be a file name is no file (Path.is_file raises)
+    return str(Path(spec).resolve()) if os.path.isfile(spec) or os.path.isdir(spec) else spec
 
 
 def plan_players(plan: TournamentPlan) -> int:
@@ -338,7 +355,9 @@ class _Coordinator:
         self.store = store
         self.isolation = isolation
         self.tournament = tournament
-        self.executor = executor
+        # A Dask cluster's matches go only to workers that can play them (tournament/dask_gate.py).
+        self.gate = _dask_gate(executor, isolation)
+        self.executor = self.gate.executor if self.gate is not None else executor
         self.executor_factory = executor_factory
         self.own_executors: list[Executor] = []  # replacements for broken pools, shut down by us
         self.progress = progress
@@ -363,15 +382,24 @@ class _Coordinator:
         self.match_ids: dict[str, int] = {}
         self.in_flight: dict[Future[MatchBatchResult], tuple[str, ...]] = {}  # a task's match keys
         self.pool_of: dict[Future[MatchBatchResult], Executor | None] = {}
+        self.routes: dict[Future[MatchBatchResult], dict[str, Any]] = {}  # Dask tasks sent to named workers
         self.schedule_asked_at = -1  # len(finished) when the format was last asked for matches
         # How long a match takes to play, on average over every match recorded by this run (a
         # first slow match, a worker warming up, weighs only as one match among many).
         self.match_seconds: float | None = None
         self.played_seconds = 0.0
         self.played_count = 0
-        self.attempts: dict[str, int] = {}
+        self.attempts: dict[str, int] = {}  # tries by this run (the store counts every run's)
+        self.platform_tries: dict[str, int] = {}  # tries by this run that failed for the platform's reasons
+        self.postponed: dict[str, str] = {}  # matches this run gave up on for the platform's reasons: why
+        self.halted: str | None = None  # why no match can be played at all (no worker can sandbox)
+        # A replay is written before its match is recorded (by this process, or by a worker to the
+        # store's location): a coordinator killed in between, or a worker lost after writing one,
+        # leaves a replay that nothing references (see sweep_unrecorded_replays).
+        self.unrecorded_replays_possible = False
         # A broken pool fails every match in it, so it cannot say which one killed its worker: those
-        # matches become suspects and run again one at a time, alone in the pool.
+        # matches become suspects and run again one at a time, alone in the pool (unsandboxed: a
+        # sandboxed bot cannot kill its worker, so there a lost worker is the platform's fault).
         self.suspects: set[str] = set()
         self.solo: str | None = None
         self.solo_breaks: dict[str, int] = {}
@@ -383,7 +411,8 @@ class _Coordinator:
             self.match_ids[row.key] = row.id
             if row.status in ("finished", "failed"):
                 self.finished[row.key] = _finished_of(row)
-            self.attempts[row.key] = row.attempts
+            tried_again = row.attempts > (1 if row.status == "finished" else 0)
+            self.unrecorded_replays_possible |= tried_again
 
     def extend_schedule(self) -> None:
         """Add what the format schedules now (repeatedly: one addition may enable the next). The
@@ -416,9 +445,23 @@ class _Coordinator:
         return target
 
     def waiting(self) -> list[MatchSpec]:
-        busy = {key for keys in self.in_flight.values() for key in keys} | self.suspects
+        busy = {key for keys in self.in_flight.values() for key in keys} | self.suspects | set(self.postponed)
         pending = [s for k, s in self.scheduled.items() if k not in self.finished and k not in busy]
         return sorted(pending, key=lambda s: (s.round, s.key))
+
+    def sweep_unrecorded_replays(self) -> None:
+        """Remove the replays of this tournament's matches that no match references: written for a
+        try that was never recorded (its coordinator killed before recording it, its worker lost
+        after writing it). Only while nothing plays this tournament's matches (before a run, or
+        after one that left nothing in flight), and only when a match was tried without being
+        recorded; a replay that any match references is never touched (`remove_unrecorded_replays`)."""
+        if not self.unrecorded_replays_possible:
+            return
+        ids = [replay_match_id(self.tournament.id, key) for key in sorted(self.scheduled)]
+        removed = self.store.remove_unrecorded_replays(ids)
+        self.unrecorded_replays_possible = False
+        if removed:
+            log.info("removed %d replays of tries that were never recorded", removed)
 
     def task(self, spec: MatchSpec) -> MatchTask:
         t = self.tournament
@@ -441,15 +484,48 @@ class _Coordinator:
         )
 
     def count_slots(self) -> None:
-        if self.fixed_in_flight is not None or self.executor is None:
+        """Re-count the executor's slots now and then (a Dask cluster's workers come and go, and
+        the gate probes those that join); halt when no worker there can play."""
+        if self.executor is None:
             return
         now = time.monotonic()
-        if now - self.slots_counted_at >= SLOTS_RECOUNT_S:
-            self.max_in_flight = 2 * executor_slots(self.executor)
-            self.slots_counted_at = now
+        if now - self.slots_counted_at < SLOTS_RECOUNT_S:
+            return
+        self.slots_counted_at = now
+        if self.gate is not None:
+            self.gate.refresh()
+            self.check_gate()
+            self.send_stranded_again()
+        if self.fixed_in_flight is None:
+            slots = self.gate.slots() if self.gate is not None else executor_slots(self.executor)
+            self.max_in_flight = 2 * slots
+
+    def send_stranded_again(self) -> None:
+        """Tasks sent to Dask workers that have all gone since wait for nobody: cancel them and play
+        their matches again (not a try: they never started)."""
+        assert self.gate is not None
+        for future, route in list(self.routes.items()):
+            if future in self.in_flight and self.gate.stranded(route) and future.cancel():
+                keys = self.in_flight.pop(future)
+                self.pool_of.pop(future, None)
+                del self.routes[future]
+                for key in keys:
+                    self.attempts[key] = max(0, self.attempts.get(key, 1) - 1)
+                log.warning(
+                    "the Dask workers %d matches were sent to have gone: sending them again", len(keys)
+                )
+
+    def check_gate(self) -> None:
+        """Halt the run when the gate says no worker there can play a match."""
+        reason = self.gate.halt_reason() if self.gate is not None else None
+        if reason is not None and self.halted is None:
+            log.warning("the tournament stops: %s", reason)
+            self.halted = reason
 
     def submit(self) -> None:
         self.count_slots()
+        if self.halted is not None:
+            return
         if self.suspects:
             if not self.in_flight and not self.stop.is_set():
                 key = min(self.suspects, key=lambda k: (self.scheduled[k].round, k))
@@ -497,9 +573,13 @@ class _Coordinator:
         matches are retried or recorded failed like any other failure, never raised out of the
         tournament."""
         assert self.executor is not None
+        route = self.gate.route() if self.gate is not None else {}  # Dask: the workers that may play
         for _ in range(2):
             try:
-                return self.executor.submit(play_batch, tasks)
+                future = self.executor.submit(play_batch, tasks, **route)
+                if route:
+                    self.routes[future] = route
+                return future
             except BrokenProcessPool:
                 log.warning("the process pool was broken at submit; replacing it")
                 if self.executor_factory is None:
@@ -516,6 +596,7 @@ class _Coordinator:
         for future in done:
             keys = self.in_flight.pop(future)
             pool = self.pool_of.pop(future)
+            self.routes.pop(future, None)
             solo = self.solo is not None and keys == (self.solo,)
             if solo:
                 self.solo = None
@@ -524,9 +605,10 @@ class _Coordinator:
             except Exception as exc:
                 if is_worker_loss(exc):  # a pool's BrokenProcessPool, Dask's KilledWorker
                     self.pool_broke(keys, pool, solo, exc)
-                else:  # the whole task failed (e.g. it could not be sent)
+                else:  # the whole task failed (it could not be sent, the cluster lost it): never a bot
+                    self.unrecorded_replays_possible = True
                     for key in keys:
-                        self.task_failed(key, f"{type(exc).__name__}: {exc}", retry=True)
+                        self.platform_failed(key, f"{type(exc).__name__}: {exc}")
             else:
                 self.take(keys, results)
 
@@ -537,10 +619,12 @@ class _Coordinator:
         self.record([outcome for outcome in outcomes if self.replay_kept(outcome)])
         for key in keys:
             result = by_key.get(key)
-            if isinstance(result, MatchFailure):
+            if isinstance(result, MatchFailure) and result.platform:
+                self.platform_failed(key, result.error, unfit_worker=result.unfit_worker)
+            elif isinstance(result, MatchFailure):
                 self.task_failed(key, result.error, retry=result.retry)
             elif result is None:
-                self.task_failed(key, "RuntimeError: the task returned no result for it", retry=True)
+                self.platform_failed(key, "RuntimeError: the task returned no result for it")
 
     def replay_kept(self, outcome: MatchOutcome) -> bool:
         """Whether the replay a worker wrote to the shared location itself is there (else the match
@@ -548,7 +632,7 @@ class _Coordinator:
         if outcome.replay_hash is None or self.store.replays.exists(outcome.replay_hash):
             return True
         message = f"ReplayMissing: its replay {outcome.replay_hash} is not in {self.store.replays.location}"
-        self.task_failed(outcome.key, message, retry=True)
+        self.platform_failed(outcome.key, message)  # the shared location's fault, never the bot's
         return False
 
     def record(self, outcomes: Sequence[MatchOutcome]) -> None:
@@ -572,9 +656,18 @@ class _Coordinator:
     def pool_broke(
         self, keys: tuple[str, ...], pool: Executor | None, solo: bool, exc: BaseException
     ) -> None:
-        """A worker of `pool` died (killed, out of memory, a crash in native code) with `keys` in it."""
+        """A worker of `pool` died (killed, out of memory, a crash in native code) with `keys` in it.
+
+        Sandboxed, no bot could have killed it (its processes cannot see the worker): the loss is the
+        platform's, and its matches are simply played again. Unsandboxed, one of them may have: they
+        become suspects, played alone, and one that breaks the pool alone SOLO_BREAKS times fails."""
+        self.unrecorded_replays_possible = True  # the lost worker may have written a replay first
         if pool is self.executor and isinstance(exc, BrokenProcessPool):  # a Dask cluster heals itself
             self.replace_executor()
+        if self.isolation.sandbox is not None:
+            for key in keys:
+                self.platform_failed(key, f"{type(exc).__name__}: {exc}")
+            return
         if not solo:
             self.suspects.update(keys)
             return
@@ -605,6 +698,8 @@ class _Coordinator:
             close_executor(executor, cancel=bool(self.in_flight))
 
     def task_failed(self, key: str, message: str, *, retry: bool) -> None:
+        """Match `key` failed, by its bot's (or its spec's) doing: played again up to MAX_ATTEMPTS
+        times in this run, then recorded failed."""
         attempts = self.attempts.get(key, 1)
         retry = retry and attempts < MAX_ATTEMPTS
         log.warning(
@@ -614,6 +709,29 @@ class _Coordinator:
             self.fail(key, message)
         # else: still scheduled in the store; `waiting()` offers it again
 
+    def platform_failed(self, key: str, message: str, *, unfit_worker: str | None = None) -> None:
+        """Match `key` could not be played for the platform's reason: never the bot's failure. It is
+        played again (the try does not count against MAX_ATTEMPTS), by another worker when
+        `unfit_worker` names the one at fault, and postponed for a later run after
+        PLATFORM_ATTEMPTS such tries in this one."""
+        if unfit_worker is not None and self.gate is not None:
+            self.gate.leave_out(unfit_worker, message)
+            self.check_gate()
+        self.attempts[key] = max(0, self.attempts.get(key, 1) - 1)
+        tries = self.platform_tries[key] = self.platform_tries.get(key, 0) + 1
+        again = tries < PLATFORM_ATTEMPTS and self.halted is None
+        log.warning(
+            "match %s could not be played (the platform's fault, %d of %d): %s%s",
+            key, tries, PLATFORM_ATTEMPTS, message, " (retrying)" if again else " (left for --resume)",
+        )  # fmt: skip
+        if not again:
+            self.postpone(key, message)
+
+    def postpone(self, key: str, message: str) -> None:
+        """Leave match `key` for a later run: scheduled in the store with the reason, no result."""
+        self.store.postpone(self.tournament.id, key, message)
+        self.postponed[key] = message
+
     def fail(self, key: str, message: str) -> None:
         self.store.record_failure(self.tournament.id, key, message)
         spec = self.scheduled[key]
@@ -621,6 +739,17 @@ class _Coordinator:
             key=key, round=spec.round, seats=spec.seats, ranks=None, scores=None
         )
         self.summary.failed += 1
+
+    def unplayed_reason(self) -> str | None:
+        """Why this run leaves matches unplayed (the platform's reasons, most frequent first), or None."""
+        if self.halted is not None:
+            return self.halted
+        if not self.postponed:
+            return None
+        counts = Counter(self.postponed.values()).most_common()
+        shown = [f"{message} ({n} {'match' if n == 1 else 'matches'})" for message, n in counts[:3]]
+        more = f"; and {len(counts) - 3} other reasons" if len(counts) > 3 else ""
+        return "; ".join(shown) + more
 
     def report(self) -> None:
         if self.progress is None:
@@ -632,6 +761,17 @@ class _Coordinator:
             running=sum(len(keys) for keys in self.in_flight.values()),
             failed=failed,
         )
+
+    def stuck(self) -> bool:
+        """Nothing in flight and nothing this run can still play: what is left was postponed (or
+        the run halted). A run with nothing left for any reason but those is a format bug."""
+        if self.in_flight or self.suspects or self.waiting():
+            return False
+        if not self.postponed and self.halted is None:
+            raise RuntimeError(
+                f"tournament {self.tournament.id}: the {self.tournament.format} format stalled"
+            )
+        return True
 
     def done(self) -> bool:
         return not self.in_flight and self.format.done(list(self.scheduled.values()), self.finished)
@@ -690,17 +830,18 @@ def run_tournament(
         hold(WorkerSecrets.of(live=(live_url, live_token)))  # for the matches this process plays itself
         coordinator.live_url = live_url
     coordinator.load()
+    coordinator.sweep_unrecorded_replays()
     store.set_tournament_status(tournament_id, "running")
     try:
         coordinator.report()
-        while not coordinator.stop.is_set():
+        while not coordinator.stop.is_set() and coordinator.halted is None:
             coordinator.extend_schedule()
             coordinator.submit()
-            if coordinator.done():
+            if coordinator.done() or coordinator.halted is not None:
                 break
             if not coordinator.in_flight:
-                if not coordinator.waiting() and not coordinator.suspects:  # the format is stuck: a bug
-                    raise RuntimeError(f"tournament {tournament_id}: the {tournament.format} format stalled")
+                if coordinator.stuck():
+                    break
                 continue
             coordinator.collect(timeout=0.5)
             coordinator.report()
@@ -709,7 +850,11 @@ def run_tournament(
     summary = coordinator.summary
     summary.total_finished = len(coordinator.finished)
     summary.seconds = time.perf_counter() - started
+    summary.reason = coordinator.unplayed_reason()
+    if summary.reason is not None:
+        summary.unplayed = sum(1 for key in coordinator.scheduled if key not in coordinator.finished)
     if coordinator.done():
+        coordinator.sweep_unrecorded_replays()  # nothing is in flight: what a lost worker left behind
         finished = coordinator.finished.values()
         store.save_ratings(tournament_id, rate([e.name for e in tournament.entrants], finished))
         store.set_tournament_status(tournament_id, "finished")
@@ -717,6 +862,16 @@ def run_tournament(
     else:
         summary.status = "stopped"
     return summary
+
+
+def _dask_gate(executor: Executor | None, isolation: Isolation) -> DaskGate | None:
+    """The gate of a Dask executor's workers (tournament/dask_gate.py); None for any other executor."""
+    client = dask_client(executor) if executor is not None else None
+    if client is None:
+        return None
+    from botarena.tournament.dask_gate import DaskGate
+
+    return DaskGate(executor, client, isolation.sandbox)  # type: ignore[arg-type]
 
 
 def _failed_future(exc: BaseException) -> Future[MatchBatchResult]:
