@@ -32,7 +32,10 @@ from botarena.commands.secret_options import (
     DbOption,
     LiveTokenFileOption,
     LiveTokenOption,
+    OrganizerKeyFileOption,
+    OrganizerKeyOption,
     live_token_of,
+    organizer_key_of,
     store_url,
 )
 from botarena.core.config import ConfigError, load_overrides, parse_override
@@ -357,10 +360,12 @@ def _play_live(
 
     from botarena.server.app import ARENA_PAGE, live_events_url, serve
     from botarena.server.live import LIVE_ROUTES, LiveHub, LockedEngine
+    from botarena.server.spectators import SpectatorGate, SpectatorPolicy
     from botarena.store import Store
     from botarena.tournament.executor import LiveStreamer
 
     hub = LiveHub()
+    gate = SpectatorGate(hub, SpectatorPolicy.open())  # the participant's own match: all of it, live
     stop = threading.Event()
     # the key and the name are public (the live list, the stream's URL): never the seed
     key = f"play/{game.id}-{secrets.token_hex(4)}"
@@ -390,7 +395,7 @@ def _play_live(
     def on_ready(url: str) -> None:
         base = url[: -len(ARENA_PAGE)] if url.endswith(ARENA_PAGE) else url.rstrip("/")
         names = ", ".join(bot.name for bot in players)
-        streamer = LiveStreamer(key, hub.publish, match=f"{game.id}: {names}")
+        streamer = LiveStreamer(key, gate.publish, match=f"{game.id}: {names}")
 
         def begin(replay: Any) -> None:
             streamer.begin(replay)  # the URL works from now on: print it only now
@@ -421,7 +426,16 @@ def _play_live(
         store = Store.open(f"sqlite:///{Path(folder) / 'live.db'}", replay_dir=Path(folder) / "replays")
         try:
             routers = [router] if router is not None else []
-            serve(store, host="127.0.0.1", port=port, hub=hub, on_ready=on_ready, stop=stop, routers=routers)
+            serve(
+                store,
+                host="127.0.0.1",
+                port=port,
+                hub=hub,
+                on_ready=on_ready,
+                stop=stop,
+                routers=routers,
+                spectators=gate,
+            )
         finally:
             store.close()
     error = outcome.get("error")
@@ -1186,28 +1200,59 @@ def serve_command(
     unsandboxed: UnsandboxedOption = False,
     live_token: LiveTokenOption = None,
     live_token_file: LiveTokenFileOption = None,
+    live_policy: Annotated[
+        str | None,
+        typer.Option(
+            "--live-policy",
+            metavar="after|delayed|organizer|open",
+            help="What spectators see of a running match of a hidden-information game (drones, "
+            "devops, datspulse, craftingquest): after (the default: nothing of it until it ends), "
+            "delayed (--live-delay steps behind), organizer (only with the organizer key) or open "
+            "(as it is played: every entrant could watch its rivals). domains and rps are always "
+            "live. --demo's own matches are open unless this is given.",
+        ),
+    ] = None,
+    live_delay: Annotated[
+        int | None,
+        typer.Option("--live-delay", help="--live-policy delayed: how many steps behind (default 30)."),
+    ] = None,
+    organizer_key: OrganizerKeyOption = None,
+    organizer_key_file: OrganizerKeyFileOption = None,
 ) -> None:
     """Serve leaderboards, matches, replays and live matches (the organizer's web server).
 
     With --demo it plays cycles of round robins of every game's starter bots while it serves, one
     seed after another (cycles finished by an earlier run are skipped), so there is always a match
     to watch live. With a live token (BOTARENA_LIVE_TOKEN or --live-token-file), tournaments run
-    elsewhere (`botarena tournament --live-url`, Dask workers) stream their matches to it."""
+    elsewhere (`botarena tournament --live-url`, Dask workers) stream their matches to it. Their
+    live view follows --live-policy; the organizer key (BOTARENA_ORGANIZER_KEY or
+    --organizer-key-file) sees every match whole, as it is played."""
 
     from botarena.server.app import serve
     from botarena.server.live import LiveHub
+    from botarena.server.secrecy import check_organizer_key
+    from botarena.server.spectators import LivePolicy, SpectatorGate, SpectatorPolicy
     from botarena.tournament.service import run_demo
 
     if workers < 0 or pace_ms < 0 or demo_cycles < 0:
         raise UserError("--workers, --pace-ms and --demo-cycles must be 0 or more")
+    policy = SpectatorPolicy.parse(live_policy or LivePolicy.AFTER.value, live_delay)
+    if live_delay is not None and policy.mode is not LivePolicy.DELAYED:
+        raise UserError("--live-delay is for --live-policy delayed")
+    # the demo plays the games' own starter bots: nobody's secret to keep, so it is watchable live
+    demo_policy = policy if live_policy is not None else SpectatorPolicy.open()
     live_token = live_token_of(live_token, live_token_file)
     if live_token is not None:
         from botarena.server.ingest import check_live_token
 
         check_live_token(live_token)
+    organizer_key = organizer_key_of(organizer_key, organizer_key_file)
+    if organizer_key is not None:
+        check_organizer_key(organizer_key)
     isolation = _isolation(not unsandboxed)
     store = _open_store(db, db_file, replays)
     hub = LiveHub()
+    gate = SpectatorGate(hub, policy, organizer=LiveHub(public=False) if organizer_key else None)
     stop = threading.Event()
 
     def on_ready(url: str) -> None:
@@ -1215,6 +1260,11 @@ def serve_command(
         print(url, flush=True)
         if live_token is not None:
             print("live ingest enabled: tournaments elsewhere can stream with --live-url", flush=True)
+        print(f"live policy: {policy.describe()}", flush=True)
+        if demo and demo_policy != policy:
+            print("  (the demo's own matches are open: only starter bots play them)", flush=True)
+        if organizer_key is not None:
+            print("organizer key: requests with it in X-Organizer-Key see every match whole", flush=True)
         if not demo:
             return
         print("running the demo tournaments (Ctrl-C stops the server)...", flush=True)
@@ -1226,7 +1276,7 @@ def serve_command(
                     workers=workers,
                     seed=cycle_seed,
                     pace_ms=pace_ms,
-                    live=hub.publish,
+                    live=gate.sink(demo_policy),
                     stop=stop,
                     isolation=isolation,
                 )
@@ -1243,7 +1293,17 @@ def serve_command(
     if demo:
         _exit_anyway_after(stop, DEMO_EXIT_DEADLINE_S)
     try:
-        serve(store, host=host, port=port, hub=hub, on_ready=on_ready, stop=stop, live_token=live_token)
+        serve(
+            store,
+            host=host,
+            port=port,
+            hub=hub,
+            on_ready=on_ready,
+            stop=stop,
+            live_token=live_token,
+            organizer_key=organizer_key,
+            spectators=gate,
+        )
     finally:
         store.close()
     _exit_if_the_demo_lingers()

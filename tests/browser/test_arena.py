@@ -26,6 +26,7 @@ class ArenaSite:
     store: Any
     hub: Any
     tournament_id: int
+    gate: Any  # the spectator gate in front of the hub (the app's own: the default policy, after)
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +52,10 @@ def site(serve: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Arena
             pool.submit(run_tournament, store, tournament.id, None).result(timeout=120).status == "finished"
         )
     hub = LiveHub()
-    server = serve(create_app(store, hub))
+    app = create_app(store, hub)
+    server = serve(app)
     try:
-        yield ArenaSite(server.url, store, hub, tournament.id)
+        yield ArenaSite(server.url, store, hub, tournament.id, app.state.spectators)
     finally:
         hub.close()  # end any event stream before the session stops the server
         store.close()
@@ -461,3 +463,55 @@ def test_dp_6_3_a_datspulse_tournament_shows_its_final_standings(
         assert page.get_by_test_id("standings").is_hidden()  # no drones-2018 table here
     finally:
         store.close()
+
+
+def test_a_held_back_match_says_when_its_view_opens_then_opens(page: Any, site: ArenaSite) -> None:
+    """A drones match (its rules hide each side's state from the other) under the default policy:
+    the arena lists it with its progress and when its view opens; the viewer says so, follows the
+    progress, and shows the whole match in the same stream once it ends. Delayed, the viewer says
+    how far behind it runs."""
+    from botarena.server.spectators import LivePolicy, SpectatorPolicy
+
+    (stored, *_) = site.store.list_matches(site.tournament_id)
+    data = json.loads(read_replay(site.store.replay_path(stored.replay_hash)).dumps())
+    steps = data["steps"]
+    head = {**data, "steps": [], "keyframes": data["keyframes"][:1], "result": {}, "statuses": []}
+    fields = {k: data[k] for k in ("seed", "result", "end", "keyframes", "logs", "time_used_ms", "statuses")}
+
+    def feed(publish: Any, key: str, upto: int) -> None:
+        publish({"type": "header", "key": key, "tournament_id": 99, "match": key, "replay": head})
+        publish({"type": "steps", "key": key, "first": 0, "steps": steps[:upto]})
+
+    feed(site.gate.publish, "t99/held", 10)
+    page.goto(site.url + "/arena.html")
+    row = page.locator('[data-testid="live-row"][data-key="t99/held"]')
+    row.wait_for(timeout=10_000)
+    assert row.get_by_test_id("live-state").inner_text() == "opens at the end"
+    assert row.get_by_test_id("live-steps").inner_text() == "10"
+    row.get_by_test_id("watch-live").click()
+    page.wait_for_function("window.__botarena && window.__botarena.live === 'held'")
+    message = page.get_by_test_id("message")
+    assert "its live view opens when the match ends (10 steps played so far)" in message.inner_text()
+    assert page.get_by_test_id("live").inner_text() == "HELD BACK"
+    assert page.evaluate("window.__botarena.stepCount") == 0 and not page.evaluate("window.__botarena.error")
+    assert page.locator("#viewer").is_hidden()  # no empty stage
+    site.gate.publish({"type": "steps", "key": "t99/held", "first": 10, "steps": steps[10:12]})
+    page.wait_for_function("window.__botarena.held && window.__botarena.held.played === 12")
+    assert "(12 steps played so far)" in message.inner_text()
+    site.gate.publish({"type": "steps", "key": "t99/held", "first": 12, "steps": steps[12:]})
+    site.gate.publish({"type": "end", "key": "t99/held", "match_id": stored.id, "fields": fields})
+    page.wait_for_function("window.__botarena.live === 'ended'")  # (the same stream: no reconnect)
+    assert page.evaluate("window.__botarena.stepCount") == len(steps)
+    assert page.get_by_test_id("seed").inner_text() == str(stored.seed)
+
+    feed(site.gate.sink(SpectatorPolicy(LivePolicy.DELAYED, 3)), "t99/late", 8)
+    page.goto(site.url + "/index.html?live=/api/live/t99/late/events")
+    page.wait_for_function("window.__botarena && window.__botarena.live === 'live'")
+    assert page.get_by_test_id("live").inner_text() == "LIVE · 3 STEPS BEHIND"
+    assert page.evaluate("window.__botarena.stepCount") == 5
+    page.goto(site.url + "/arena.html")
+    late = page.locator('[data-testid="live-row"][data-key="t99/late"]')
+    late.wait_for(timeout=10_000)
+    assert late.get_by_test_id("live-state").inner_text() == "live · 3 behind"
+    assert late.get_by_test_id("live-steps").inner_text() == "8"
+    site.gate.publish({"type": "end", "key": "t99/late", "match_id": None, "fields": fields})

@@ -63,6 +63,7 @@ def test_a_browser_watches_a_match_on_a_dask_worker(
     from botarena.bots.resolve import TRUSTED
     from botarena.server.app import create_app
     from botarena.server.live import LiveHub
+    from botarena.server.spectators import SpectatorGate, SpectatorPolicy
     from botarena.store import Store
     from botarena.tournament.executor import close_executor, make_executor
     from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, run_tournament
@@ -86,7 +87,10 @@ def test_a_browser_watches_a_match_on_a_dask_worker(
     executor = make_executor(0, dask_cluster.scheduler_address)
     pool = ThreadPoolExecutor(1)
     try:
-        url = serve(create_app(store, hub, live_token=TOKEN)).url
+        # open: this page follows the match as it is played (drones hides the state: by default
+        # the public would see it only once it ends, tests/server/test_live_policy.py)
+        open_gate = SpectatorGate(hub, SpectatorPolicy.open())
+        url = serve(create_app(store, hub, live_token=TOKEN, spectators=open_gate)).url
         done = pool.submit(
             run_tournament,
             store,

@@ -30,6 +30,8 @@ def elsewhere(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     for name in ("BOTARENA_DB", "BOTARENA_DB_FILE", "BOTARENA_LIVE_TOKEN", "BOTARENA_LIVE_TOKEN_FILE"):
         monkeypatch.delenv(name, raising=False)
+    for name in ("BOTARENA_ORGANIZER_KEY", "BOTARENA_ORGANIZER_KEY_FILE"):
+        monkeypatch.delenv(name, raising=False)
     monkeypatch.delenv("BOTARENA_DATSPULSE_TOKEN", raising=False)
 
 
@@ -55,6 +57,9 @@ def test_a_password_or_a_token_on_the_command_line_is_refused_everywhere(
         err = refused([*command, "--live-token", SECRET], capsys)
         assert "--live-token must not be given on the command line" in err
         assert "put the token in BOTARENA_LIVE_TOKEN or in a file only you can read (--live-token-file" in err
+    err = refused([*STORE_COMMANDS[2], "--organizer-key", SECRET], capsys)
+    assert "--organizer-key must not be given on the command line" in err
+    assert "BOTARENA_ORGANIZER_KEY or in a file only you can read (--organizer-key-file" in err
     err = refused(["datspulse", "client", "--url", "http://127.0.0.1:9", "--token", SECRET], capsys)
     assert "--token must not be given on the command line" in err and "BOTARENA_DATSPULSE_TOKEN" in err
     assert list(tmp_path.iterdir()) == []  # refused before anything was opened: no ./var, no database

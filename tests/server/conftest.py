@@ -22,6 +22,7 @@ pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not install
 
 from botarena.server.app import create_app
 from botarena.server.live import LiveHub
+from botarena.server.spectators import SpectatorGate, SpectatorPolicy
 from botarena.server.viewer import bind_socket
 from botarena.store import Store
 from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, run_tournament
@@ -89,6 +90,12 @@ class Server:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    @property
+    def gate(self) -> SpectatorGate:
+        """The spectator gate in front of the hub: what tournaments publish to."""
+        gate: SpectatorGate = self.app.state.spectators
+        return gate
+
     def start(self) -> Server:
         self.thread.start()
         deadline = time.monotonic() + 10
@@ -107,11 +114,17 @@ class Server:
 
 @pytest.fixture
 def start_server() -> Iterator[Callable[..., Server]]:
-    """start_server(store, hub=None, **create_app_kwargs) -> a started Server, stopped at teardown."""
+    """start_server(store, hub=None, live_policy=None, **create_app_kwargs) -> a started Server,
+    stopped at teardown. `live_policy`: the spectator gate's (default: create_app's, `after`)."""
     servers: list[Server] = []
 
-    def start(store: Any, hub: LiveHub | None = None, **kwargs: Any) -> Server:
+    def start(
+        store: Any, hub: LiveHub | None = None, live_policy: SpectatorPolicy | None = None, **kwargs: Any
+    ) -> Server:
         hub = hub if hub is not None else LiveHub()
+        if live_policy is not None:
+            organizer = LiveHub(public=False) if kwargs.get("organizer_key") else None
+            kwargs["spectators"] = SpectatorGate(hub, live_policy, organizer=organizer)
         server = Server(create_app(store, hub, **kwargs), hub).start()
         servers.append(server)
         return server
@@ -135,8 +148,9 @@ def store(tmp_path: Path) -> Iterator[Store]:
 
 @pytest.fixture
 def ingest(start_server: Callable[..., Server], store: Store) -> Server:
-    """A started server over `store` that takes live events with `LIVE_TOKEN`."""
-    return start_server(store, live_token=LIVE_TOKEN)
+    """A started server over `store` that takes live events with `LIVE_TOKEN`, its matches open (the
+    door is what these tests try; what the spectator policy holds back is test_live_policy.py's)."""
+    return start_server(store, live_token=LIVE_TOKEN, live_policy=SpectatorPolicy.open())
 
 
 # ------------------------------------------------------------------------------------- clients

@@ -5,14 +5,16 @@ It walks the app's own route table, so a route added later is crawled without an
 to: every GET route with its path parameters filled from what the server lists (tournaments,
 matches, live keys, DatsPulse rounds; a made-up value too, for the error reply), every other
 method with `{}` and a malformed body, the static pages and scripts, and each live stream (SSE) up
-to what the hub holds (its listing says how many steps: no waiting on time). A route whose
-parameter it cannot fill fails the crawl: teach it (`fills`).
+to what the hub holds (its listing says how many steps: no waiting on time), or to its "held"
+notice for a match the spectator policy holds back. A route whose parameter it cannot fill fails
+the crawl: teach it (`fills`).
 
 From every reply (status line aside) it takes the headers and the body: each JSON integer, each
 run of decimal digits and each run of 8 to 16 hex digits in any string (a seed in a name, a
 timestamp-like id, a hex dump), as candidates in 0..2**64-1, remembering where each was seen.
 The tests then try each candidate as a seed (and through the server's seed derivations) and assert
-that none rebuilds the hidden state.
+that none rebuilds the hidden state. Every JSON document read (a body, an SSE event's data) is kept
+too (`Crawl.documents`), for tests that look for the hidden state itself.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class Crawl:
 
     seen: dict[int, list[str]] = field(default_factory=dict)  # candidate -> where (at most 8 places)
     replies: list[tuple[str, str, int]] = field(default_factory=list)  # (reader, method path, status)
+    documents: list[tuple[str, Any]] = field(default_factory=list)  # (where, a JSON value read)
 
     @property
     def candidates(self) -> set[int]:
@@ -82,12 +85,18 @@ class Crawl:
             for item in value:
                 self.take_json(item, where)
 
+    def take_document(self, value: Any, where: str) -> None:
+        self.documents.append((where, value))
+        self.take_json(value, where)
+
     def take_body(self, body: bytes, where: str) -> None:
         text = body.decode("utf-8", "replace")
         try:
-            self.take_json(json.loads(text), where)
+            value = json.loads(text)
         except ValueError:
             self.take_text(text, where)
+        else:
+            self.take_document(value, where)
 
     def _add(self, value: int, where: str) -> None:
         if 0 <= value <= MAX_SEED:
@@ -174,7 +183,7 @@ class Crawler:
                     payload = json.loads(text[5:])
                     header = header or event == "header"
                     got += len(payload.get("steps", [])) if event == "steps" else 0
-                    if event == "end":
+                    if event in ("end", "held"):  # (held: nothing more until the policy lets it out)
                         break
             return response.status, response.getheaders(), b"".join(data)
         finally:
@@ -255,7 +264,7 @@ class Crawler:
             if path.endswith("/events") and status == 200:
                 for line in raw.decode().splitlines():
                     if line.startswith("data:"):
-                        crawl.take_json(json.loads(line[5:]), f"{where} (SSE)")
+                        crawl.take_document(json.loads(line[5:]), f"{where} (SSE)")
             else:
                 encoded = dict((name.lower(), value) for name, value in headers).get("content-encoding")
                 crawl.take_body(gzip.decompress(raw) if encoded == "gzip" else raw, where)

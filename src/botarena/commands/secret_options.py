@@ -9,6 +9,7 @@ typed there is refused, in one line that says where to put it instead (issue 25)
     BOTARENA_DB=postgresql://u:pw@...    fine: the environment is the user's own
     --db-file /etc/botarena/db.url       fine: a 0600 file of the caller's, read at start
     --live-token T                       refused (BOTARENA_LIVE_TOKEN, --live-token-file)
+    --organizer-key K                    refused (BOTARENA_ORGANIZER_KEY, --organizer-key-file)
 
 A secret given both ways (`--db` or `BOTARENA_DB`, and `--db-file` or `BOTARENA_DB_FILE`) is one line
 of error too.
@@ -26,6 +27,7 @@ from botarena.core.credentials import (
     DB_ENV,
     FILE_SUFFIX,
     LIVE_TOKEN_ENV,
+    ORGANIZER_KEY_ENV,
     SecretSourceError,
     read_secret_file,
     url_secrets,
@@ -110,6 +112,27 @@ LiveTokenFileOption = Annotated[
         f"0600, owned by you; or give the token in {LIVE_TOKEN_ENV}.",
     ),
 ]
+OrganizerKeyOption = Annotated[
+    str | None,
+    typer.Option(
+        "--organizer-key",
+        envvar=ORGANIZER_KEY_ENV,
+        hidden=True,  # refused on the command line; kept to say so, and read from the environment
+        callback=_token_refuser("--organizer-key", ORGANIZER_KEY_ENV, "--organizer-key-file"),
+    ),
+]
+OrganizerKeyFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--organizer-key-file",
+        envvar=ORGANIZER_KEY_ENV + FILE_SUFFIX,
+        show_envvar=True,
+        metavar="FILE",
+        help=f"A file holding the organizer's key (16+ characters), mode 0600, owned by you; or give "
+        f"it in {ORGANIZER_KEY_ENV}. Requests with it in X-Organizer-Key see running matches whole: "
+        "their seeds and their live streams as they are played.",
+    ),
+]
 DatsPulseTokenOption = Annotated[
     str | None,
     typer.Option(
@@ -152,3 +175,8 @@ def store_url(db: str | None, db_file: Path | None) -> str | None:
 def live_token_of(token: str | None, token_file: Path | None) -> str | None:
     """The live token of `BOTARENA_LIVE_TOKEN` or `--live-token-file`/`BOTARENA_LIVE_TOKEN_FILE`."""
     return pick_secret(token, token_file, option="--live-token", env=LIVE_TOKEN_ENV, what="live token")
+
+
+def organizer_key_of(key: str | None, key_file: Path | None) -> str | None:
+    """The organizer key of `BOTARENA_ORGANIZER_KEY` or `--organizer-key-file`/`..._FILE`."""
+    return pick_secret(key, key_file, option="--organizer-key", env=ORGANIZER_KEY_ENV, what="organizer key")

@@ -31,6 +31,8 @@ DB_ENV = "BOTARENA_DB"
 """The store's URL (password included) for every command that opens a store, and for workers."""
 LIVE_TOKEN_ENV = "BOTARENA_LIVE_TOKEN"
 """The server's live-ingest token, for `serve`, `tournament --live-url` and workers."""
+ORGANIZER_KEY_ENV = "BOTARENA_ORGANIZER_KEY"
+"""The key with which `serve`'s organizer reads everything of running matches (`X-Organizer-Key`)."""
 FILE_SUFFIX = "_FILE"
 """`NAME_FILE` in the environment names a file holding NAME's value (`BOTARENA_DB_FILE`, ...)."""
 MAX_SECRET_FILE_BYTES = 64 << 10

@@ -14,9 +14,11 @@ JSON API (errors are `{"detail": "<one line>"}` with a 4xx status, never a trace
     GET /api/tournaments/{id}/matches[?status=&limit=&offset=]
     GET /api/matches/{id}                        one match and its result
     GET /api/matches/{id}/replay                 the replay file (gzip, Content-Encoding: gzip)
-    GET /api/live                                the live (and just finished) matches
+    GET /api/live                                the live (and just finished) matches, each with
+                                                 the spectator policy it is shown under
     GET /api/live/{key}/events                   one live match as server-sent events: header,
-                                                 steps..., end (a `: ping` comment while idle)
+                                                 steps..., end (a `: ping` comment while idle);
+                                                 "held" notices first while the policy holds it
     POST /api/live/ingest                        live events from workers and tournament processes
                                                  elsewhere (a JSON list, as `LiveStreamer` makes
                                                  them; `Authorization: Bearer <live token>`): 403
@@ -29,8 +31,10 @@ JSON API (errors are `{"detail": "<one line>"}` with a 4xx status, never a trace
 Secrets of a match still being played (DESIGN principle 7; `botarena.server.secrecy`): until a
 match is over, its `seed` is null, a tournament's `seed` and its config's secret keys are withheld
 until the tournament is over, and each object names what it withholds in `hidden`; the replay of a
-match not over is 404, and live headers come without them. A request with the organizer key
-(`create_app(organizer_key=...)`, header `X-Organizer-Key`) sees everything.
+match not over is 404, and live headers come without them. The live stream of a match of a
+hidden-information game follows the spectator policy (`botarena.server.spectators`: by default
+nothing of it until it ends). A request with the organizer key (`create_app(organizer_key=...)`,
+header `X-Organizer-Key`) sees everything, live matches as they are played included.
 
 The store is synchronous: its endpoints are plain `def`s, which FastAPI runs in its thread pool, so
 the event loop (and every SSE stream) never waits on the database.
@@ -44,7 +48,7 @@ import logging
 import secrets
 import threading
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Hashable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Container, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
@@ -57,6 +61,7 @@ from botarena.server.httpconfig import ServerLimits, server_config
 from botarena.server.ingest import IngestError, authorize, check_length, check_live_token, parse_events
 from botarena.server.live import LiveHub, sse_response
 from botarena.server.secrecy import ORGANIZER_HEADER, Shown, is_over, public_view, withholds_config
+from botarena.server.spectators import SpectatorGate
 from botarena.server.viewer import (
     PIP_HINT,
     ServerDependencyError,
@@ -249,6 +254,10 @@ class LiveMatchOut(BaseModel):
     result: dict[str, Any] | None
     started_at: float
     updated_at: float
+    policy: str = Field(description="how the public sees it: open, after, delayed or organizer")
+    delay: int | None = Field(description="delayed: how many steps behind its public stream runs")
+    played: int = Field(description="steps played so far (`steps` is what its stream shows)")
+    held: bool = Field(description="nothing of its state is shown yet (the policy holds it back)")
     events_url: str
     replay_url: str | None
 
@@ -285,11 +294,11 @@ def tournament_out(
     return TournamentOut(**public_view(row.game, fields, shown or Shown.of_tournament(row.status)))
 
 
-def match_out(row: MatchRow, hub: LiveHub | None, shown: Shown | None = None) -> dict[str, Any]:
+def match_out(row: MatchRow, live: Container[str] | None, shown: Shown | None = None) -> dict[str, Any]:
     """The match as a route shows it: its seed withheld until it is over, unless `shown` says
-    otherwise (the organizer)."""
+    otherwise (the organizer). `live`: the keys of the live matches (a hub, or a SpectatorGate)."""
     key = live_key(row.tournament_id, row.key)
-    streaming = hub is not None and row.status == "running" and key in hub
+    streaming = live is not None and row.status == "running" and key in live
     fields = {
         "id": row.id,
         "tournament_id": row.tournament_id,
@@ -413,22 +422,33 @@ def create_app(
     routers: Sequence[Any] = (),
     live_token: str | None = None,
     organizer_key: str | None = None,
+    spectators: SpectatorGate | None = None,
 ) -> FastAPI:
     """The organizer's FastAPI app over `store`, streaming live matches from `hub` (a new, empty one
-    if None: pass the hub whose `publish` the tournaments are given, or nothing is live).
+    if None, or the gate's).
+
+    `spectators`: the gate in front of `hub` (`botarena.server.spectators`): give the tournaments
+    its `publish` (live ingest publishes through it too), and it holds back the live state of
+    hidden-information games' matches as its policy says. Default: a gate with the default policy
+    (`after`), with an organizer's hub of its own when there is an organizer key. (What is
+    published to `hub` itself bypasses the policy: it is shown as it comes.)
 
     `live_token` enables `POST /api/live/ingest` for clients that send it (ValueError if it is too
     short to be one: botarena.server.ingest.check_live_token); without it ingest answers 403.
 
     `organizer_key`: a request whose `X-Organizer-Key` header holds it sees the secrets of the
-    matches still being played (seeds, secret config keys); everyone else gets the public view
-    (`botarena.server.secrecy`). Without it nobody does.
+    matches still being played (seeds, secret config keys) and their live streams as they are
+    played (the gate's organizer hub); everyone else gets the public view
+    (`botarena.server.secrecy`, the spectator policy). Without it nobody does.
 
     `routers` (FastAPI APIRouters, e.g. a live game's own routes) are mounted under `/api`.
     `on_startup()` and `on_shutdown()` run in the app's lifespan (they must not block: start a thread
     for long work). `heartbeat_s` is the idle time after which an SSE stream sends a comment.
     """
-    live = hub if hub is not None else LiveHub()
+    live = hub if hub is not None else spectators.public if spectators is not None else LiveHub()
+    gate = spectators if spectators is not None else default_gate(live, organizer_key)
+    if gate.public is not live:
+        raise ValueError("create_app: the spectator gate must stand in front of the app's hub")
     if live_token is not None:
         check_live_token(live_token)
 
@@ -440,6 +460,7 @@ def create_app(
             yield
         finally:
             live.close()
+            gate.close()
             if on_shutdown is not None:
                 on_shutdown()
 
@@ -452,6 +473,7 @@ def create_app(
     )
     app.state.store = store
     app.state.hub = live
+    app.state.spectators = gate
 
     # ------------------------------------------------------------------ errors: one line, no traceback
 
@@ -506,7 +528,8 @@ def create_app(
 
     @app.get("/api/health", response_model=Health)
     def health() -> Health:
-        return Health(status="ok", version=__version__, store=str(store.dialect), live=len(live))
+        live_count = len(gate.live_matches())  # (held matches included)
+        return Health(status="ok", version=__version__, store=str(store.dialect), live=live_count)
 
     @app.get("/api/games", response_model=list[GameOut])
     def games() -> list[GameOut]:
@@ -570,7 +593,7 @@ def create_app(
             "offset": offset,
             "limit": limit,
             "matches": [
-                match_out(row, live, _shown(request, Shown.of_match(row.status, parent.status)))
+                match_out(row, gate, _shown(request, Shown.of_match(row.status, parent.status)))
                 for row in rows
             ],
         }
@@ -581,7 +604,7 @@ def create_app(
         parent = store.get_tournament(row.tournament_id)
         shown = _shown(request, Shown.of_match(row.status, parent.status if parent else None))
         return {
-            **match_out(row, live, shown),
+            **match_out(row, gate, shown),
             "tournament_name": parent.name if parent else None,
             "game": parent.game if parent else None,
         }
@@ -605,14 +628,14 @@ def create_app(
         return stored_replay_response(store, match_id, row.replay_hash)
 
     @app.get("/api/live", response_model=list[LiveMatchOut])
-    def live_matches() -> list[dict[str, Any]]:
+    def live_matches(request: Request) -> list[dict[str, Any]]:
         return [
             {
-                **m.to_json(),
-                "events_url": live_events_url(m.key),
-                "replay_url": match_replay_url(m.match_id) if m.match_id is not None else None,
+                **m,
+                "events_url": live_events_url(m["key"]),
+                "replay_url": match_replay_url(m["match_id"]) if m["match_id"] is not None else None,
             }
-            for m in live.live_matches()
+            for m in gate.live_matches(organizer=_organizer(request))
         ]
 
     @app.get(
@@ -620,8 +643,8 @@ def create_app(
         response_class=StreamingResponse,
         responses={200: {"content": {"text/event-stream": {}}, "description": "header, steps..., end"}},
     )
-    async def live_events(key: str) -> StreamingResponse:
-        events = live.subscribe(key, heartbeat_s=heartbeat_s)
+    async def live_events(request: Request, key: str) -> StreamingResponse:
+        events = gate.subscribe(key, organizer=_organizer(request), heartbeat_s=heartbeat_s)
         if events is None:
             raise HTTPException(
                 404, f"no live match {key[:80]!r} (finished ones stay listed at /api/live for a while)"
@@ -651,7 +674,7 @@ def create_app(
             async with ingesting:  # the others wait here, their bodies unread (uvicorn pauses them)
                 body = await _read_capped(request)
                 events = await run_in_threadpool(parse_events, body)  # a large body: off the event loop
-                refusals = await run_in_threadpool(_publish_all, live, events)
+                refusals = await run_in_threadpool(_publish_all, gate, events)
         except IngestError as exc:
             headers = {"WWW-Authenticate": "Bearer"} if exc.status == 401 else None
             raise HTTPException(exc.status, exc.detail, headers=headers) from None
@@ -681,14 +704,20 @@ async def _read_capped(request: Request) -> bytes:
     return b"".join(chunks)
 
 
-def _publish_all(hub: LiveHub, events: list[dict[str, Any]]) -> list[str]:
-    """Offer each event to the hub (which never raises); the refused ones, as 'event <i>: <why>'."""
+def _publish_all(gate: SpectatorGate, events: list[dict[str, Any]]) -> list[str]:
+    """Offer each event to the gate (which never raises); the refused ones, as 'event <i>: <why>'."""
     refusals = []
     for index, event in enumerate(events):
-        reason = hub.offer(event)
+        reason = gate.offer(event)
         if reason is not None:
             refusals.append(f"event {index}: {reason}")
     return refusals
+
+
+def default_gate(hub: LiveHub, organizer_key: str | None) -> SpectatorGate:
+    """The spectator gate of a server that was not given one: the default policy (`after`), and an
+    organizer's hub (every match as it is played) when there is an organizer key to read it with."""
+    return SpectatorGate(hub, organizer=LiveHub(public=False) if organizer_key else None)
 
 
 # ------------------------------------------------------------------------------------ running it
@@ -717,18 +746,20 @@ def serve(
     live_token: str | None = None,
     organizer_key: str | None = None,
     limits: ServerLimits | None = None,
+    spectators: SpectatorGate | None = None,
 ) -> None:
     """Serve the arena over `store` until interrupted (Ctrl-C, SIGTERM) or `stop` is set.
 
     `live_token` enables live ingest (`POST /api/live/ingest`) for workers and tournament processes
     elsewhere that send it (`botarena tournament --live-url ...` with the token in BOTARENA_LIVE_TOKEN).
     `organizer_key`: requests with it in `X-Organizer-Key` see the secrets of running matches
-    (`create_app`).
+    (`create_app`). `spectators`: the gate in front of `hub` (`create_app`); give the tournaments
+    its `publish`, and their matches follow its spectator policy.
 
     `on_ready(url)` is called once, in a thread of its own, as soon as the server accepts
     connections (`url` is the arena page); it may block, e.g. run a tournament with
-    `live=hub.publish, stop=stop`. When the server stops, `stop` is set, the hub's streams end, and
-    the `on_ready` thread is given `stop_timeout_s` seconds to finish.
+    `live=spectators.publish, stop=stop`. When the server stops, `stop` is set, the hub's streams
+    end, and the `on_ready` thread is given `stop_timeout_s` seconds to finish.
 
     `limits` are the HTTP layer's timeouts and bounds (`botarena.server.httpconfig`; default: the
     defaults with the environment's BOTARENA_HTTP_* overrides).
@@ -740,11 +771,14 @@ def serve(
     if live_token is not None:
         check_live_token(live_token)  # before the port is bound: a bad token is the caller's one-line error
     chosen = limits if limits is not None else ServerLimits.from_environ()  # (likewise a bad limit)
-    live = hub if hub is not None else LiveHub()
+    live = hub if hub is not None else spectators.public if spectators is not None else LiveHub()
+    gate = spectators if spectators is not None else default_gate(live, organizer_key)
     stopping = stop if stop is not None else threading.Event()
     sock = bind_socket(host, port)
     url = arena_url(host, sock.getsockname()[1])
-    app = create_app(store, live, routers=routers, live_token=live_token, organizer_key=organizer_key)
+    app = create_app(
+        store, live, routers=routers, live_token=live_token, organizer_key=organizer_key, spectators=gate
+    )
     threads: list[threading.Thread] = []
 
     from botarena.server.guard import ArenaServer
@@ -771,6 +805,7 @@ def serve(
         async def shutdown(self, sockets: Any = None) -> None:
             stopping.set()
             live.close()  # end the SSE streams first, or the server waits for them to close
+            gate.close()
             await super().shutdown(sockets=sockets)
 
     config = server_config(app, limits=chosen, log_level=log_level, timeout_graceful_shutdown=5)
@@ -782,6 +817,7 @@ def serve(
     finally:
         stopping.set()
         live.close()
+        gate.close()
         sock.close()
         for thread in threads:
             thread.join(stop_timeout_s)

@@ -28,7 +28,10 @@ why it refused an event (what live ingest answers its sender).
 A hub serves the public (`public=True`, the default): a header is held, and so sent, without the
 match's secrets (its seed and its game's secret config keys: `botarena.server.secrecy`), since a
 header comes while the match is being played; the end event brings the seed (`LiveStreamer.end`).
-Only the organizer's own hub (the DatsPulse server's, behind its key) keeps them.
+Only the organizer's own hub (the DatsPulse server's, behind its key) keeps them. What the public
+hub gets of a match of a hidden-information game at all is the spectator policy's to say: its
+publishers go through a `botarena.server.spectators.SpectatorGate`, and a header it lets through
+carries `"spectators": {"policy", "delay"}`, which the hub passes on.
 
 Subscribers share the hub's bytes: an SSE stream (`sse_bytes`) sends views of them in pieces of at
 most PIECE_BYTES, so a client that does not read holds one piece and the server's send queue for it
@@ -300,6 +303,8 @@ class LiveHub:
         if self.public:  # a header comes while its match is played: none of its secrets (DESIGN 7)
             replay = public_view(str(replay.get("game", "")), replay, Shown.nothing_secret())
         data = {"key": key, "tournament_id": tournament_id, "match": name, "replay": {**replay, "steps": []}}
+        if isinstance(event.get("spectators"), dict):  # how it is shown (botarena.server.spectators)
+            data["spectators"] = event["spectators"]
         header = dumps(data)  # outside the lock: the slow part
         if len(header) > self.max_header_bytes:
             raise _Refused(

@@ -25,6 +25,7 @@ the organizer key (`X-Organizer-Key`, when the server has one) sees everything.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,18 @@ from typing import Any
 #: Match and tournament statuses after which nothing of them is secret any more.
 OVER_STATUSES = frozenset({"finished", "failed"})
 ORGANIZER_HEADER = "x-organizer-key"
+ORGANIZER_KEY_PATTERN = r"^[!#-~]{16,256}$"
+"""An organizer key: 16 to 256 printable ASCII characters, no spaces or quotes (it goes in a header)."""
+
+
+def check_organizer_key(key: str) -> str:
+    """`key` if it can be an organizer key (ORGANIZER_KEY_PATTERN), else ValueError (one line)."""
+    if not re.fullmatch(ORGANIZER_KEY_PATTERN, key):
+        raise ValueError(
+            "an organizer key must be 16 to 256 printable ASCII characters without spaces or quotes"
+            " (make one: python -c 'import secrets; print(secrets.token_urlsafe())')"
+        )
+    return key
 
 
 def is_over(status: str | None) -> bool:

@@ -354,7 +354,9 @@ class LiveStreamer:
 
     `begin` and `step` are `run_match`'s `on_begin` and `on_step` observers; call `end(replay)` once
     the match is over. `pace_ms` sleeps after each step (for spectators; a game's own
-    `turn_interval_ms` is the runner's pacing and needs nothing here).
+    `turn_interval_ms` is the runner's pacing and needs nothing here). `flush_s`: 0 sends each
+    step as it comes (a DatsPulse round, whose turns take a second: a spectator policy counts the
+    steps played by what it has received).
     """
 
     def __init__(
@@ -366,6 +368,7 @@ class LiveStreamer:
         match: str | None = None,
         match_id: int | None = None,
         pace_ms: int = 0,
+        flush_s: float = LIVE_FLUSH_S,
     ) -> None:
         self.key = key
         self.sink = sink
@@ -376,6 +379,7 @@ class LiveStreamer:
         self.sent = 0
         self.last_flush = 0.0
         self.pace_s = pace_ms / 1000.0
+        self.flush_s = flush_s
 
     @classmethod
     def for_task(cls, task: MatchTask, sink: LiveSink) -> LiveStreamer:
@@ -408,7 +412,7 @@ class LiveStreamer:
         if self.pace_s:
             time.sleep(self.pace_s)
         now = time.monotonic()
-        if now - self.last_flush >= LIVE_FLUSH_S:
+        if now - self.last_flush >= self.flush_s:
             self._flush()
             self.last_flush = now
 

@@ -36,6 +36,13 @@ function setError(message) {
 
 // ------------------------------------------------------------------------------------ live matches
 
+// What the live list says of a match the spectator policy still holds back (its game hides state).
+const HELD_LABELS = {
+  after: () => "opens at the end",
+  delayed: (match) => `opens at step ${match.delay}`,
+  organizer: () => "organizer only",
+};
+
 function liveRow(match) {
   const players = el("span", {});
   match.players.forEach((name, seat) => {
@@ -52,21 +59,30 @@ function liveRow(match) {
   );
   let link;
   if (!match.finished) {
-    link = el("a", { href: liveViewerUrl(match.events_url), "data-testid": "watch-live", text: "watch live" });
+    const text = match.held ? "follow" : "watch live";
+    link = el("a", { href: liveViewerUrl(match.events_url), "data-testid": "watch-live", text });
   } else if (match.replay_url) {
     link = el("a", { href: replayViewerUrl(match.replay_url), "data-testid": "watch-replay", text: "replay" });
   } else {
     link = el("span", { class: "muted", text: "–" });
   }
   const result = match.result && match.result.ranks ? resultText(match.players, match.result.ranks, match.result.scores) : "finished";
+  // a game that hides part of its state: the spectator policy may hold its live view back
+  const played = match.played ?? match.steps;
+  const behind = !match.finished && !match.held && match.policy === "delayed" ? played - match.steps : 0;
+  const pill = (kind, text) => el("span", { class: `pill pill-${kind}`, "data-testid": "live-state", text });
+  let state;
+  if (match.finished) state = el("span", { class: "muted", text: result });
+  else if (match.held) state = pill("held", HELD_LABELS[match.policy] ? HELD_LABELS[match.policy](match) : "held back");
+  else state = pill("live", behind ? `live · ${behind} behind` : "live");
   return el(
     "tr",
     { "data-testid": "live-row", "data-key": match.key },
     where,
     el("td", { text: match.game }),
     el("td", {}, players),
-    el("td", { class: "num", "data-testid": "live-steps", text: String(match.steps) }),
-    el("td", {}, match.finished ? el("span", { class: "muted", text: result }) : statusPill("live", "live-state")),
+    el("td", { class: "num", "data-testid": "live-steps", text: String(played) }),
+    el("td", {}, state),
     el("td", {}, link),
   );
 }

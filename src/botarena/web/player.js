@@ -1004,8 +1004,12 @@ function bindControls() {
 // `?live=<url>`: a match as it is played, from the server's event stream (/api/live/<key>/events):
 // "header" (the replay without steps) loads it, "steps" ({first, steps}) append, "end" ({fields,
 // replay_url}) finishes it. The view follows the newest step unless the user has moved away.
+// A match of a game that hides part of its state is shown as the server's spectator policy says:
+// "held" ({game, players, policy, delay, played}) while nothing of it may be seen yet (its header
+// follows on the same stream once it may), and a header's `spectators.delay` when it runs behind.
 const LIVE_LABELS = {
   connecting: "CONNECTING",
+  held: "HELD BACK",
   live: "LIVE",
   reconnecting: "RECONNECTING",
   ended: "ENDED",
@@ -1014,8 +1018,10 @@ const LIVE_LABELS = {
 
 const live = {
   source: null,
-  state: "off", // off | connecting | live | reconnecting | ended | offline
+  state: "off", // off | connecting | held | live | reconnecting | ended | offline
   key: null,
+  held: null, // the last "held" notice, while the spectator policy holds the match back
+  behind: 0, // delayed: how many steps behind the match the stream runs
   skipped: 0, // steps the server no longer held when we joined (its live buffer is bounded)
   replayUrl: null,
   queue: Promise.resolve(), // events are handled one after the other (loading a renderer is async)
@@ -1027,7 +1033,11 @@ function setLiveState(value) {
   badge.hidden = value === "off";
   badge.className = `live-badge live-${value}`;
   badge.textContent = LIVE_LABELS[value] || value.toUpperCase();
+  if (value === "live" && live.behind) badge.textContent += ` · ${live.behind} STEPS BEHIND`;
   badge.title = live.skipped ? `${live.skipped} early steps were no longer held by the server` : "";
+  if (value === "live" && live.behind) {
+    badge.title = `this game hides part of its state from the players: spectators see it ${live.behind} steps late`;
+  }
   if (state.replay) document.title = `${value === "live" ? "● " : ""}${gameTitle()} · ${playerNames().join(" vs ")} · botarena`;
 }
 
@@ -1038,9 +1048,57 @@ function showStoredReplay(url) {
   if (url) link.href = `index.html?replay=${encodeURIComponent(url)}`;
 }
 
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+// What a held match's page says: who plays, how far it is, and when its view opens.
+function heldText(notice) {
+  const players = Array.isArray(notice.players) ? notice.players.join(" vs ") : "";
+  const what = `${notice.game || "This match"}${players ? ` · ${players}` : ""}`;
+  const played = `${plural(Number(notice.played) || 0, "step")} played so far`;
+  const why = "this game hides part of its state from the players";
+  if (notice.policy === "delayed") {
+    return `${what}: ${why}, so its live view runs ${plural(notice.delay, "step")} behind; it opens once step ${notice.delay} has been played (${played}).`;
+  }
+  if (notice.policy === "organizer") {
+    if (notice.over) return `${what}: ${why}, so only the organizer watched it live. It is over: its replay is public now.`;
+    return `${what}: ${why}, so only the organizer watches it live; its replay is public once it ends (${played}).`;
+  }
+  return `${what}: ${why}, so its live view opens when the match ends (${played}).`;
+}
+
+function onLiveHeld(data) {
+  if (!data) return;
+  live.key = data.key || null;
+  live.held = data;
+  if (state.replay) {
+    // (a match started again while held back: its earlier attempt is no longer the match)
+    $("viewer").hidden = true;
+    $("welcome").hidden = false;
+  }
+  showMessage(heldText(data));
+  // the top bar says who plays, as it does once the match shows (nothing of its state)
+  $("game").textContent = data.game || "";
+  $("players").replaceChildren(...(Array.isArray(data.players) ? data.players : []).flatMap((name, seat) =>
+    [seat ? el("span", { class: "vs", text: " vs " }) : null, el("span", { class: "pname", text: String(name) })].filter(Boolean),
+  ));
+  $("seed").textContent = "hidden until the end";
+  $("result").textContent = data.over ? "over" : "in progress";
+  if (data.over) {
+    // nothing of it was ever shown live (organizer only): the stream ends; its replay is stored
+    if (live.source) live.source.close(); // (an EventSource would reconnect)
+    showStoredReplay(data.replay_url || null);
+    setLiveState("ended");
+    return;
+  }
+  setLiveState("held");
+}
+
 async function onLiveHeader(data) {
   if (!data || !data.replay) throw new Error("the live header has no replay");
   live.key = data.key || null;
+  live.held = null;
+  const view = data.spectators || {};
+  live.behind = view.policy === "delayed" && Number.isInteger(view.delay) ? view.delay : 0;
   live.skipped = 0;
   showStoredReplay(null);
   await openReplay(async () => checkReplay({ ...data.replay, steps: [] }));
@@ -1107,6 +1165,7 @@ function openLive(url) {
       .then(() => handler(data))
       .catch((err) => fail(`live: ${err.message || err}`));
   };
+  source.addEventListener("held", handle(onLiveHeld));
   source.addEventListener("header", handle(onLiveHeader));
   source.addEventListener("steps", handle(onLiveSteps));
   const onEnd = handle(onLiveEnd);
@@ -1140,6 +1199,8 @@ window.__botarena = {
   get playing() { return state.playing; },
   get speed() { return state.speed; },
   get live() { return live.state; },
+  get held() { return live.held; },
+  get behind() { return live.behind; },
   setStep,
   play,
   pause,

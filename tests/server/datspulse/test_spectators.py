@@ -2,8 +2,9 @@
 item 6). The round is driven deterministically on a fake clock (each transition is made to happen by
 moving the clock and advancing the series, then the recorder is flushed): no sleeps.
 
-- after-round (the default): nothing of the running round on the public live list or stream, not
-  even its header (which holds the whole map); after it ends, the whole round and its replay.
+- after-round (the default): nothing of the running round's state on the public live list or
+  stream, not even its header (which holds the whole map): the list shows it held, with its teams
+  and the turns played, and its stream says so; after it ends, the whole round and its replay.
 - delayed: turn t is public once turn t + D has been played; the header (the map, turn 0) once turn
   D has; no later keyframe (the live state) leaks through the header.
 - the organizer key opens the full live stream at once; a team's token does not.
@@ -97,10 +98,19 @@ def public_listing(server: DpServer) -> list[dict[str, Any]]:
     return [m for m in json.loads(body) if m["key"] == KEY]
 
 
-def assert_nothing_public(server: DpServer) -> None:
-    assert public_listing(server) == []
-    status, _ = get(server, f"/api/live/{KEY}/events")
-    assert status == 404
+HELD_NOTICE = {"key", "tournament_id", "match", "game", "players", "policy", "delay", "played"}
+
+
+def assert_nothing_public(server: DpServer, sse: Any, played: int) -> None:
+    """The round is listed as held, with its teams and the turns played; its stream gives only that."""
+    (entry,) = public_listing(server)
+    assert entry["held"] and entry["steps"] == 0 and entry["played"] == played
+    assert entry["players"] == ["alpha", "beta"] and not entry["finished"]
+    stream = sse(server.url, entry["events_url"])
+    notice = next(e for e in stream.events() if e.event != "comment")
+    stream.close()
+    assert notice.event == "held" and set(json.loads(notice.data)) == HELD_NOTICE
+    assert json.loads(notice.data)["played"] == played
     assert KEY not in server.hub  # (nothing held that a later subscriber could get)
 
 
@@ -123,10 +133,10 @@ def test_after_round_default_shows_nothing_until_the_end_then_the_replay(
 ) -> None:
     server, clock = start_round(start_dp, store, mode=None)  # the default policy
     assert server.dp.settings.spectators.mode.value == "after-round"
-    assert_nothing_public(server)
+    assert_nothing_public(server, sse, 0)
     for _ in range(TURNS - 1):
-        play_turn(server, clock)
-        assert_nothing_public(server)  # (at turn 32 the old stream showed 92 foreign units)
+        turn = play_turn(server, clock)
+        assert_nothing_public(server, sse, turn)  # (at turn 32 the old stream showed 92 foreign units)
     # meanwhile the organiser sees every team's units
     assert team_units(organizer_header(server, sse)) == {0, 1}
     assert play_turn(server, clock) == TURNS  # the round ends
@@ -149,7 +159,7 @@ def test_delayed_shows_turn_t_only_once_turn_t_plus_delay_was_played(
     for turn in range(1, TURNS):
         assert play_turn(server, clock) == turn
         if turn < delay:
-            assert_nothing_public(server)
+            assert_nothing_public(server, sse, turn)
             continue
         (entry,) = public_listing(server)
         assert entry["steps"] == turn - delay and not entry["finished"]

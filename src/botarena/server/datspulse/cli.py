@@ -75,7 +75,7 @@ def serve_command(
     import logging
 
     from botarena.server.datspulse.server import run
-    from botarena.server.datspulse.settings import SettingsError, load_settings
+    from botarena.server.datspulse.settings import SettingsError, SpectatorMode, load_settings
     from botarena.store import Store
 
     if not 0 <= port <= 65535:
@@ -94,7 +94,7 @@ def serve_command(
         print(f"API:    {base_url}", flush=True)
         print(f"viewer: {viewer_url}", flush=True)
         policy = settings.spectators
-        delay = f" ({policy.delay_turns} turns behind)" if policy.public_delay else ""
+        delay = f" ({policy.delay_turns} turns behind)" if policy.mode is SpectatorMode.DELAYED else ""
         print(f"spectators: {policy.mode.value}{delay}", flush=True)
         print(
             f"organizer live: {base_url}/datspulse/live/<round>/events "

@@ -6,11 +6,12 @@ seed when the round starts, its result and replay when it ends, the reason when 
 the live events of `botarena.server.live` (header, steps, end, exactly as a tournament's
 `LiveStreamer` sends them, so the arena page lists the round and the viewer follows it).
 
-Two live sinks, because a running round is secret (spec §4, fog of war; §7.4 as amended): the
-`organizer` sink gets every event at once (the organiser's key-protected stream), the public `live`
-sink only what the spectator policy allows: with `public_delay` None (the default, "after-round")
-nothing until the round ends, then all of it; with a delay of D turns, turn t once turn t + D has
-been played (the header, which holds the map, once turn D has); with 0, everything at once.
+A running round is secret (spec §4, fog of war; §7.4 as amended): the `live` sink is the server's
+`SpectatorGate` (`botarena.server.spectators`), which gives the organiser's key-protected stream
+every event at once and the public only what the spectator policy allows (after-round: nothing of
+the round until it ends, then all of it; delayed: turn t once turn t + D has been played, the map
+once turn D has; open: everything at once). Each transition's step is sent as it is recorded, so
+the gate counts the turns played by the steps it has.
 
 A store failure is logged and the series goes on (DESIGN principle 3); `close()` drains the queue, so
 Ctrl-C loses nothing that was recorded.
@@ -29,7 +30,6 @@ round under way when the server is stopped on purpose (Ctrl-C) is marked failed.
 
 from __future__ import annotations
 
-import copy
 import gzip
 import logging
 import math
@@ -91,69 +91,6 @@ def live_key(round_name: str) -> str:
     return f"datspulse/{round_name}"
 
 
-class PublicStreamer:
-    """A round's public live stream under the spectator policy: a LiveStreamer that shows only the
-    steps (and keyframes) `delay` turns old or older (None: nothing before the end)."""
-
-    def __init__(self, streamer: Any, delay: int | None) -> None:
-        self.streamer = streamer
-        self.delay = delay
-        self.replay: Any = None
-        self.visible = 0  # the replay steps the public may see (steps[:visible])
-        self.begun = False
-
-    def begin(self, replay: Any) -> None:
-        self.replay = replay
-        if self.delay == 0:
-            self._open()
-
-    def _open(self) -> None:
-        """Publish the header with only the keyframes the public may see (a later one is the live
-        state); the replay itself is not touched (the conductor thread appends to it)."""
-        self.begun = True
-        shown = copy.copy(self.replay)  # shallow: its steps (hundreds of MB at a round's end) stay out
-        shown.steps = []
-        shown.keyframes = [k for k in self.replay.keyframes if int(k.get("step", 0)) <= self.visible]
-        header = shown.to_json()
-        self.streamer.replay = self.replay  # (what LiveStreamer.end flushes from)
-        self.streamer.sink(self._event("header", replay=header))
-
-    def _event(self, kind: str, **fields: Any) -> dict[str, Any]:
-        """A live event of `botarena.server.live`'s contract for this round."""
-        streamer = self.streamer
-        return {
-            "type": kind,
-            "key": streamer.key,
-            "tournament_id": streamer.tournament_id,
-            "match": streamer.match,
-            **fields,
-        }
-
-    def step(self, index: int) -> None:
-        """Transition `index` (1-based) has been recorded."""
-        if self.delay is None or index < self.delay:
-            return
-        self.visible = index - self.delay
-        if not self.begun:
-            self._open()
-        self._flush(self.visible)
-
-    def _flush(self, upto: int) -> None:
-        steps = self.replay.steps
-        sent = self.streamer.sent
-        if sent < upto:
-            self.streamer.sink(self._event("steps", first=sent, steps=steps[sent:upto]))
-            self.streamer.sent = upto
-
-    def end(self, replay: Any) -> None:
-        """The round is over: all of it is public now."""
-        self.replay = replay
-        self.visible = len(replay.steps)
-        if not self.begun:
-            self._open()
-        self.streamer.end(replay)
-
-
 class SeriesRecorder:
     """SeriesEvents that record rounds in a Store and stream them to live sinks (all optional)."""
 
@@ -163,8 +100,6 @@ class SeriesRecorder:
         live: LiveSink | None = None,
         *,
         final_rounds: int = 0,
-        organizer: LiveSink | None = None,
-        public_delay: int | None = None,
         journals: Path | None = None,
     ) -> None:
         """`journals`: the folder of the running rounds' journals (None: none are written)."""
@@ -175,8 +110,6 @@ class SeriesRecorder:
         self.preset = ""
         self._journals: dict[str, Any] = {}  # round name -> its ReplayJournal while it runs
         self.live = live
-        self.organizer = organizer
-        self.public_delay = public_delay
         self.tournament_id: int | None = None
         self.final_rounds = final_rounds
         self.standings: list[dict[str, Any]] | None = None
@@ -184,7 +117,7 @@ class SeriesRecorder:
         self.failures = 0
         self._past_results: list[list[dict[str, Any]]] = []
         self._results: list[list[dict[str, Any]]] = []
-        self._streamers: dict[str, list[Any]] = {}  # round name -> its streams (organiser, public)
+        self._streamers: dict[str, Any] = {}  # round name -> its LiveStreamer
         self._match_ids: dict[str, int] = {}
         self._queue: queue.Queue[tuple[str, Any] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="datspulse-recorder", daemon=True)
@@ -340,25 +273,20 @@ class SeriesRecorder:
             self._begin_journal(live, replay)
         except Exception:  # the round and its live viewers go on without a journal
             log.exception("round %s: cannot start its journal", live.name)
-        streams: list[Any] = []
-        if self.organizer is not None:
-            streams.append(self._streamer(live, self.organizer))
-        if self.live is not None:
-            streams.append(PublicStreamer(self._streamer(live, self.live), self.public_delay))
-        for stream in streams:
-            stream.begin(replay)
-        self._streamers[live.name] = streams
-
-    def _streamer(self, live: LiveRound, sink: LiveSink) -> Any:
+        if self.live is None:
+            return
         from botarena.tournament.executor import LiveStreamer
 
-        return LiveStreamer(
+        streamer = LiveStreamer(
             live_key(live.name),
-            sink,
+            self.live,
             tournament_id=self.tournament_id,
             match=live.name,
             match_id=self._match_ids.get(live.name),
+            flush_s=0.0,  # every turn as it is recorded: the spectator policy counts them
         )
+        streamer.begin(replay)
+        self._streamers[live.name] = streamer
 
     def _begin_journal(self, live: LiveRound, replay: Any) -> None:
         """Start the round's journal. A resumed round's is written beside the old one and then
@@ -415,11 +343,9 @@ class SeriesRecorder:
             except Exception:  # (it reports its own OSErrors): the round goes on without it
                 self._journals.pop(live.name, None)
                 log.exception("round %s: its journal stops", live.name)
-        for stream in self._streamers.get(live.name, []):
-            if isinstance(stream, PublicStreamer):
-                stream.step(step)
-            else:
-                stream.step(step, {}, live.driver.engine)
+        streamer = self._streamers.get(live.name)
+        if streamer is not None:
+            streamer.step(step, {}, live.driver.engine)
 
     def _on_finish(self, live: LiveRound) -> None:
         replay = getattr(live.driver, "replay", None)
@@ -456,10 +382,9 @@ class SeriesRecorder:
 
     def _end_stream(self, round_name: str, replay: Any) -> None:
         """Close the round's live stream, if it has one, with its replay (None: the round has none)."""
-        streams = self._streamers.pop(round_name, [])
-        if replay is not None:
-            for stream in streams:
-                stream.end(replay)
+        streamer = self._streamers.pop(round_name, None)
+        if streamer is not None and replay is not None:
+            streamer.end(replay)
 
     def _on_series(self, _data: None) -> None:
         self._update_standings()

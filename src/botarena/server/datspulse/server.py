@@ -99,19 +99,21 @@ class DatsPulseServer:
         config = settings.config
         self.hub = hub
         # The organiser's own hub: every round as it is played, behind the organizer key. The public
-        # `hub` gets what the spectator policy allows (spec §4: a running round is secret).
+        # `hub` gets what the spectator policy allows (spec §4: a running round is secret): the
+        # gate in front of both (botarena.server.spectators) sees to it.
         self.organizer_hub: Any = None
+        self.spectators: Any = None
         if hub is not None:
             from botarena.server.live import LiveHub
+            from botarena.server.spectators import SpectatorGate
 
             self.organizer_hub = LiveHub(public=False)  # (the public hub keeps the seeds out)
+            self.spectators = SpectatorGate(hub, settings.spectators.policy, organizer=self.organizer_hub)
         final_rounds = int(config.final_rounds) if config.series == "final" else 0
         self.recorder = SeriesRecorder(
             store,
-            hub.publish if hub is not None else None,
+            self.spectators.publish if self.spectators is not None else None,
             final_rounds=final_rounds,
-            organizer=self.organizer_hub.publish if self.organizer_hub is not None else None,
-            public_delay=settings.spectators.public_delay,
             journals=_journals_root(store),
         )
         seed = settings.seed if settings.seed is not None else secrets.randbelow(MAX_SERIES_SEED)
@@ -159,6 +161,7 @@ class DatsPulseServer:
         from botarena.server.app import create_app
 
         create_app_options.setdefault("organizer_key", self.settings.spectators.organizer_key)
+        create_app_options.setdefault("spectators", self.spectators)
         return create_app(self.store, self.hub, routers=[self.api.router()], **create_app_options)
 
     def start(self) -> None:
@@ -179,8 +182,8 @@ class DatsPulseServer:
             self.series.gc.release()  # (the round's objects may go once it is recorded)
         self.recorder.stop_round(running)
         self.recorder.close()
-        if self.organizer_hub is not None:
-            self.organizer_hub.close()
+        if self.spectators is not None:
+            self.spectators.close()  # (and the organiser's hub)
 
 
 def _journals_root(store: Any) -> Path | None:
@@ -215,8 +218,8 @@ def run(
         if on_ready is not None:
             on_ready(base, viewer_url)
         stop.wait()  # the server is shutting down: end the organiser's streams too, or it waits for them
-        if server.organizer_hub is not None:
-            server.organizer_hub.close()
+        if server.spectators is not None:
+            server.spectators.close()
 
     try:
         serve(
@@ -228,6 +231,7 @@ def run(
             stop=stop,
             routers=[server.api.router()],
             organizer_key=settings.spectators.organizer_key,
+            spectators=server.spectators,
         )
     finally:
         server.stop()

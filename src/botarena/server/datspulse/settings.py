@@ -37,11 +37,12 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 
 from botarena.core.config import ConfigError
 from botarena.core.rng import MAX_SEED
+from botarena.server.secrecy import ORGANIZER_KEY_PATTERN
+from botarena.server.spectators import LivePolicy, SpectatorPolicy
 
 # A header value a client can send as is: printable ASCII, no spaces or quotes.
 TOKEN_PATTERN = r"^[!#-~]{1,256}$"
 MAX_TEAMS_IN_FILE = 10_000
-ORGANIZER_KEY_PATTERN = r"^[!#-~]{16,256}$"
 
 
 class SettingsError(ValueError):
@@ -83,11 +84,15 @@ class Spectators:
     organizer_key: str
 
     @property
-    def public_delay(self) -> int | None:
-        """How many turns the public stream runs behind: 0 when open, None when it waits for the end."""
-        if self.mode is SpectatorMode.OPEN:
-            return 0
-        return self.delay_turns if self.mode is SpectatorMode.DELAYED else None
+    def policy(self) -> SpectatorPolicy:
+        """The same policy in the platform's words (`botarena.server.spectators`): after-round is
+        `after` (a round is a match), a turn is a step."""
+        mode = {
+            SpectatorMode.AFTER_ROUND: LivePolicy.AFTER,
+            SpectatorMode.DELAYED: LivePolicy.DELAYED,
+            SpectatorMode.OPEN: LivePolicy.OPEN,
+        }[self.mode]
+        return SpectatorPolicy(mode, self.delay_turns)
 
 
 class ServerFile(BaseModel):
