@@ -18,7 +18,8 @@ open-file limit is 1024, and prints, for each attack, what the server holds and 
                                                 [--headers 128] [--header-mib 3.5]
 
 The server's timeouts are shortened (header 3 s, send 1 s) so that the run takes seconds; its live
-hub keeps its defaults (256 MiB in all, 4 MiB per header).
+hub keeps its defaults (256 MiB in all, 4 MiB per header). The matches are of a full-information
+game (rps), which the server's spectator gate passes straight to its public hub.
 """
 
 from __future__ import annotations
@@ -116,7 +117,7 @@ def slowloris(server: Server, count: int) -> None:
 
 def never_reading(server: Server, readers: int, mib: int) -> None:
     key = "t1/watched"
-    server.call("POST", "/api/live/ingest", [{"type": "header", "key": key, "replay": {"game": "drones"}}])
+    server.call("POST", "/api/live/ingest", [{"type": "header", "key": key, "replay": {"game": "rps"}}])
     before = peak = server.rss_mib()
     hostile = []
     for _ in range(readers):
@@ -150,7 +151,7 @@ def header_flood(server: Server, headers: int, header_mib: float) -> None:
     reasons: set[str] = set()
     for n in range(headers):  # one header a request; every fourth over the hub's 4 MiB header cap
         size = int((4.5 if n % 4 == 3 else header_mib) * (1 << 20))
-        event = {"type": "header", "key": f"t2/flood-{n}", "replay": {"game": "drones", "pad": "x" * size}}
+        event = {"type": "header", "key": f"t2/flood-{n}", "replay": {"game": "rps", "pad": "x" * size}}
         _, answer, _ = server.call("POST", "/api/live/ingest", [event])
         accepted += answer["accepted"]
         refused += answer.get("refused", 0)

@@ -210,7 +210,9 @@ def test_health_answers_while_1100_slow_connections_are_held_and_all_get_closed(
 
 
 def header(key: str, pad_bytes: int) -> dict[str, Any]:
-    replay = {"game": "drones", "players": ["a", "b"], "config": {"pad": "x" * pad_bytes}}
+    """A match header of a full-information game, which the server's spectator gate passes straight
+    to its public hub (what these attacks are on; held matches' bounds: test_spectator_gate.py)."""
+    replay = {"game": "rps", "players": ["a", "b"], "config": {"pad": "x" * pad_bytes}}
     return {"type": "header", "key": key, "tournament_id": 1, "match": key, "replay": replay}
 
 
