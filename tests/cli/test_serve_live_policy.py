@@ -91,7 +91,7 @@ def test_serve_holds_a_hidden_match_back_and_shows_the_organizer_all_of_it(tmp_p
         assert KEY not in "".join(lines)
         events = drones_events()
         status, answer = request(base, "/api/live/ingest", body=orjson.dumps(events))
-        assert status == 200 and answer == {"accepted": 2}
+        assert status == 200 and answer == {"accepted": 2, "refused": 0, "refusals": []}
         played = [orjson.loads(orjson.dumps(s)) for s in events[1]["steps"]]
         for key, steps in ((None, PLAYED - DELAY), ("wrong" + KEY[5:], PLAYED - DELAY), (KEY, PLAYED)):
             status, listed = request(base, "/api/live", key=key)
