@@ -46,10 +46,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tournament_entrants import gate_bot, recorded_before_the_kill
+from tournament_entrants import gate_bot, recorded_before_the_kill, sandbox_ready
 
 from botarena.bots.resolve import untrusted
-from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox
+from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.status import Status
 from botarena.store import Store, StoreError
 from botarena.tournament.executor import MatchTaskError, close_executor, dask_executor, is_worker_loss
@@ -69,7 +69,6 @@ SHORT = {"rounds": 3, "turn_limit": 6}
 # Generous limits: a sandboxed interpreter's start on a loaded CI box must not TIMEOUT.
 SANDBOXED = {"setup_timeout_ms": 30_000, "turn_timeout_ms": 5_000, "rounds": 2, "turn_limit": 3}
 SECRET = "S3CRET-d45k-7e57"
-REQUIRE_SANDBOX_ENV = "BOTARENA_REQUIRE_SANDBOX"
 
 
 def new_cluster(**kw: Any) -> Any:
@@ -97,16 +96,6 @@ def store(tmp_path: Path) -> Iterator[Store]:
     opened = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
     yield opened
     opened.close()
-
-
-def sandbox_ready() -> None:
-    """Skip without a sandbox locally; fail in CI, where bubblewrap is installed."""
-    try:
-        check_sandbox()
-    except SandboxUnavailable as exc:
-        if os.environ.get(REQUIRE_SANDBOX_ENV) == "1":
-            pytest.fail(f"{REQUIRE_SANDBOX_ENV}=1 but the sandbox is unavailable: {exc}", pytrace=False)
-        pytest.skip(str(exc))
 
 
 def on_dask(store: Store, cluster: Any, plan: TournamentPlan, **kw: Any) -> Any:
