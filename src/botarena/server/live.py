@@ -168,7 +168,7 @@ class _Match:
     finished_at: float | None = None  # monotonic
     fixed_bytes: int = 0  # its header and end, counted in the hub's total with its chunks
     closed: bool = False  # replaced by a new header for the same key, dropped, or the hub closed
-    waiters: set[_Waiter] = field(default_factory=set)
+    waiters: set[Waiter] = field(default_factory=set)
     updated_wall: float = 0.0
 
     def info(self) -> LiveMatch:
@@ -187,7 +187,7 @@ class _Match:
         )
 
 
-class _Waiter:
+class Waiter:
     """A subscriber's wake-up call: an asyncio.Event set, thread-safely, from the publishing thread."""
 
     __slots__ = ("event", "loop")
@@ -272,7 +272,7 @@ class LiveHub:
             self.dropped_events += 1
         return reason
 
-    def _publish(self, event: dict[str, Any]) -> Iterable[_Waiter]:
+    def _publish(self, event: dict[str, Any]) -> Iterable[Waiter]:
         if not isinstance(event, dict):
             raise _Refused("a live event must be an object")
         kind = event.get("type")
@@ -293,7 +293,7 @@ class LiveHub:
             " to stay within the hub's bounds)"
         )
 
-    def _header(self, key: str, event: dict[str, Any]) -> Iterable[_Waiter]:
+    def _header(self, key: str, event: dict[str, Any]) -> Iterable[Waiter]:
         replay = event.get("replay")
         if not isinstance(replay, dict):
             raise _Refused("a header needs a replay object")
@@ -339,7 +339,7 @@ class LiveHub:
             woken += self._bound_total(keep=match)
         return woken
 
-    def _steps(self, key: str, event: dict[str, Any]) -> Iterable[_Waiter]:
+    def _steps(self, key: str, event: dict[str, Any]) -> Iterable[Waiter]:
         steps = event.get("steps")
         first = _as_int(event.get("first"))
         if not isinstance(steps, list) or first is None or first < 0:
@@ -370,7 +370,7 @@ class LiveHub:
             woken += self._bound_total(keep=match)
             return woken
 
-    def _end(self, key: str, event: dict[str, Any]) -> Iterable[_Waiter]:
+    def _end(self, key: str, event: dict[str, Any]) -> Iterable[Waiter]:
         fields = event.get("fields")
         fields = fields if isinstance(fields, dict) else {}
         match_id = _as_int(event.get("match_id"))
@@ -413,7 +413,7 @@ class LiveHub:
         self._add(match, -old.count, -len(old.steps_json))
         match.dropped_steps += old.count
 
-    def _remove(self, key: str) -> list[_Waiter]:
+    def _remove(self, key: str) -> list[Waiter]:
         """Drop `key` from the hub and return its waiters to wake. Its subscribers drain what they
         hold (a finished match's end included) and stop; the chunks go with the last of them. Lock held."""
         match = self._matches.pop(key)
@@ -421,11 +421,11 @@ class LiveHub:
         self._total_bytes -= match.buffered_bytes + match.fixed_bytes
         return list(match.waiters)
 
-    def _bound_total(self, keep: _Match) -> list[_Waiter]:
+    def _bound_total(self, keep: _Match) -> list[Waiter]:
         """Keep the bytes of all matches (headers, steps, ends) within max_total_bytes: drop the
         oldest finished matches, then the oldest chunks of the largest running one, then the running
         match idle longest (never `keep`, the one just published to). Lock held."""
-        woken: list[_Waiter] = []
+        woken: list[Waiter] = []
         while self._total_bytes > self.max_total_bytes:
             finished = [m for m in self._matches.values() if m.finished_at is not None and m is not keep]
             if finished:
@@ -441,9 +441,9 @@ class LiveHub:
             woken += self._remove(min(others, key=lambda m: m.touched).key)
         return woken
 
-    def _prune(self, now: float) -> list[_Waiter]:
+    def _prune(self, now: float) -> list[Waiter]:
         """Drop expired finished matches, idle ones, and the oldest beyond the bounds. Lock held."""
-        woken: list[_Waiter] = []
+        woken: list[Waiter] = []
         finished: list[_Match] = []
         for key, match in list(self._matches.items()):
             if match.finished_at is not None:
@@ -474,7 +474,7 @@ class LiveHub:
         """End every subscription and refuse new events (the server is shutting down)."""
         with self._lock:
             self._closed = True
-            woken: list[_Waiter] = []
+            woken: list[Waiter] = []
             for key in list(self._matches):
                 woken += self._remove(key)
         for waiter in woken:
@@ -529,7 +529,7 @@ class LiveHub:
         return self._follow(match, heartbeat_s)
 
     async def _follow(self, match: _Match, heartbeat_s: float | None) -> AsyncGenerator[LiveEvent, None]:
-        waiter = _Waiter()
+        waiter = Waiter()
         with self._lock:
             match.waiters.add(waiter)
             sent_header = False

@@ -59,7 +59,7 @@ from typing import Any
 
 import orjson
 
-from botarena.server.live import END, HEADER, PING, STEPS, LiveEvent, LiveHub, dumps
+from botarena.server.live import END, HEADER, PING, STEPS, LiveEvent, LiveHub, Waiter, dumps
 
 log = logging.getLogger(__name__)
 
@@ -183,20 +183,6 @@ class _Chunk:
     steps_json: bytes  # the JSON array of its steps
 
 
-class _Wakeup:
-    """A held stream's wake-up call: an asyncio.Event set, thread-safely, by the publishing thread."""
-
-    __slots__ = ("event", "loop")
-
-    def __init__(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.event = asyncio.Event()
-
-    def wake(self) -> None:
-        with contextlib.suppress(RuntimeError):  # the loop is closed: nobody is waiting any more
-            self.loop.call_soon_threadsafe(self.event.set)
-
-
 @dataclass
 class _Gated:
     """A match of a hidden-information game whose events the gate keeps back."""
@@ -218,7 +204,7 @@ class _Gated:
     held_bytes: int = 0  # of its chunks (its header is counted in the gate's total only)
     held_steps: int = 0
     dropped_steps: int = 0  # held steps let go to stay within the bounds
-    waiters: set[_Wakeup] = field(default_factory=set)
+    waiters: set[Waiter] = field(default_factory=set)
     final: bytes | None = None  # the last notice of a match that ended with nothing public (organizer)
 
     def notice(self, **over: Any) -> bytes:
@@ -337,7 +323,7 @@ class SpectatorGate:
         self.dropped_events += 1
         self._refusal = reason
 
-    def _publish(self, event: Any, policy: SpectatorPolicy) -> list[_Wakeup]:
+    def _publish(self, event: Any, policy: SpectatorPolicy) -> list[Waiter]:
         """Lock held: the public hub gets a match's events in the order they came."""
         if not isinstance(event, dict) or not isinstance(event.get("key"), str) or not event["key"]:
             self._to_public(event)  # (it refuses and counts it)
@@ -364,7 +350,7 @@ class SpectatorGate:
         self.dropped_events += 1
         return []
 
-    def _header(self, key: str, event: dict[str, Any], policy: SpectatorPolicy) -> list[_Wakeup]:
+    def _header(self, key: str, event: dict[str, Any], policy: SpectatorPolicy) -> list[Waiter]:
         replay = event.get("replay")
         game = str(replay.get("game", "")) if isinstance(replay, dict) else ""
         woken = self._forget(key)  # a retried match starts again from its header
@@ -416,7 +402,7 @@ class SpectatorGate:
             while len(self._passed) > 2 * self.public.max_matches:
                 self._passed.popitem(last=False)
 
-    def _steps(self, gated: _Gated, event: dict[str, Any]) -> list[_Wakeup]:
+    def _steps(self, gated: _Gated, event: dict[str, Any]) -> list[Waiter]:
         steps = event.get("steps")
         first = _as_int(event.get("first"))
         if not isinstance(steps, list) or first is None or first < 0:
@@ -436,7 +422,7 @@ class SpectatorGate:
         woken = self._bound(gated)
         return woken + list(gated.waiters) + self._release(gated, over=False)
 
-    def _end(self, gated: _Gated, event: dict[str, Any]) -> list[_Wakeup]:
+    def _end(self, gated: _Gated, event: dict[str, Any]) -> list[Waiter]:
         if gated.policy.visible(gated.played, over=True) is not None:
             self._release(gated, over=True)
             self._to_public(event)
@@ -446,14 +432,14 @@ class SpectatorGate:
             gated.final = gated.notice(over=True, match_id=match_id, replay_url=url)
         return self._forget(gated.key)  # (its held streams now follow the public hub's)
 
-    def _release(self, gated: _Gated, *, over: bool) -> list[_Wakeup]:
+    def _release(self, gated: _Gated, *, over: bool) -> list[Waiter]:
         """Hand the public hub what the policy now lets through: the header (once), then the
         held steps up to the visible one. Returns the held streams to wake (they follow the hub
         once the header is out)."""
         upto = gated.policy.visible(gated.played, over)
         if upto is None or (gated.released and upto <= gated.shown):
             return []
-        woken: list[_Wakeup] = []
+        woken: list[Waiter] = []
         if not gated.released:
             self._to_public(self._shown_header(gated, upto))
             gated.released = True
@@ -496,14 +482,14 @@ class SpectatorGate:
         self._count(gated, chunk, -1)
         gated.dropped_steps += chunk.count
 
-    def _bound(self, gated: _Gated) -> list[_Wakeup]:
+    def _bound(self, gated: _Gated) -> list[Waiter]:
         """Keep what is held within the public hub's bounds: `gated`'s steps, then all matches'
         (the largest's oldest steps first, then the held match idle longest other than `gated`).
         Returns the held streams of the matches dropped."""
         hub = self.public
         while gated.chunks and (gated.held_steps > hub.max_steps or gated.held_bytes > hub.max_bytes):
             self._drop_oldest(gated)
-        woken: list[_Wakeup] = []
+        woken: list[Waiter] = []
         while self._held_bytes > hub.max_total_bytes:
             largest = max(self._gated.values(), key=lambda g: g.held_bytes)
             if largest.chunks:
@@ -515,7 +501,7 @@ class SpectatorGate:
             woken += self._forget(min(others, key=lambda g: g.touched).key)
         return woken
 
-    def _forget(self, key: str) -> list[_Wakeup]:
+    def _forget(self, key: str) -> list[Waiter]:
         """Stop holding `key` (ended, replaced, dropped); returns its held streams to wake."""
         gated = self._gated.pop(key, None)
         if gated is None:
@@ -523,11 +509,11 @@ class SpectatorGate:
         self._held_bytes -= gated.held_bytes + len(gated.header)
         return list(gated.waiters)
 
-    def _prune(self, now: float) -> list[_Wakeup]:
+    def _prune(self, now: float) -> list[Waiter]:
         """Drop held matches idle too long (their tournament was killed), then the idle-longest
         beyond the hub's `max_matches`."""
         hub = self.public
-        woken: list[_Wakeup] = []
+        woken: list[Waiter] = []
         for key, gated in list(self._gated.items()):
             if now - gated.touched >= hub.idle_timeout_s:
                 woken += self._forget(key)
@@ -609,7 +595,7 @@ class SpectatorGate:
         return self._follow_held(key, heartbeat_s)
 
     async def _follow_held(self, key: str, heartbeat_s: float | None) -> AsyncGenerator[LiveEvent, None]:
-        waiter = _Wakeup()
+        waiter = Waiter()
         following: _Gated | None = None
         sent = -1  # the progress the last notice told
         final: bytes | None = None
