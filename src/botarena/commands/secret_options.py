@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -92,64 +92,51 @@ DbFileOption = Annotated[
         help="A file holding the database URL (password included), mode 0600, owned by you.",
     ),
 ]
-LiveTokenOption = Annotated[
-    str | None,
-    typer.Option(
-        "--live-token",
-        envvar=LIVE_TOKEN_ENV,
-        hidden=True,  # refused on the command line; kept to say so, and read from the environment
-        callback=_token_refuser("--live-token", LIVE_TOKEN_ENV, "--live-token-file"),
-    ),
-]
+
+
+def _refused_option(option: str, env: str) -> Any:
+    """A secret's own option: hidden and refused on the command line (kept to say so), read from
+    its variable `env`."""
+    return typer.Option(
+        option, envvar=env, hidden=True, callback=_token_refuser(option, env, option + "-file")
+    )
+
+
+def _file_option(option: str, env: str, help_text: str) -> Any:
+    """A secret's `OPTION-file`: the file (mode 0600) holding it, also named by `ENV_FILE`."""
+    return typer.Option(
+        option + "-file", envvar=env + FILE_SUFFIX, show_envvar=True, metavar="FILE", help=help_text
+    )
+
+
+LiveTokenOption = Annotated[str | None, _refused_option("--live-token", LIVE_TOKEN_ENV)]
 LiveTokenFileOption = Annotated[
     Path | None,
-    typer.Option(
-        "--live-token-file",
-        envvar=LIVE_TOKEN_ENV + FILE_SUFFIX,
-        show_envvar=True,
-        metavar="FILE",
-        help=f"A file holding the server's live-ingest token (16+ characters; docs/deploy.md), mode "
+    _file_option(
+        "--live-token",
+        LIVE_TOKEN_ENV,
+        f"A file holding the server's live-ingest token (16+ characters; docs/deploy.md), mode "
         f"0600, owned by you; or give the token in {LIVE_TOKEN_ENV}.",
     ),
 ]
-OrganizerKeyOption = Annotated[
-    str | None,
-    typer.Option(
-        "--organizer-key",
-        envvar=ORGANIZER_KEY_ENV,
-        hidden=True,  # refused on the command line; kept to say so, and read from the environment
-        callback=_token_refuser("--organizer-key", ORGANIZER_KEY_ENV, "--organizer-key-file"),
-    ),
-]
+OrganizerKeyOption = Annotated[str | None, _refused_option("--organizer-key", ORGANIZER_KEY_ENV)]
 OrganizerKeyFileOption = Annotated[
     Path | None,
-    typer.Option(
-        "--organizer-key-file",
-        envvar=ORGANIZER_KEY_ENV + FILE_SUFFIX,
-        show_envvar=True,
-        metavar="FILE",
-        help=f"A file holding the organizer's key (16+ characters), mode 0600, owned by you; or give "
+    _file_option(
+        "--organizer-key",
+        ORGANIZER_KEY_ENV,
+        f"A file holding the organizer's key (16+ characters), mode 0600, owned by you; or give "
         f"it in {ORGANIZER_KEY_ENV}. Requests with it in X-Organizer-Key see running matches whole: "
         "their seeds and their live streams as they are played.",
     ),
 ]
-DatsPulseTokenOption = Annotated[
-    str | None,
-    typer.Option(
-        "--token",
-        envvar=DATSPULSE_TOKEN_ENV,
-        hidden=True,
-        callback=_token_refuser("--token", DATSPULSE_TOKEN_ENV, "--token-file"),
-    ),
-]
+DatsPulseTokenOption = Annotated[str | None, _refused_option("--token", DATSPULSE_TOKEN_ENV)]
 DatsPulseTokenFileOption = Annotated[
     Path | None,
-    typer.Option(
-        "--token-file",
-        envvar=DATSPULSE_TOKEN_ENV + FILE_SUFFIX,
-        show_envvar=True,
-        metavar="FILE",
-        help=f"A file holding your team's X-Auth-Token, mode 0600; or give it in {DATSPULSE_TOKEN_ENV}.",
+    _file_option(
+        "--token",
+        DATSPULSE_TOKEN_ENV,
+        f"A file holding your team's X-Auth-Token, mode 0600; or give it in {DATSPULSE_TOKEN_ENV}.",
     ),
 ]
 
