@@ -42,7 +42,7 @@ typecheck: setup
 	$(BIN)/mypy
 
 pytest: setup
-	$(BIN)/pytest -q --durations=25  # the slowest tests: CI must stay under 30 minutes
+	$(BIN)/pytest -q -n 2 --dist loadfile --durations=25  # two workers, a file each; the slowest tests: CI must stay under 30 minutes
 
 test: lint typecheck pytest
 
