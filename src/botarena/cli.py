@@ -1197,6 +1197,14 @@ def serve_command(
         int,
         typer.Option(help="--demo: how many cycles of demo tournaments to play (0: until stopped)."),
     ] = 0,
+    demo_keep: Annotated[
+        int | None,
+        typer.Option(
+            help="--demo: how many demo cycles to keep (default 3), the one being played included; "
+            "older demo tournaments are deleted with their matches and replays (no other tournament "
+            "ever is)."
+        ),
+    ] = None,
     unsandboxed: UnsandboxedOption = False,
     live_token: LiveTokenOption = None,
     live_token_file: LiveTokenFileOption = None,
@@ -1222,20 +1230,24 @@ def serve_command(
     """Serve leaderboards, matches, replays and live matches (the organizer's web server).
 
     With --demo it plays cycles of round robins of every game's starter bots while it serves, one
-    seed after another (cycles finished by an earlier run are skipped), so there is always a match
-    to watch live. With a live token (BOTARENA_LIVE_TOKEN or --live-token-file), tournaments run
-    elsewhere (`botarena tournament --live-url`, Dask workers) stream their matches to it. Their
-    live view follows --live-policy; the organizer key (BOTARENA_ORGANIZER_KEY or
-    --organizer-key-file) sees every match whole, as it is played."""
+    seed after another (a cycle an earlier run left unfinished is resumed), so there is always a
+    match to watch live; it keeps the last --demo-keep cycles and deletes older demo tournaments.
+    With a live token (BOTARENA_LIVE_TOKEN or --live-token-file), tournaments run elsewhere
+    (`botarena tournament --live-url`, Dask workers) stream their matches to it. Their live view
+    follows --live-policy; the organizer key (BOTARENA_ORGANIZER_KEY or --organizer-key-file) sees
+    every match whole, as it is played."""
 
     from botarena.server.app import serve
     from botarena.server.live import LiveHub
     from botarena.server.secrecy import check_organizer_key
     from botarena.server.spectators import LivePolicy, SpectatorGate, SpectatorPolicy
-    from botarena.tournament.service import run_demo
+    from botarena.tournament.service import DEMO_KEEP, DemoCycle, run_demo_cycles
 
     if workers < 0 or pace_ms < 0 or demo_cycles < 0:
         raise UserError("--workers, --pace-ms and --demo-cycles must be 0 or more")
+    keep = DEMO_KEEP if demo_keep is None else demo_keep
+    if keep < 1:
+        raise UserError(f"--demo-keep must be 1 or more (the cycle being played counts), got {keep}")
     policy = SpectatorPolicy.parse(live_policy or LivePolicy.AFTER.value, live_delay)
     if live_delay is not None and policy.mode is not LivePolicy.DELAYED:
         raise UserError("--live-delay is for --live-policy delayed")
@@ -1267,26 +1279,38 @@ def serve_command(
             print("organizer key: requests with it in X-Organizer-Key see every match whole", flush=True)
         if not demo:
             return
-        print("running the demo tournaments (Ctrl-C stops the server)...", flush=True)
-        cycle_seed = seed
-        while not stop.is_set() and (demo_cycles == 0 or cycle_seed < seed + demo_cycles):
-            try:
-                summaries = run_demo(
-                    store,
-                    workers=workers,
-                    seed=cycle_seed,
-                    pace_ms=pace_ms,
-                    live=gate.sink(demo_policy),
-                    stop=stop,
-                    isolation=isolation,
+        print(
+            f"running the demo tournaments, keeping the last {keep} cycles (Ctrl-C stops the server)...",
+            flush=True,
+        )
+
+        def cycle_done(cycle: DemoCycle) -> None:
+            gone = cycle.deleted
+            if gone.tournaments:
+                print(
+                    f"deleted {gone.tournaments} older demo tournaments ({gone.matches} matches,"
+                    f" {gone.replays} replays)",
+                    flush=True,
                 )
-            except Exception as exc:  # the server goes on serving what was recorded
-                print(f"botarena: the demo stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
-                return
-            played = sum(s.played for s in summaries)
-            if played and not stop.is_set():
-                print(f"demo cycle {cycle_seed} finished ({played} matches played)", flush=True)
-            cycle_seed += 1
+            if cycle.played and not stop.is_set():
+                print(f"demo cycle {cycle.seed} finished ({cycle.played} matches played)", flush=True)
+
+        try:
+            run_demo_cycles(
+                store,
+                seed=seed,
+                cycles=demo_cycles,
+                keep=keep,
+                workers=workers,
+                pace_ms=pace_ms,
+                live=gate.sink(demo_policy),
+                stop=stop,
+                isolation=isolation,
+                on_cycle=cycle_done,
+            )
+        except Exception as exc:  # the server goes on serving what was recorded
+            print(f"botarena: the demo stopped: {type(exc).__name__}: {exc}", file=sys.stderr, flush=True)
+            return
         if not stop.is_set():
             print(f"demo tournaments finished; still serving {url}", flush=True)
 

@@ -3,6 +3,7 @@ uvicorn; the leaderboard page, a replay opened from the match list, and a live m
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
 from collections.abc import Iterator
@@ -515,3 +516,59 @@ def test_a_held_back_match_says_when_its_view_opens_then_opens(page: Any, site: 
     assert late.get_by_test_id("live-state").inner_text() == "live · 3 behind"
     assert late.get_by_test_id("live-steps").inner_text() == "8"
     site.gate.publish({"type": "end", "key": "t99/late", "match_id": None, "fields": fields})
+
+
+def test_the_live_list_shows_only_what_is_being_played(page: Any, serve: Any, tmp_path: Path) -> None:
+    """Three matches of one tournament: one being played, one queued (handed to the workers, not
+    started) and one just finished. The arena lists only the first, and the tournament's row says
+    1 running, 1 queued; when the running one ends it leaves the list, which then says so."""
+    from botarena.bots.resolve import untrusted
+    from botarena.server.app import create_app, live_key
+    from botarena.server.live import LiveHub
+    from botarena.store import Store
+    from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, tournament_format
+
+    store = Store.open(f"sqlite:///{tmp_path / 'live.db'}", replay_dir=tmp_path / "replays")
+    plan = TournamentPlan("cup", "rps", "round-robin", [Entrant(s, s) for s in ("rock", "cycler", "copycat")])
+    tournament = create_tournament(store, plan, isolation=untrusted(sandbox=None))
+    specs = tournament_format(tournament).schedule([], {})
+    store.add_matches(tournament.id, specs)
+    played, running, queued = sorted(spec.key for spec in specs)
+    store.mark_running_many(tournament.id, [played, running, queued])
+    hub = LiveHub()
+    server = serve(create_app(store, hub))
+    players = [{"seat": 0, "name": "rock"}, {"seat": 1, "name": "cycler"}]
+
+    def start(key: str) -> None:
+        replay = {"game": "rps", "players": players}
+        event = {"type": "header", "key": live_key(tournament.id, key), "tournament_id": tournament.id}
+        hub.publish({**event, "match": key, "replay": replay})
+
+    def end(key: str) -> None:
+        store.record_result(
+            tournament.id, key, ranks=[1, 2], scores=[1.0, 0.0], statuses=[{"OK": 1}] * 2,
+            time_used_ms=[0.0, 0.0], steps=1, duration_s=0.01, replay_gz=gzip.compress(key.encode()),
+        )  # fmt: skip
+        hub.publish({"type": "end", "key": live_key(tournament.id, key), "match_id": None, "fields": {}})
+
+    try:
+        start(played)
+        end(played)
+        start(running)
+        page.goto(server.url + "/arena.html")
+        page.wait_for_function("window.__arena && window.__arena.ready")
+        assert page.evaluate("window.__arena.error") is None
+        rows = page.locator('[data-testid="live-row"]')
+        assert rows.count() == 1
+        assert rows.first.get_attribute("data-key") == live_key(tournament.id, running)
+        assert rows.first.get_by_test_id("live-state").inner_text() == "live"
+        assert page.get_by_test_id("match-progress").inner_text() == "1 / 3 · 1 running · 1 queued"
+        end(running)
+        page.wait_for_function("window.__arena.live === 0")  # the next poll: it has left the list
+        assert page.get_by_test_id("live-empty").is_visible()
+        page.wait_for_function(
+            "document.querySelector('[data-testid=\"match-progress\"]').innerText === '2 / 3 · 1 queued'"
+        )
+    finally:
+        hub.close()
+        store.close()

@@ -45,6 +45,8 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
         db,
         "--pace-ms",
         "0",
+        "--demo-keep",
+        "2",
     ]
     process = subprocess.Popen(
         command,
@@ -61,6 +63,8 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
         assert url.startswith("http://127.0.0.1:") and url.endswith("/arena.html"), lines
         base = url.removesuffix("/arena.html")
         assert b"<html" in get(url)
+        banner = [process.stdout.readline() for _ in range(3)]  # the live policy, its note, the demo
+        assert any("keeping the last 2 cycles" in line for line in banner), banner
         for _ in range(1800):  # up to three minutes, in tenths of a second
             tournaments = [t for t in get_json(f"{base}/api/tournaments") if t["name"].endswith("-1")]
             if len(tournaments) == len(game_ids()) and all(t["status"] == "finished" for t in tournaments):
@@ -103,6 +107,15 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
             break
         time.sleep(0.1)
     assert leftover.stdout.strip() == "", leftover.stdout
+
+
+def test_serve_demo_refuses_to_keep_no_cycle(tmp_path: Path) -> None:
+    """--demo-keep counts the cycle being played: 0 would delete it under its own matches."""
+    command = [sys.executable, "-m", "botarena", "serve", "--demo", "--demo-keep", "0", "--port", "0"]
+    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert "--demo-keep must be 1 or more (the cycle being played counts), got 0" in done.stderr
+    assert not (tmp_path / "var").exists()  # refused before the store was opened
 
 
 def test_serve_demo_exits_anyway_when_something_holds_it_after_the_stop() -> None:

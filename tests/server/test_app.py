@@ -158,7 +158,14 @@ def test_tournaments_list_newest_first_with_counts(arena: Arena, start_server: A
     cup = listed[1]
     assert cup["name"] == "cup" and cup["format"] == "drones-2018" and cup["status"] == "finished"
     assert [e["name"] for e in cup["entrants"]] == list(ENTRANTS)
-    assert cup["matches"] == {"scheduled": 0, "running": 0, "finished": 3, "failed": 0, "total": 3}
+    assert cup["matches"] == {
+        "scheduled": 0,
+        "running": 0,
+        "queued": 0,
+        "finished": 3,
+        "failed": 0,
+        "total": 3,
+    }
     assert cup["finished_at"] is not None
     assert get_json(server.url + "/api/tournaments?game=drones")[1] == listed
     assert get_json(server.url + "/api/tournaments?game=nosuchgame") == (200, [])
@@ -266,7 +273,14 @@ def test_matches_of_every_status(mixed: tuple[Store, int, dict[str, int]], start
     _, running = get_json(server.url + f"/api/tournaments/{tid}/matches?status=running")
     assert running["total"] == 1 and [m["key"] for m in running["matches"]] == ["r01-m003"]
     _, listed = get_json(server.url + "/api/tournaments")
-    assert listed[0]["matches"] == {"scheduled": 1, "running": 1, "finished": 1, "failed": 1, "total": 4}
+    assert listed[0]["matches"] == {
+        "scheduled": 1,
+        "running": 1,
+        "queued": 0,
+        "finished": 1,
+        "failed": 1,
+        "total": 4,
+    }
     for key in ("r01-m002", "r01-m003", "r01-m004"):  # no replay (yet)
         status, body = get_json(server.url + f"/api/matches/{ids[key]}/replay")
         assert status == 404 and "has no replay yet" in one_line_error(status, body)

@@ -240,7 +240,9 @@ def test_demo_plans_cover_every_registered_game() -> None:
     plans = demo_plans(seed=3, pace_ms=5)
     assert sorted(p.game for p in plans) == game_ids()
     for plan in plans:
-        assert plan.format == "round-robin" and plan.seed == 3 and plan.options == {"pace_ms": 5}
+        # marked as the demo's, with its cycle: the demo's retention deletes nothing without the mark
+        assert plan.format == "round-robin" and plan.seed == 3
+        assert plan.options == {"pace_ms": 5, "demo_cycle": 3}
     by_game = {plan.game: plan for plan in plans}
     # a round robin needs 2 seats at least: DatsPulse (1-100 teams) declares its demo's shape
     assert by_game["datspulse"].players == 3 and by_game["datspulse"].overrides == {"turns": 100}

@@ -14,7 +14,8 @@ JSON API (errors are `{"detail": "<one line>"}` with a 4xx status, never a trace
     GET /api/tournaments/{id}/matches[?status=&limit=&offset=]
     GET /api/matches/{id}                        one match and its result
     GET /api/matches/{id}/replay                 the replay file (gzip, Content-Encoding: gzip)
-    GET /api/live                                the live (and just finished) matches, each with
+    GET /api/live[?state=running|finished]       the matches being played (state "running") and
+                                                 the ones just finished ("finished"), each with
                                                  the spectator policy it is shown under
     GET /api/live/{key}/events                   one live match as server-sent events: header,
                                                  steps..., end (a `: ping` comment while idle);
@@ -47,7 +48,7 @@ import gzip
 import logging
 import secrets
 import threading
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable, Container, Hashable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from datetime import datetime
@@ -166,7 +167,12 @@ class EntrantOut(BaseModel):
 
 class MatchCounts(BaseModel):
     scheduled: int = 0
-    running: int = 0
+    running: int = Field(0, description="being played now")
+    queued: int = Field(
+        0,
+        description="handed to the workers and waiting for one (known for the tournaments whose matches"
+        " this server sees played live; the others count them as running)",
+    )
     finished: int = 0
     failed: int = 0
     total: int = 0
@@ -242,6 +248,9 @@ class MatchDetail(MatchOut):
     game: str | None
 
 
+LIVE_STATES = ("running", "finished")
+
+
 class LiveMatchOut(BaseModel):
     key: str
     tournament_id: int | None
@@ -249,6 +258,7 @@ class LiveMatchOut(BaseModel):
     game: str
     players: list[str]
     steps: int
+    state: str = Field(description="running (being played now) or finished (just over, kept a while)")
     finished: bool
     match_id: int | None
     result: dict[str, Any] | None
@@ -265,17 +275,58 @@ class LiveMatchOut(BaseModel):
 # ------------------------------------------------------------------------------------ conversions
 
 
-def _counts(counts: Mapping[str, int] | None) -> MatchCounts:
+def _counts(counts: Mapping[str, int] | None, playing: int | None = None) -> MatchCounts:
+    """The API's counts from the store's. The store marks a match running when it is handed to the
+    workers; `playing` (how many of the tournament's matches are being played now, when this
+    server sees them played live) splits those into running and queued."""
     counts = dict(counts or {})
     values = {status: int(counts.get(status, 0)) for status in MATCH_STATUSES}
-    return MatchCounts(**values, total=sum(values.values()))
+    total = sum(values.values())
+    if playing is not None:
+        running = min(values["running"], playing)
+        values["queued"] = values["running"] - running
+        values["running"] = running
+    return MatchCounts(**values, total=total)
+
+
+class LiveTournaments:
+    """Which tournaments' matches this server sees played live (their live events come here: the
+    demo's, a local tournament's, live ingest's), and how many of each are being played now. Only
+    for those can a match handed to the workers be told apart from one being played: the store knows
+    no more than that it was handed out. A tournament counts once a match of it has been seen live;
+    at most `size` are remembered (the oldest seen go first)."""
+
+    def __init__(self, size: int = 4096) -> None:
+        self.size = size
+        self._lock = threading.Lock()
+        self._seen: OrderedDict[int, None] = OrderedDict()
+
+    def playing(self, live: Sequence[Mapping[str, Any]]) -> dict[int, int]:
+        """Tournament id -> matches being played now, from the live list (`SpectatorGate.live_matches`),
+        for every tournament seen live so far (0 for one with none being played now)."""
+        now: Counter[int] = Counter()
+        with self._lock:
+            for entry in live:
+                tournament_id = entry.get("tournament_id")
+                if not isinstance(tournament_id, int):
+                    continue
+                self._seen[tournament_id] = None
+                self._seen.move_to_end(tournament_id)
+                if not entry.get("finished"):
+                    now[tournament_id] += 1
+            while len(self._seen) > self.size:
+                self._seen.popitem(last=False)
+            return {tournament_id: now[tournament_id] for tournament_id in self._seen}
 
 
 def tournament_out(
-    row: TournamentRow, counts: Mapping[str, int] | None, shown: Shown | None = None
+    row: TournamentRow,
+    counts: Mapping[str, int] | None,
+    shown: Shown | None = None,
+    playing: int | None = None,
 ) -> TournamentOut:
     """The tournament as a route shows it: its secrets withheld as `shown` says (by default, as
-    its status says: `botarena.server.secrecy`)."""
+    its status says: `botarena.server.secrecy`); `playing` as `_counts` takes it."""
     fields = {
         "id": row.id,
         "name": row.name,
@@ -289,7 +340,7 @@ def tournament_out(
         "created_at": row.created_at,
         "finished_at": row.finished_at,
         "entrants": [EntrantOut(name=e.name, spec=e.spec, version=e.version) for e in row.entrants],
-        "matches": _counts(counts),
+        "matches": _counts(counts, playing),
     }
     return TournamentOut(**public_view(row.game, fields, shown or Shown.of_tournament(row.status)))
 
@@ -547,14 +598,25 @@ def create_app(
             for g in all_games()
         ]
 
+    seen_live = LiveTournaments()
+
+    def _playing() -> dict[int, int]:
+        return seen_live.playing(gate.live_matches())
+
     @app.get("/api/tournaments", response_model=list[TournamentOut])
     def tournaments(
         request: Request,
         game: Annotated[str | None, Query(max_length=64, description="only this game's")] = None,
     ) -> list[TournamentOut]:
         rows = store.list_tournaments(game or None)
+        playing = _playing()
         return [
-            tournament_out(row, store.count_matches(row.id), _shown(request, Shown.of_tournament(row.status)))
+            tournament_out(
+                row,
+                store.count_matches(row.id),
+                _shown(request, Shown.of_tournament(row.status)),
+                playing.get(row.id),
+            )
             for row in rows
         ]
 
@@ -570,7 +632,8 @@ def create_app(
             board = tournament_board(store, row)
             boards.put(tournament_id, version, board)
         shown = _shown(request, Shown.of_tournament(row.status))
-        return TournamentDetail(tournament=tournament_out(row, counts, shown), leaderboard=board)
+        out = tournament_out(row, counts, shown, _playing().get(tournament_id))
+        return TournamentDetail(tournament=out, leaderboard=board)
 
     @app.get("/api/tournaments/{tournament_id}/matches", response_model=MatchPage)
     def tournament_matches(
@@ -628,15 +691,28 @@ def create_app(
         return stored_replay_response(store, match_id, row.replay_hash)
 
     @app.get("/api/live", response_model=list[LiveMatchOut])
-    def live_matches(request: Request) -> list[dict[str, Any]]:
-        return [
-            {
-                **m,
-                "events_url": live_events_url(m["key"]),
-                "replay_url": match_replay_url(m["match_id"]) if m["match_id"] is not None else None,
-            }
-            for m in gate.live_matches(organizer=_organizer(request))
-        ]
+    def live_matches(
+        request: Request,
+        state: Annotated[
+            str | None, Query(description="only the running matches, or only the just finished ones")
+        ] = None,
+    ) -> list[dict[str, Any]]:
+        if state is not None and state not in LIVE_STATES:
+            raise HTTPException(422, f"unknown state {state[:40]!r} (expected running or finished)")
+        listed = []
+        for m in gate.live_matches(organizer=_organizer(request)):
+            entry_state = "finished" if m["finished"] else "running"
+            if state is not None and entry_state != state:
+                continue
+            listed.append(
+                {
+                    **m,
+                    "state": entry_state,
+                    "events_url": live_events_url(m["key"]),
+                    "replay_url": match_replay_url(m["match_id"]) if m["match_id"] is not None else None,
+                }
+            )
+        return listed
 
     @app.get(
         "/api/live/{key:path}/events",

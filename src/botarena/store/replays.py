@@ -100,8 +100,8 @@ class ReplayStorage(Protocol):
         ...
 
     def remove(self, digest: str) -> None:
-        """Delete replay `digest` (gone already: nothing to do). Only `Store.remove_unrecorded_replays`
-        calls this, for a replay no match references."""
+        """Delete replay `digest` (gone already: nothing to do). Only the store calls this, for a
+        replay no match references (`remove_unrecorded_replays`, `delete_tournaments`)."""
         ...
 
 

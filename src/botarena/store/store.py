@@ -167,6 +167,15 @@ class RatingLike(Protocol):
     def played(self) -> int: ...
 
 
+@dataclass(frozen=True)
+class Deleted:
+    """What `Store.delete_tournaments` deleted."""
+
+    tournaments: int = 0
+    matches: int = 0
+    replays: int = 0
+
+
 class Store:
     """Persistence for tournaments. Open with `Store.open(url)`; thread-safe."""
 
@@ -444,6 +453,55 @@ class Store:
             )
             if result.rowcount == 0:
                 raise StoreError(f"no tournament {tournament_id}")
+
+    def delete_tournaments(self, tournament_ids: Collection[int]) -> Deleted:
+        """Delete these tournaments with everything that is theirs: entrants, matches, the matches'
+        players, ratings, and the replays no match left in the store references. Returns what went.
+
+        The rows go in one transaction (a reader sees a tournament whole or not at all); the replays
+        after it commits, so a reader that still holds a match row finds its replay missing
+        (`ReplayMissing`, which the server answers 404), never a match without its rows. A replay is
+        content-addressed and names its match (tournament id and key), so no other tournament's
+        match can share one; the check of the remaining references is there all the same. Bot
+        versions and artifacts stay: other tournaments may enter them. Ids that are no tournament
+        are ignored. The caller chooses what to delete: nothing here stops a coordinator that is
+        still running one of them (`run_demo` never deletes the cycle it plays)."""
+        wanted = sorted({int(t) for t in tournament_ids})
+        if not wanted:
+            return Deleted()
+        hashes: set[str] = set()
+        tournaments = matches = 0
+        with self._write_connection("cannot delete tournaments") as conn:
+            for start in range(0, len(wanted), _CHUNK):
+                chunk = wanted[start : start + _CHUNK]
+                of_them = select(Match.id).where(Match.tournament_id.in_(chunk)).scalar_subquery()
+                hashes.update(
+                    digest
+                    for digest in conn.scalars(
+                        select(Match.replay_hash).where(
+                            Match.tournament_id.in_(chunk), Match.replay_hash.is_not(None)
+                        )
+                    )
+                    if digest
+                )
+                conn.execute(delete(MatchPlayer).where(MatchPlayer.match_id.in_(of_them)))
+                matches += conn.execute(delete(Match).where(Match.tournament_id.in_(chunk))).rowcount
+                conn.execute(delete(Rating).where(Rating.tournament_id.in_(chunk)))
+                conn.execute(delete(TournamentEntrant).where(TournamentEntrant.tournament_id.in_(chunk)))
+                tournaments += conn.execute(delete(Tournament).where(Tournament.id.in_(chunk))).rowcount
+            ordered = sorted(hashes)
+            referenced: set[str] = set()
+            for start in range(0, len(ordered), _CHUNK):
+                chunk_hashes = ordered[start : start + _CHUNK]
+                referenced.update(
+                    conn.scalars(select(Match.replay_hash).where(Match.replay_hash.in_(chunk_hashes)))
+                )
+        for tournament_id in wanted:
+            self._versions.pop(tournament_id, None)
+        unreferenced = sorted(hashes - referenced)
+        for digest in unreferenced:
+            self.replays.remove(digest)
+        return Deleted(tournaments=tournaments, matches=matches, replays=len(unreferenced))
 
     # -------------------------------------------------------------------------------- matches
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from botarena.core.registry import get_game
 from botarena.store import MatchRow, Store, TournamentRow
+from botarena.store.store import Deleted
 from botarena.tournament.executor import (
     LiveSink,
     MatchBatchResult,
@@ -115,6 +116,10 @@ class ProgressSink(Protocol):
 
 
 RUNNER_OPTIONS = ("pace_ms",)
+DEMO_CYCLE = "demo_cycle"
+"""The option that marks a tournament as one of `serve --demo`'s, with its cycle's seed: the demo's
+retention (`prune_demo`) deletes only tournaments that carry it (`botarena tournament` never sets it)."""
+NOT_FORMAT_OPTIONS = (*RUNNER_OPTIONS, DEMO_CYCLE)
 
 
 # -- creating ------------------------------------------------------------------------------------------
@@ -182,7 +187,7 @@ def create_tournament(
     pace_ms = options.get("pace_ms", 0)
     if type(pace_ms) is not int or pace_ms < 0:
         raise FormatError(f"pace_ms must be a non-negative integer, got {pace_ms!r}")
-    format_options = {k: v for k, v in options.items() if k not in RUNNER_OPTIONS}
+    format_options = {k: v for k, v in options.items() if k not in NOT_FORMAT_OPTIONS}
     make_format(format_name, names, seed=plan.seed, players=players, options=format_options)
     for entrant in plan.entrants:
         check_spec(entrant.spec, game, isolation=isolation)  # fails here, not in a worker
@@ -219,7 +224,7 @@ def create_tournament(
 
 
 def tournament_format(tournament: TournamentRow) -> Format:
-    options = {k: v for k, v in tournament.options.items() if k not in (*RUNNER_OPTIONS, "players")}
+    options = {k: v for k, v in tournament.options.items() if k not in (*NOT_FORMAT_OPTIONS, "players")}
     return make_format(
         tournament.format,
         [e.name for e in tournament.entrants],
@@ -882,9 +887,15 @@ def _failed_future(exc: BaseException) -> Future[MatchBatchResult]:
 
 # -- the demo ------------------------------------------------------------------------------------------
 
+DEMO_KEEP = 3
+"""How many demo cycles `serve --demo` keeps by default, the one being played included (`--demo-keep`)."""
 
-def demo_plans(seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo") -> list[TournamentPlan]:
-    """One round robin of the starter bots of every registered game (`make run`'s tournaments).
+
+def demo_plans(
+    seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo", games: Sequence[str] | None = None
+) -> list[TournamentPlan]:
+    """One round robin of the starter bots of every registered game (`make run`'s tournaments), or
+    of `games` only; each is marked with its cycle (`DEMO_CYCLE`: `seed`).
 
     A game may shape its demo in `GameInfo.demo`: `players` per match (default: its minimum, at
     least 2, which a round robin needs) and config `overrides` (shorter games than its default, so
@@ -893,6 +904,8 @@ def demo_plans(seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo") -> list
 
     plans = []
     for game in all_games():
+        if games is not None and game.id not in games:
+            continue
         players = game.demo.players or max(2, game.min_players)
         starters = sorted(game.starter_bots)
         if len(starters) < players:
@@ -906,11 +919,119 @@ def demo_plans(seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo") -> list
                 seed=seed,
                 preset=None,
                 overrides=dict(game.demo.overrides),
-                options={"pace_ms": pace_ms} if pace_ms else {},
+                options={DEMO_CYCLE: seed, **({"pace_ms": pace_ms} if pace_ms else {})},
                 players=players,
             )
         )
     return plans
+
+
+def demo_cycle_of(tournament: TournamentRow) -> int | None:
+    """The demo cycle `tournament` belongs to, or None when it is no demo tournament."""
+    cycle = tournament.options.get(DEMO_CYCLE)
+    return cycle if isinstance(cycle, int) and not isinstance(cycle, bool) else None
+
+
+def demo_cycles(store: Store) -> dict[int, list[TournamentRow]]:
+    """The demo tournaments in the store by cycle, the cycle created last first (then newest first)."""
+    cycles: dict[int, list[TournamentRow]] = {}
+    for tournament in store.list_tournaments():  # newest first
+        cycle = demo_cycle_of(tournament)
+        if cycle is not None:
+            cycles.setdefault(cycle, []).append(tournament)
+    return cycles
+
+
+def first_demo_cycle(store: Store, seed: int) -> int:
+    """Where `serve --demo` starts: the cycle it played last (finished, it is skipped; unfinished, it
+    is resumed) when that is `seed` or later, else `seed`. Older cycles may have been deleted: going
+    back to `seed` would play them again."""
+    last = next(iter(demo_cycles(store)), None)
+    return last if last is not None and last >= seed else seed
+
+
+def open_demo_cycle(
+    store: Store,
+    seed: int,
+    *,
+    pace_ms: int = 0,
+    isolation: Isolation | None = None,
+    games: Sequence[str] | None = None,
+) -> list[TournamentRow]:
+    """Create (or find, to resume) the tournaments of demo cycle `seed`. A name some other
+    tournament has taken (an organizer's, not marked as the demo's) is left alone: that game sits
+    this cycle out, with a warning in the log."""
+    tournaments = []
+    for plan in demo_plans(seed, pace_ms=pace_ms, games=games):
+        found = store.find_tournament(plan.name)
+        if found is None:
+            tournaments.append(create_tournament(store, plan, isolation=isolation))
+        elif demo_cycle_of(found) == seed:
+            tournaments.append(found)
+        else:
+            log.warning("the demo leaves %r alone: a tournament not the demo's has that name", plan.name)
+    return tournaments
+
+
+def prune_demo(store: Store, *, keep: int, playing: Sequence[TournamentRow] = ()) -> Deleted:
+    """Delete the demo tournaments (their matches, results and replays) of all but the `keep` demo
+    cycles created last, counting the cycle of `playing` (the one about to be played) as one of
+    them; `playing` itself is never deleted. Tournaments without the demo's mark are never touched."""
+    if keep < 1:
+        raise ValueError(f"the demo keeps 1 cycle or more, not {keep}")
+    playing_ids = {t.id for t in playing}
+    current = {cycle for t in playing if (cycle := demo_cycle_of(t)) is not None}
+    cycles = demo_cycles(store)
+    others = [cycle for cycle in cycles if cycle not in current]
+    kept = current | set(others[: max(0, keep - len(current))])
+    doomed = [t.id for cycle, rows in cycles.items() if cycle not in kept for t in rows]
+    return store.delete_tournaments([t for t in doomed if t not in playing_ids])
+
+
+@dataclass(frozen=True)
+class DemoCycle:
+    """How one cycle of `run_demo_cycles` went."""
+
+    seed: int
+    summaries: list[TournamentSummary]
+    deleted: Deleted  # what the retention deleted of older cycles before it
+
+    @property
+    def played(self) -> int:
+        return sum(s.played for s in self.summaries)
+
+
+def run_demo_cycles(
+    store: Store,
+    *,
+    seed: int = 1,
+    cycles: int = 0,
+    keep: int = DEMO_KEEP,
+    workers: int = 2,
+    pace_ms: int = 0,
+    live: LiveSink | None = None,
+    stop: threading.Event | None = None,
+    isolation: Isolation | None = None,
+    games: Sequence[str] | None = None,
+    on_cycle: Callable[[DemoCycle], None] | None = None,
+) -> None:
+    """`serve --demo`'s loop: demo cycles one after another from `first_demo_cycle(store, seed)` until
+    `stop` is set or cycle `seed + cycles` (`cycles` 0: no end), keeping the last `keep` cycles.
+
+    Each cycle's tournaments are created (or resumed) first, then the older cycles beyond `keep` are
+    deleted (`prune_demo`: nothing of the cycle about to be played, nothing that is not the demo's),
+    then the cycle is played (`run_demo`'s way) and `on_cycle` hears how it went."""
+    if keep < 1:
+        raise ValueError(f"the demo keeps 1 cycle or more, not {keep}")
+    stop = stop or threading.Event()
+    cycle = first_demo_cycle(store, seed)
+    while not stop.is_set() and (cycles == 0 or cycle < seed + cycles):
+        tournaments = open_demo_cycle(store, cycle, pace_ms=pace_ms, isolation=isolation, games=games)
+        deleted = prune_demo(store, keep=keep, playing=tournaments)
+        summaries = _play_demo(store, tournaments, workers=workers, live=live, stop=stop, isolation=isolation)
+        if on_cycle is not None:
+            on_cycle(DemoCycle(cycle, summaries, deleted))
+        cycle += 1
 
 
 def run_demo(
@@ -923,21 +1044,41 @@ def run_demo(
     stop: threading.Event | None = None,
     progress_for: Callable[[TournamentRow], ProgressSink | None] | None = None,
     isolation: Isolation | None = None,
+    games: Sequence[str] | None = None,
 ) -> list[TournamentSummary]:
     """Create (or resume) and run `demo_plans(seed)` side by side on one executor, streaming to `live`.
 
     With `workers` > 0 the matches run in a process pool whose workers stream their matches to
     `live` through a queue; with 0 they run in the coordinators' threads.
     """
+    tournaments = open_demo_cycle(store, seed, pace_ms=pace_ms, isolation=isolation, games=games)
+    return _play_demo(
+        store,
+        tournaments,
+        workers=workers,
+        live=live,
+        stop=stop,
+        progress_for=progress_for,
+        isolation=isolation,
+    )
+
+
+def _play_demo(
+    store: Store,
+    tournaments: Sequence[TournamentRow],
+    *,
+    workers: int,
+    live: LiveSink | None,
+    stop: threading.Event | None,
+    isolation: Isolation | None,
+    progress_for: Callable[[TournamentRow], ProgressSink | None] | None = None,
+) -> list[TournamentSummary]:
+    """Run the unfinished ones of `tournaments` side by side on one executor (`run_demo`)."""
+    if all(t.status == "finished" for t in tournaments):
+        return []  # a cycle an earlier run finished: no pool to start
     from botarena.core.credentials import WorkerSecrets
     from botarena.tournament.executor import LiveQueuePump, close_executor, live_queue_for_pool, make_executor
 
-    tournaments = []
-    for plan in demo_plans(seed, pace_ms=pace_ms):
-        found = store.find_tournament(plan.name)
-        tournaments.append(
-            found if found is not None else create_tournament(store, plan, isolation=isolation)
-        )
     queue = live_queue_for_pool() if workers and live is not None else None
     pump = LiveQueuePump(queue, live) if queue is not None and live is not None else None
     secrets = WorkerSecrets.of(store.connect_url)  # the pool's workers fetch artifacts from the store

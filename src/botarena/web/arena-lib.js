@@ -61,7 +61,8 @@ export function statusPill(status, testid) {
   return el("span", { class: `pill pill-${status}`, "data-testid": testid, text: status });
 }
 
-// A progress bar and "finished/total" for a tournament's match counts.
+// A progress bar and "finished/total" for a tournament's match counts: "running" are the matches
+// being played now, "queued" the ones handed to the workers that wait for one.
 export function progress(counts) {
   const total = counts.total || 0;
   const finished = counts.finished || 0;
@@ -69,8 +70,11 @@ export function progress(counts) {
   const pct = (n) => (total ? `${(100 * n) / total}%` : "0%");
   const bar = el("span", { class: "progress" }, el("span", { style: `width:${pct(finished)}` }));
   if (failed) bar.append(el("span", { class: "failed", style: `width:${pct(failed)}` }));
-  const text = `${finished} / ${total}` + (counts.running ? ` · ${counts.running} running` : "") + (failed ? ` · ${failed} failed` : "");
-  return el("span", {}, bar, el("span", { text }));
+  const parts = [`${finished} / ${total}`];
+  if (counts.running) parts.push(`${counts.running} running`);
+  if (counts.queued) parts.push(`${counts.queued} queued`);
+  if (failed) parts.push(`${failed} failed`);
+  return el("span", {}, bar, el("span", { "data-testid": "match-progress", text: parts.join(" · ") }));
 }
 
 export const replayViewerUrl = (replayUrl) => `index.html?replay=${encodeURIComponent(replayUrl)}`;

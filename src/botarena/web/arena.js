@@ -1,4 +1,5 @@
-// The arena's front page: the live matches (polled every second) and the tournaments.
+// The arena's front page: the matches being played now (polled every second) and the tournaments.
+// A match leaves the live list when it ends (its replay is on its tournament's page).
 //
 // Test hooks: window.__arena = {ready, error, refreshes, tournaments, live}.
 
@@ -9,8 +10,6 @@ import {
   liveViewerUrl,
   poll,
   progress,
-  replayViewerUrl,
-  resultText,
   showError,
   statusPill,
   when,
@@ -57,23 +56,17 @@ function liveRow(match) {
       : null,
     el("span", { text: match.match }),
   );
-  let link;
-  if (!match.finished) {
-    const text = match.held ? "follow" : "watch live";
-    link = el("a", { href: liveViewerUrl(match.events_url), "data-testid": "watch-live", text });
-  } else if (match.replay_url) {
-    link = el("a", { href: replayViewerUrl(match.replay_url), "data-testid": "watch-replay", text: "replay" });
-  } else {
-    link = el("span", { class: "muted", text: "–" });
-  }
-  const result = match.result && match.result.ranks ? resultText(match.players, match.result.ranks, match.result.scores) : "finished";
+  const link = el("a", {
+    href: liveViewerUrl(match.events_url),
+    "data-testid": "watch-live",
+    text: match.held ? "follow" : "watch live",
+  });
   // a game that hides part of its state: the spectator policy may hold its live view back
   const played = match.played ?? match.steps;
-  const behind = !match.finished && !match.held && match.policy === "delayed" ? played - match.steps : 0;
+  const behind = !match.held && match.policy === "delayed" ? played - match.steps : 0;
   const pill = (kind, text) => el("span", { class: `pill pill-${kind}`, "data-testid": "live-state", text });
   let state;
-  if (match.finished) state = el("span", { class: "muted", text: result });
-  else if (match.held) state = pill("held", HELD_LABELS[match.policy] ? HELD_LABELS[match.policy](match) : "held back");
+  if (match.held) state = pill("held", HELD_LABELS[match.policy] ? HELD_LABELS[match.policy](match) : "held back");
   else state = pill("live", behind ? `live · ${behind} behind` : "live");
   return el(
     "tr",
@@ -89,7 +82,8 @@ function liveRow(match) {
 
 async function refreshLive() {
   try {
-    state.live = await fetchJson("/api/live");
+    // only what is being played now: a finished match leaves the list (it has its replay)
+    state.live = await fetchJson("/api/live?state=running");
     state.liveLoaded = true;
     state.refreshes += 1;
     $("live-rows").replaceChildren(...state.live.map(liveRow));
