@@ -1,4 +1,4 @@
-"""Run one documentation page's marked examples, in order, in the current folder (tests/docs/test_examples.py).
+"""Run one documentation page's marked examples, in order, in the current folder (for test_examples.py).
 
 Usage: python run_examples.py BLOCKS.json, a list of blocks as test_examples.Block.as_job writes them.
 `file` blocks are written first; then python blocks run in this one interpreter with one namespace
@@ -47,7 +47,11 @@ def run_shell(block: dict[str, Any]) -> None:
         fail(block, f"still running after {BLOCK_TIMEOUT_S:g} s\n{exc.stdout!r}\n{exc.stderr!r}")
         return
     if done.returncode != 0:
-        fail(block, f"exit status {done.returncode}\n--- stdout\n{done.stdout[-3000:]}\n--- stderr\n{done.stderr[-3000:]}")
+        fail(
+            block,
+            f"exit status {done.returncode}\n--- stdout\n{done.stdout[-3000:]}\n"
+            f"--- stderr\n{done.stderr[-3000:]}",
+        )
     print(done.stdout, end="", flush=True)
 
 
@@ -81,7 +85,11 @@ def start_background(block: dict[str, Any]) -> subprocess.Popen[bytes]:
         end = time.monotonic() + READY_TIMEOUT_S
         while not accepts(port):
             if process.poll() is not None:
-                fail(block, f"exited with {process.returncode} before listening on {port}: {Path(log.name).read_text()}")
+                fail(
+                    block,
+                    f"exited with {process.returncode} before listening on {port}: "
+                    + Path(log.name).read_text(errors="replace"),
+                )
             if time.monotonic() > end:
                 fail(block, f"not listening on {port} after {READY_TIMEOUT_S:g} s")
             time.sleep(0.05)

@@ -1,4 +1,4 @@
-"""Every code example of README.md and docs/ runs (issue 26, item 4; the convention: docs/contributing-docs.md).
+"""Every code example of README.md and docs/ runs (issue 26, item 4; docs/contributing-docs.md).
 
 A fenced block's info string says what it is: ```` ```sh runnable ```` runs, ```` ```python runnable
 file=bot.py ```` is saved as that file for the page's later blocks, ```` ```sh runnable background
@@ -27,9 +27,7 @@ import pytest
 from markdown_it import MarkdownIt
 
 ROOT = Path(__file__).resolve().parents[2]
-PAGES = sorted(
-    [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "docs" / "games").glob("*.md")]
-)
+PAGES = sorted([ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "docs" / "games").glob("*.md")])
 MARKED_LANGUAGES = frozenset({"python", "py", "sh", "bash", "shell", "console"})
 """The languages whose blocks must say whether they run."""
 COPIED = ("examples", "kits")
@@ -41,6 +39,7 @@ FIXTURES: dict[str, dict[str, Path | str]] = {
 }
 """Files a page's examples take for granted (the reader's own bot), put in its scratch folder."""
 PAGE_TIMEOUT_S = 600
+GUIDE = "docs/contributing-docs.md"
 
 
 @dataclass(frozen=True)
@@ -109,9 +108,13 @@ def marking_problems(path: Path) -> list[str]:
     for block in blocks(path):
         at = f"{block.page}:{block.line}"
         if not block.language:
-            problems.append(f"{at}: a fenced block without a language (use text for diagrams and output)")
+            problems.append(
+                f"{at}: a fenced block without a language (text for diagrams and output; {GUIDE})"
+            )
         elif block.language in MARKED_LANGUAGES and block.kind is None:
-            problems.append(f"{at}: a {block.language} block marked neither runnable nor skip: REASON")
+            problems.append(
+                f"{at}: a {block.language} block marked neither runnable nor skip: REASON ({GUIDE})"
+            )
         if block.kind == "skip" and not block.reason:
             problems.append(f"{at}: skip without a reason (skip: what it needs that CI has not)")
         if block.kind == "background" and block.language not in ("sh", "bash", "shell"):
@@ -151,7 +154,11 @@ def test_the_marking_check_reports_what_would_slip(tmp_path: Path) -> None:
 def _shims(folder: Path) -> Path:
     """A bin folder whose `botarena`, `python` and `python3` run this checkout with this interpreter."""
     folder.mkdir()
-    commands = {"botarena": f'exec "{sys.executable}" -m botarena.cli "$@"\n', "python": None, "python3": None}
+    commands = {
+        "botarena": f'exec "{sys.executable}" -m botarena.cli "$@"\n',
+        "python": None,
+        "python3": None,
+    }
     for name, body in commands.items():
         shim = folder / name
         shim.write_text("#!/bin/sh\n" + (body or f'exec "{sys.executable}" "$@"\n'), encoding="utf-8")
@@ -163,7 +170,9 @@ def _scratch(tmp_path: Path, page: str) -> Path:
     scratch = tmp_path / "scratch"
     scratch.mkdir()
     for name in COPIED:
-        shutil.copytree(ROOT / name, scratch / name, ignore=shutil.ignore_patterns("node_modules", "__pycache__"))
+        shutil.copytree(
+            ROOT / name, scratch / name, ignore=shutil.ignore_patterns("node_modules", "__pycache__")
+        )
     for name, source in FIXTURES.get(page, {}).items():
         if isinstance(source, Path):
             shutil.copyfile(source, scratch / name)
