@@ -1420,6 +1420,39 @@ def _shortened(text: str, limit: int = 120) -> str:
     return f"{text[:keep]}...{text[-keep:]}"
 
 
+OPTIONAL_EXTRAS: dict[str, str] = {
+    "psycopg": "postgres",
+    "dask": "dask",
+    "distributed": "dask",
+    "pettingzoo": "rl",
+    "gymnasium": "rl",
+    "stable_baselines3": "rl-train",
+    "sb3_contrib": "rl-train",
+    "torch": "rl-train",
+}
+"""Top-level module -> the extra of pyproject.toml that installs it (tests/cli check the two agree)."""
+
+
+def missing_module_message(exc: ImportError) -> str:
+    """One line for a module a command needs and the installation lacks, naming what to install.
+
+    An optional extra's module names its extra; a module of the core install (or of botarena itself)
+    means a broken installation, so the line says to reinstall. A message that already says what to
+    install (the raiser knew better) is kept as it is."""
+    said = str(exc)
+    if "pip install" in said:
+        return said
+    module = (exc.name or "").partition(".")[0]
+    extra = OPTIONAL_EXTRAS.get(module)
+    if extra is not None:
+        return f"this needs {module}, which is not installed: pip install 'botarena[{extra}]'"
+    what = module or "a module"
+    return (
+        f"{what} is missing from this installation ({said}): it comes with botarena, reinstall it "
+        "(pip install --force-reinstall botarena, or pip install . in a clone)"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point: run the CLI and map every error to a one-line message and an exit code."""
     try:
@@ -1438,6 +1471,9 @@ def main(argv: list[str] | None = None) -> int:
         print("botarena: interrupted", file=sys.stderr)
         return 130
     except Exception as exc:
+        if isinstance(exc, ImportError):  # an extra not installed: what to install, never a traceback
+            print(f"botarena: error: {_shortened(missing_module_message(exc), 400)}", file=sys.stderr)
+            return 2
         if isinstance(exc, _user_errors()):
             print(f"botarena: error: {_one_line(exc)}", file=sys.stderr)
             return 2

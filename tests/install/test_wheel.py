@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from pathlib import Path
 
 import pytest
@@ -32,8 +35,13 @@ JS_BOT = """export default function () {
 """
 
 
+def clean_env() -> dict[str, str]:
+    """This environment without what would make the venv import the checkout."""
+    return {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+
+
 def run(argv: list[str], cwd: Path, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
+    env = clean_env()
     done = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
     assert done.returncode == 0, f"{argv}\n{done.stdout[-2000:]}\n{done.stderr[-4000:]}"
     return done
@@ -98,3 +106,46 @@ def test_the_installed_command_runs_a_2018_javascript_bot(installed: Path, outsi
     command = [str(installed / "botarena"), "play", "drones", "mine.js", "pacifist", "--seed", "4"]
     played = run(command, outside)
     assert "CRASHED" not in played.stdout and "INVALID" not in played.stdout, played.stdout
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _wait_for_logs(url: str, service: subprocess.Popen[str], deadline_s: float = 60) -> None:
+    """Poll the service's `GET /logs` until it answers (bounded), failing if the service exits."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        assert service.poll() is None, f"the service exited: {service.communicate()[1][-2000:]}"
+        try:
+            with urllib.request.urlopen(f"{url}/logs", timeout=2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError(f"{url} did not answer within {deadline_s} s")
+
+
+def test_the_installed_command_plays_an_http_bot(installed: Path, outside: Path) -> None:
+    """The README's `botarena play devops http://127.0.0.1:8081 starter` after a plain install (issue 26,
+    item 3): the HTTP client is a core dependency, the service is the installed starter service."""
+    url = f"http://127.0.0.1:{_free_port()}"
+    service = subprocess.Popen(
+        [str(installed / "botarena"), "devops-service", "--port", url.rsplit(":", 1)[1]],
+        cwd=outside,
+        env=clean_env(),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for_logs(url, service)
+        command = ["play", "devops", url, "starter", "--preset", "smoke", "--seed", "1"]
+        played = run([str(installed / "botarena"), *command], outside, timeout=300).stdout
+    finally:
+        service.terminate()
+        service.communicate(timeout=30)
+    seat0 = next(line for line in played.splitlines() if url in line)
+    assert "OK:" in seat0 and not any(bad in seat0 for bad in ("CRASHED", "TIMEOUT", "INVALID")), played

@@ -33,12 +33,9 @@ import socket
 from typing import Any, cast
 from urllib.parse import urlsplit
 
+import aiohttp
 import orjson
 
-try:
-    import aiohttp
-except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise ImportError("HTTP bots need aiohttp: pip install 'botarena[http]'") from exc
 try:  # the C HTTP parser of uvicorn[standard]; without it every scheme goes through aiohttp
     import httptools
 

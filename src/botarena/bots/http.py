@@ -19,7 +19,7 @@ past its deadline is not cut off: it goes on in the background and its response,
 the owed answer collected by `poll_late`. A late exchange that fails (refused, reset, an HTTP error
 status) is CRASHED `disconnected`, and the bot is then dead for the rest of the match.
 
-aiohttp is an optional dependency: `pip install 'botarena[http]'`.
+aiohttp is a dependency of every install (issue 26: `pip install .` plays HTTP bots).
 """
 
 from __future__ import annotations
@@ -31,10 +31,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-try:
-    import aiohttp
-except ImportError as exc:  # pragma: no cover - depends on the installation
-    raise ImportError("HTTP bots need aiohttp: pip install 'botarena[http]'") from exc
+import aiohttp
 
 from botarena.bots.base import Bot, BotLog
 from botarena.bots.subprocess import block_thread_signals, encode_request, judge_reply_line

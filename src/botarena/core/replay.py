@@ -91,6 +91,11 @@ class Replay:
                 del data[name]
         return data
 
+    def save(self, path: str | Path) -> Path:
+        """Write the replay to `path` as gzip JSON, as `botarena play --replay` does (`botarena view`
+        and `botarena replay --verify` read it); returns the path written."""
+        return write_replay(self, path)
+
     def to_json(self) -> dict[str, Any]:
         """A deep, JSON-able copy of the replay (changing it does not change the replay)."""
         return orjson.loads(self.dumps())  # type: ignore[no-any-return]
