@@ -64,7 +64,7 @@ def test_gymnasium_make_passes_its_arguments_through(game: GameInfo) -> None:
     inner = env.unwrapped
     assert isinstance(inner, BotarenaGymEnv)
     assert (inner.seat, inner.render_mode) == (seat, "ansi")
-    observation, info = env.reset(seed=3)
+    observation, _info = env.reset(seed=3)
     assert observation in env.observation_space
     players = inner.replay().players
     assert [player["kind"] == "learner" for player in players] == [s == seat for s in range(len(players))]
@@ -128,7 +128,7 @@ def test_rgb_array_frames_are_uint8_images_of_one_size_that_follow_the_match(gam
     assert first.any(), "the opening drawing shows something"
     changed, done, steps = False, False, 0
     while not done and steps < 40:  # a bounded walk: the first turns change the drawing
-        _obs, _reward, done, _truncated, info = env.step(env.action_space.sample(info_mask(env)))
+        _obs, _reward, done, _truncated, _info = env.step(env.action_space.sample(info_mask(env)))
         frame = env.render()
         assert isinstance(frame, np.ndarray) and frame.shape == first.shape and frame.dtype == np.uint8
         changed = changed or not np.array_equal(frame, first)
