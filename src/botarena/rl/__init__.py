@@ -24,7 +24,9 @@ Common arguments: `seats` (default the game's minimum), `preset` and `config` (o
 `botarena play` checks them), `opponents` (`{seat: bot}`: a starter's name, `random`, a file, a
 command, an HTTP URL, or a factory of an in-process bot; a fresh bot per match, asked within the
 match's real time limits), `render_mode` (`ansi`: the game's ASCII drawing; `html`: the viewer page
-of the match so far). Each env's `replay()` is the match's botarena replay (save it and `botarena
+of the match so far; `rgb_array`: the ASCII drawing as an HxWx3 uint8 image, for `RecordVideo`).
+Where every seat sees everything (Domains, rps), the PettingZoo envs also have `state()` and
+`state_space`; games that hide information have neither. Each env's `replay()` is the match's botarena replay (save it and `botarena
 view` it, or `botarena replay --verify` it).
 
 Importing this package also registers a Gymnasium id per game, `botarena/<game>-v0`, the Gymnasium
