@@ -147,16 +147,18 @@ class TextRaster:
         return (self.rows * CELL_HEIGHT * self.scale, self.columns * CELL_WIDTH * self.scale, 3)
 
     def draw(self, text: str) -> np.ndarray[Any, np.dtype[np.uint8]]:
-        """An HxWx3 uint8 frame of `text` (lines beyond `rows`, characters beyond `columns` cut)."""
-        height, width = CELL_HEIGHT * self.scale, CELL_WIDTH * self.scale
-        frame = np.empty(self.shape, dtype=np.uint8)
-        frame[:] = BACKGROUND
-        for row, line in enumerate(text.splitlines()[: self.rows]):
-            top = row * height
-            for column, character in enumerate(line[: self.columns]):
-                if character != " ":
-                    left = column * width
-                    frame[top : top + height, left : left + width] = self._cell(character)
+        """An HxWx3 uint8 frame of `text` (lines beyond `rows`, characters beyond `columns` cut).
+
+        Drawn at once in numpy: the grid of characters becomes a grid of indices into the cells of
+        the characters it holds, and the cells are laid out side by side."""
+        grid = [line[: self.columns].ljust(self.columns) for line in text.splitlines()[: self.rows]]
+        grid += [" " * self.columns] * (self.rows - len(grid))
+        characters = sorted(set("".join(grid)))
+        index = {character: i for i, character in enumerate(characters)}
+        cells = np.stack([self._cell(character) for character in characters])
+        picks = np.array([[index[c] for c in line] for line in grid], dtype=np.intp)
+        tiled = cells[picks]  # (rows, columns, cell height, cell width, 3)
+        frame: np.ndarray[Any, np.dtype[np.uint8]] = tiled.transpose(0, 2, 1, 3, 4).reshape(self.shape)
         return frame
 
     def _cell(self, character: str) -> np.ndarray[Any, np.dtype[np.uint8]]:
@@ -168,6 +170,6 @@ class TextRaster:
             lit = lit.repeat(self.scale, axis=0).repeat(self.scale, axis=1)
             cell = np.empty((*lit.shape, 3), dtype=np.uint8)
             cell[:] = BACKGROUND
-            cell[lit] = colour(character)
+            cell[lit] = colour(character)  # a space lights nothing: the background
             self._cells[character] = cell
         return cell
