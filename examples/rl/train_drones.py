@@ -62,9 +62,10 @@ class LogScaled(gymnasium.ObservationWrapper[np.ndarray, int, np.ndarray]):
 
     def __init__(self, env: gymnasium.Env[np.ndarray, int]) -> None:
         super().__init__(env)
-        shape = env.observation_space.shape
-        assert shape is not None
-        self.observation_space = spaces.Box(0.0, np.inf, shape, np.float32)
+        inner = env.observation_space
+        assert isinstance(inner, spaces.Box)
+        # the raw bounds, scaled: finite (botarena.rl.encoding.VALUE_CAP), as SB3's checker asks
+        self.observation_space = spaces.Box(scale_observation(inner.low), scale_observation(inner.high))
 
     def observation(self, observation: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
         return scale_observation(observation)

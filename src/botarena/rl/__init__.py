@@ -24,8 +24,19 @@ Common arguments: `seats` (default the game's minimum), `preset` and `config` (o
 `botarena play` checks them), `opponents` (`{seat: bot}`: a starter's name, `random`, a file, a
 command, an HTTP URL, or a factory of an in-process bot; a fresh bot per match, asked within the
 match's real time limits), `render_mode` (`ansi`: the game's ASCII drawing; `html`: the viewer page
-of the match so far). Each env's `replay()` is the match's botarena replay (save it and `botarena
+of the match so far; `rgb_array`: the ASCII drawing as an HxWx3 uint8 image, for `RecordVideo`).
+Where every seat sees everything (Domains, rps), the PettingZoo envs also have `state()` and
+`state_space`; games that hide information have neither. Each env's `replay()` is the match's botarena replay (save it and `botarena
 view` it, or `botarena replay --verify` it).
+
+Importing this package also registers a Gymnasium id per game, `botarena/<game>-v0`, the Gymnasium
+env of `gym_env` (its keyword arguments pass through):
+
+    import gymnasium
+    import botarena.rl
+
+    env = gymnasium.make("botarena/drones-v0", opponents="tactician", seat=1, render_mode="rgb_array")
+    env = gymnasium.make("botarena.rl:botarena/drones-v0")   # the same, without the import above
 
 Each game's observation and action spaces, masks and rewards are documented in its encoding module,
 `botarena.rl.games.<game>` (a table at the top of each). Terminal rewards are rank-based in every
@@ -125,4 +136,43 @@ def gym_env(
     return env
 
 
-__all__ = ["INSTALL_HINT", "aec_env", "gym_env", "parallel_env"]
+GYM_NAMESPACE = "botarena"
+GYM_ENTRY_POINT = "botarena.rl.envs:BotarenaGymEnv"
+
+
+def gym_id(game: str) -> str:
+    """The Gymnasium id of `game`'s env: `botarena/<game>-v0`."""
+    return f"{GYM_NAMESPACE}/{game}-v0"
+
+
+def register_gym_envs() -> list[str]:
+    """Register `botarena/<game>-v0` for every game that has an encoding (again after
+    `encoding.register_encoding`; ids already there are kept); the ids, [] without Gymnasium.
+
+    Gymnasium 1.x loads no plugins from package metadata, so registration happens on import of
+    `botarena.rl`; `gymnasium.make("botarena.rl:botarena/<game>-v0")` does that import itself."""
+    try:
+        import gymnasium
+
+        from botarena.rl.encoding import encoded_games
+    except ImportError:
+        return []  # the RL extra is not installed: `parallel_env` and friends say so when called
+    ids = []
+    for game in encoded_games():
+        env_id = gym_id(game)
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point=GYM_ENTRY_POINT, kwargs={"game_id": game})
+        ids.append(env_id)
+    return ids
+
+
+register_gym_envs()
+
+__all__ = [
+    "INSTALL_HINT",
+    "aec_env",
+    "gym_env",
+    "gym_id",
+    "parallel_env",
+    "register_gym_envs",
+]

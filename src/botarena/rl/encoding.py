@@ -30,6 +30,25 @@ Observation = Any
 Action = Any
 """A value in the encoding's `action_space`."""
 
+VALUE_CAP = float(2**24)
+"""The bound of every raw count, amount or score in an observation (+/- for signed ones):
+16,777,216, as far as float32 holds every integer exactly. Spaces stay finite, as both checkers
+ask and as a policy that scales by the bounds needs; a larger value is clipped to the cap."""
+
+
+def capped_box(shape: tuple[int, ...], low: Any = 0.0, high: Any = VALUE_CAP) -> spaces.Box:
+    """A float32 `Box` of raw values, bounded by `VALUE_CAP` unless tighter bounds are given."""
+    return spaces.Box(np.broadcast_to(np.float32(low), shape), np.broadcast_to(np.float32(high), shape))
+
+
+def clip_into(space: spaces.Space[Any], observation: Any) -> Any:
+    """`observation` with every `Box` leaf clipped to its bounds (a `Dict` recursively)."""
+    if isinstance(space, spaces.Dict):
+        return {key: clip_into(space[key], value) for key, value in observation.items()}
+    if isinstance(space, spaces.Box):
+        return np.clip(observation, space.low, space.high).astype(space.dtype, copy=False)
+    return observation
+
 
 class Encoding(ABC):
     """One game's translation between payloads and arrays, for a match of `seats` seats.
@@ -47,6 +66,14 @@ class Encoding(ABC):
     @abstractmethod
     def observe(self, seat: int, requests: Sequence[Request]) -> Observation:
         """`seat`'s observation from its requests of the current batch ([] while it waits)."""
+
+    def observation(self, seat: int, requests: Sequence[Request]) -> Observation:
+        """`observe`, clipped into `observation_space` (raw values beyond `VALUE_CAP`), as the
+        envs hand it out."""
+        return clip_into(self.observation_space, self.observe(seat, requests))
+
+    def reset(self) -> None:  # noqa: B027 - optional hook: most encodings keep nothing between matches
+        """Forget what the previous match left (called when a match starts)."""
 
     @abstractmethod
     def act(self, seat: int, requests: Sequence[Request], action: Action) -> list[Any]:

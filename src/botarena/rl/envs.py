@@ -26,10 +26,11 @@ from pettingzoo.utils.agent_selector import AgentSelector
 from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
 from botarena.bots.resolve import TRUSTED, Isolation, check_spec, resolve_bot
-from botarena.core.game import GameInfo
+from botarena.core.game import GameInfo, Information
 from botarena.core.registry import get_game
 from botarena.core.replay import Replay
 from botarena.rl.encoding import Action, Encoding, Observation, encoding_class
+from botarena.rl.raster import TextRaster
 from botarena.rl.session import MatchSession
 
 Opponent = str | Callable[[], Any]
@@ -37,9 +38,16 @@ Opponent = str | Callable[[], Any]
 HTTP URL; `random` is the game's random legal bot) or a zero-argument factory of an in-process bot
 object (`setup`/`act`/`end`). A fresh bot is made for every match."""
 
-RENDER_MODES = ["ansi", "html"]
+RENDER_MODES = ["ansi", "html", "rgb_array"]
 """`ansi`: the game's ASCII drawing of the current state; `html`: the self-contained viewer page of
-the match so far (the page of `botarena view --html`)."""
+the match so far (the page of `botarena view --html`); `rgb_array`: the ASCII drawing as an HxWx3
+uint8 image (`raster.TextRaster`), of one size for the env's whole life (Gymnasium's `RecordVideo`
+needs that)."""
+RENDER_FPS = 4
+"""The frame rate `RecordVideo` gives a recording: four steps a second."""
+ROOM_ROWS, ROOM_COLUMNS = 8, 16
+"""An `rgb_array` frame holds the opening drawing plus this many more lines and columns (status
+lines that grow as units appear); what goes beyond is cut, the maps come first in every drawing."""
 
 _MAX_SEED = 2**63 - 1
 
@@ -80,8 +88,15 @@ class _GameMatches:
         self.render_mode = render_mode
         engine = self.game.new_engine(self.config, 0, seats)
         self.encoding: Encoding = encoding_class(self.game.id)(engine.config, seats)
+        self.raster: TextRaster | None = None
+        if render_mode == "rgb_array":
+            opening = self.game.text_renderer(engine.keyframe()).splitlines() or [""]
+            width = max(len(line) for line in opening)
+            self.raster = TextRaster(len(opening) + ROOM_ROWS, width + ROOM_COLUMNS)
         self.session: MatchSession | None = None
         self.seeds = np.random.default_rng()
+        self._state_space: spaces.Box | None = None
+        self._last_state: np.ndarray[Any, Any] | None = None
 
     def new_match(self, seed: int | None) -> MatchSession:
         """Close the match in play, if any, and start a new one (seeded by `seed` if given)."""
@@ -92,6 +107,8 @@ class _GameMatches:
         else:
             match_seed = int(self.seeds.integers(0, _MAX_SEED))
         engine = self.game.new_engine(self.config, match_seed, self.seats)
+        self.encoding.reset()
+        self._last_state = None
         opponents = {seat: self._bot(spec) for seat, spec in self.opponent_specs.items()}
         engine.set_player_names(
             [opponents[s].name if s in opponents else f"learner {s}" for s in range(self.seats)]
@@ -114,9 +131,11 @@ class _GameMatches:
             raise RuntimeError("call reset() before step()")
         return self.session
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray[Any, np.dtype[np.uint8]] | None:
         if self.render_mode is None or self.session is None:
             return None
+        if self.raster is not None:
+            return self.raster.draw(self.game.text_renderer(self.session.engine.keyframe()))
         if self.render_mode == "ansi":
             return self.game.text_renderer(self.session.engine.keyframe())
         from botarena.server.standalone import standalone_html
@@ -127,9 +146,39 @@ class _GameMatches:
         """The replay of the match in play (complete once it is over)."""
         return self.playing().replay
 
+    def state_space(self) -> spaces.Box:
+        """The global state's space: seat 0's observation space flattened (full information only)."""
+        if self.game.information is not Information.FULL:
+            raise AttributeError(self._no_state())
+        if self._state_space is None:
+            flat = spaces.flatten_space(self.encoding.observation_space)
+            assert isinstance(flat, spaces.Box)  # every encoding's spaces are Boxes, Discretes or Dicts
+            self._state_space = flat
+        return self._state_space
+
+    def state(self) -> np.ndarray[Any, Any]:
+        """The whole state now, as one flat array. Where every seat sees everything, seat 0's
+        observation (drawn from its request even when a bot plays it) is the state; once the match
+        is over, the last state again."""
+        if self.game.information is not Information.FULL:
+            raise NotImplementedError(self._no_state())
+        space, session = self.state_space(), self.playing()
+        requests = session.requests_of(0)
+        if requests or self._last_state is None:
+            observation = self.encoding.observation(0, requests)
+            flat = spaces.flatten(self.encoding.observation_space, observation)
+            self._last_state = np.asarray(flat, dtype=space.dtype)
+        return self._last_state.copy()
+
+    def _no_state(self) -> str:
+        return (
+            f"{self.game.id} hides part of its state from the seats (information: hidden), so its envs"
+            " have no global state() or state_space; use the agents' observations"
+        )
+
     def observe(self, seat: int) -> Observation:
         session = self.playing()
-        return self.encoding.observe(seat, session.pending.get(seat, []))
+        return self.encoding.observation(seat, session.pending.get(seat, []))
 
     def info(self, seat: int) -> dict[str, Any]:
         session = self.playing()
@@ -193,8 +242,17 @@ class _SeatAgents:
     def action_space(self, agent: str) -> spaces.Space[Any]:
         return self.encoding.action_space
 
-    def render(self) -> str | None:
+    def render(self) -> str | np.ndarray[Any, np.dtype[np.uint8]] | None:
         return self._matches.render()
+
+    @property
+    def state_space(self) -> spaces.Box:
+        """The space of `state()`; absent (AttributeError) where the game hides information."""
+        return self._matches.state_space()
+
+    def state(self) -> np.ndarray[Any, Any]:
+        """The global state (full-information games: Domains, rps); NotImplementedError elsewhere."""
+        return self._matches.state()
 
     def replay(self) -> Replay:
         """The match's replay so far (`Replay.save(path)` keeps it; `botarena view` shows it)."""
@@ -210,6 +268,7 @@ class BotarenaParallelEnv(_SeatAgents, ParallelEnv[str, Observation, Action]):  
     metadata: ClassVar[dict[str, Any]] = {
         "name": "botarena",
         "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
         "is_parallelizable": True,
     }
 
@@ -259,6 +318,7 @@ class BotarenaAECEnv(_SeatAgents, AECEnv[str, Observation, Action]):  # type: ig
     metadata: ClassVar[dict[str, Any]] = {
         "name": "botarena",
         "render_modes": RENDER_MODES,
+        "render_fps": RENDER_FPS,
         "is_parallelizable": False,
     }
 
@@ -305,7 +365,7 @@ class BotarenaGymEnv(gymnasium.Env[Observation, Action]):
     MaskablePPO) give the legal actions where they are finite.
     """
 
-    metadata = {"render_modes": RENDER_MODES}  # noqa: RUF012 - gymnasium.Env declares it so
+    metadata = {"render_modes": RENDER_MODES, "render_fps": RENDER_FPS}  # noqa: RUF012 - gymnasium.Env declares it so
 
     def __init__(
         self,
@@ -367,7 +427,7 @@ class BotarenaGymEnv(gymnasium.Env[Observation, Action]):
             raise ValueError(f"{self._matches.game.id}'s actions have no mask")
         return mask.astype(bool)
 
-    def render(self) -> str | None:  # type: ignore[override]
+    def render(self) -> str | np.ndarray[Any, np.dtype[np.uint8]] | None:  # type: ignore[override]
         return self._matches.render()
 
     def replay(self) -> Replay:

@@ -126,6 +126,10 @@ class MatchSession:
         preempt.disarm()
         return StepOutcome(rewards, self.done, steps)
 
+    def requests_of(self, seat: int) -> list[Request]:
+        """`seat`'s awaited requests of the current batch, learner or opponent ([] once it is over)."""
+        return [request for request in self._batch if request.seat == seat and request.await_reply]
+
     def close(self) -> None:
         """Close every opponent (kills its process); the session cannot be used afterwards."""
         for seat, bot in self.opponents.items():

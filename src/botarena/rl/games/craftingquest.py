@@ -4,7 +4,7 @@
 |---|---|
 | agents | `player_0`, `player_1` (seats 0 and 1 = players 1 and 2, CQ-2) |
 | dynamics | alternating (CQ-29): one env step is one action request of the team whose turn it is (a `turn_start` or a `result`, CQ-31); the native AEC env's `agent_selection` is that team; in the parallel env the waiting team's action is ignored |
-| observation | `Dict` of `map` `Box(0, 255, (31, H, W), uint8)`, `units` `Box(0, inf, (3, 40), float32)`, `team` `Box(0, inf, (33,), float32)`, `catalogue` `Box(0, inf, (12, 51), float32)`; the team's memory of everything its payloads showed this match (below) |
+| observation | `Dict` of `map` `Box(0, 255, (31, H, W), uint8)`, `units` `Box(0, cap, (3, 40), float32)`, `team` `Box(0, cap, (33,), float32)`, `catalogue` `Box(0, cap, (12, 51), float32)`; the team's memory of everything its payloads showed this match (below) |
 | action | `Discrete(253)`: 0 is `end_turn` (CQ-47); `1 + 84 * k + a` is action `a` of unit slot k (Devil, Fox, Crocodile, CQ-2), below |
 | action mask | `info["action_mask"]` (int8, 253): end_turn always; a unit action where the team's knowledge says the game accepts it (costs CQ-36, the checks of CQ-37 to CQ-46); a waiting team's mask allows only end_turn |
 | step reward | the change of the team's own credit on the step (sales CQ-44, purchases CQ-45, towers CQ-46), divided by 1000 |
@@ -61,7 +61,7 @@ from botarena.core.game import Step
 from botarena.core.protocol import Request
 from botarena.games.craftingquest.constants import ERROR_CODES
 from botarena.games.craftingquest.geometry import NEIGHBOUR_OFFSETS
-from botarena.rl.encoding import Encoding
+from botarena.rl.encoding import Encoding, capped_box
 
 ITEMS: tuple[str, ...] = (*(f"R{i}" for i in range(1, 13)), *(f"O{i}" for i in range(1, 13)))
 ITEM_INDEX = {item: index for index, item in enumerate(ITEMS)}
@@ -314,9 +314,9 @@ class CraftingQuestEncoding(Encoding):
         self.observation_space = spaces.Dict(
             {
                 "map": spaces.Box(0, 255, (PLANES, self.height, self.width), np.uint8),
-                "units": spaces.Box(0.0, np.inf, (3, UNIT_FEATURES), np.float32),
-                "team": spaces.Box(0.0, np.inf, (TEAM_FEATURES,), np.float32),
-                "catalogue": spaces.Box(0.0, np.inf, (12, CATALOGUE_FEATURES), np.float32),
+                "units": capped_box((3, UNIT_FEATURES)),
+                "team": capped_box((TEAM_FEATURES,)),
+                "catalogue": capped_box((12, CATALOGUE_FEATURES)),
             }
         )
         self.action_space = spaces.Discrete(ACTIONS)

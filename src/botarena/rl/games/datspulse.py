@@ -4,7 +4,7 @@
 |---|---|
 | agents | `player_0` .. `player_{N-1}`: seat s is team index s (DP-5) |
 | dynamics | simultaneous lockstep (§7.5): every team acts every step; a step is one turn and one transition (§3.8) |
-| observation | `Dict(map=Box(0, inf, (C, D, D)), ants=Box(0, inf, (S, A)), scalars=Box(0, inf, (K,)))`, float32, from the turn's arena (§4) only; C = 19, A = 11, K = 8 |
+| observation | `Dict(map=Box(0, cap, (C, D, D)), ants=Box(0, cap, (S, A)), scalars=Box(0, cap, (K,)))`, float32, from the turn's arena (§4) only; C = 19, A = 11, K = 8 |
 | action | `MultiDiscrete([13] * S)`: one choice per ant slot: stay, one step in a direction, or a straight run in a direction |
 | action mask | `info["action_mask"]`: int8, the S slots' 13-entry masks concatenated (sb3-contrib's MaskablePPO); the space's `sample` also takes it flat |
 | step reward | the team's score change in the transition (deliveries DP-78 up, raids on its anthill DP-77 down), in nectar units (calories / `nectar_calories`) |
@@ -68,7 +68,7 @@ from botarena.core.game import Step
 from botarena.core.protocol import Request
 from botarena.games.datspulse.mapgen import map_radius
 from botarena.games.datspulse.state import FoodType, Terrain
-from botarena.rl.encoding import Encoding, FlatMaskMultiDiscrete
+from botarena.rl.encoding import Encoding, FlatMaskMultiDiscrete, capped_box
 
 CHANNELS = 19
 ANT_FEATURES = 11
@@ -150,9 +150,9 @@ class DatsPulseEncoding(Encoding):
         self.speeds = (int(config.worker_speed), int(config.soldier_speed), int(config.scout_speed))
         self.observation_space = spaces.Dict(
             {
-                "map": spaces.Box(0.0, np.inf, (CHANNELS, self.size, self.size), np.float32),
-                "ants": spaces.Box(0.0, np.inf, (self.slots, ANT_FEATURES), np.float32),
-                "scalars": spaces.Box(0.0, np.inf, (SCALARS,), np.float32),
+                "map": capped_box((CHANNELS, self.size, self.size)),
+                "ants": capped_box((self.slots, ANT_FEATURES)),
+                "scalars": capped_box((SCALARS,)),
             }
         )
         self.action_space = FlatMaskMultiDiscrete(np.full(self.slots, CHOICES, dtype=np.int64))

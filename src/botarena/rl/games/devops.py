@@ -70,7 +70,7 @@ from botarena.core.protocol import Request
 from botarena.games.devops.actions import MOVES_BY_UNIT_TYPE
 from botarena.games.devops.config import UNIT_MOVE_TYPES, UNIT_TYPES
 from botarena.games.devops.observe import BONUS_TYPES
-from botarena.rl.encoding import Encoding, FlatMaskMultiDiscrete
+from botarena.rl.encoding import VALUE_CAP, Encoding, FlatMaskMultiDiscrete, capped_box
 
 SCORE_SCALE = 0.001
 """Step reward per score point: a thousand points (a good game's score) weigh as much as a win."""
@@ -128,14 +128,14 @@ class DevopsEncoding(Encoding):
         super().__init__(config, seats)
         self.slots = slots = unit_slots(config)
         faction_low = np.zeros(FACTION_FEATURES, dtype=np.float32)
-        faction_low[11] = -np.inf  # the score
+        faction_low[11] = -VALUE_CAP  # the score
         unit_low = np.zeros((slots, UNIT_FEATURES), dtype=np.float32)
-        unit_low[:, 12:14] = -np.inf  # the offset to the base
+        unit_low[:, 12:14] = -VALUE_CAP  # the offset to the base
         self.observation_space = spaces.Dict(
             {
-                "faction": spaces.Box(faction_low, np.inf, dtype=np.float32),
-                "units": spaces.Box(unit_low, np.inf, dtype=np.float32),
-                "tiles": spaces.Box(0.0, np.inf, (slots, TILE_CHANNELS, 3, 3), np.float32),
+                "faction": capped_box((FACTION_FEATURES,), low=faction_low),
+                "units": capped_box((slots, UNIT_FEATURES), low=unit_low),
+                "tiles": capped_box((slots, TILE_CHANNELS, 3, 3)),
             }
         )
         self.base_choices = BASE_MOVE + slots

@@ -4,7 +4,7 @@
 |---|---|
 | agents | `player_0` ... `player_{n-1}` (n = 2-4 seats; player p is the engine's player p) |
 | dynamics | simultaneous: every agent acts every step; a step is one round (DR-8 .. DR-34) |
-| observation | `Dict(board=Box(0, 255, (4n+6, H, W), uint8), units=Box((M, 5), float32), scalars=Box(0, inf, (n+2,), float32))`, the turn payload (spec section 4) as arrays, below; players are seen from the agent: relative player k is player (me + k) mod n, so k = 0 is always the agent itself |
+| observation | `Dict(board=Box(0, 255, (4n+6, H, W), uint8), units=Box((M, 5), float32), scalars=Box(0, cap, (n+2,), float32))`, the turn payload (spec section 4) as arrays, below; players are seen from the agent: relative player k is player (me + k) mod n, so k = 0 is always the agent itself |
 | action | `MultiDiscrete([18] * M)`, M = `max_number_of_units`: one order per unit slot (slot k = the agent's k-th living unit by ascending id); choice 0 no order, 1-8 `move` in direction 1-8, 9-16 `attack` in direction 1-8, 17 `ability` |
 | action mask | `info["action_mask"]`, int8 `(18 * M,)`, the M slot masks concatenated (MaskablePPO's layout), below |
 | step reward | the round's points gain against the others': (gain of the agent - mean gain of the other players) / (H * W * number_of_rounds * max(1, points_per_square)) (DR-20, DR-22, DR-33) |
@@ -63,7 +63,7 @@ from botarena.core.game import Step
 from botarena.core.protocol import Request
 from botarena.games.domains.config import DomainsConfig
 from botarena.games.domains.state import DELTAS
-from botarena.rl.encoding import Encoding, FlatMaskMultiDiscrete
+from botarena.rl.encoding import Encoding, FlatMaskMultiDiscrete, capped_box
 
 NO_ORDER = 0
 MOVE = 1
@@ -175,7 +175,7 @@ class DomainsEncoding(Encoding):
             {
                 "board": spaces.Box(0, 255, (self.planes, self.H, self.W), np.uint8),
                 "units": spaces.Box(np.zeros_like(high), high, dtype=np.float32),
-                "scalars": spaces.Box(0.0, np.inf, (seats + 2,), np.float32),
+                "scalars": capped_box((seats + 2,)),
             }
         )
         self.action_space = FlatMaskMultiDiscrete([CHOICES] * self.slots)

@@ -4,7 +4,7 @@
 |---|---|
 | agents | `player_0`, `player_1` (seats 0 and 1) |
 | dynamics | simultaneous: both agents act every step; a step is one turn (GD-9) |
-| observation | `Box(0, inf, (19,), float32)`, the turn request (spec 4.2) as numbers, below |
+| observation | `Box(0, cap, (19,), float32)`, the turn request (spec 4.2) as numbers, below |
 | action | `Discrete(10)`: `2 * k + attack`; k in 0..4 puts k/4 of this turn's capacity into soldiers (rounded down), the rest into producers; `attack` 1 launches the attack (GD-16) |
 | action mask | `info["action_mask"]`, all 10 always legal |
 | step reward | +1 when a round ends with the agent's win, -1 with its loss, 0 otherwise (GD-22) |
@@ -15,8 +15,8 @@ Observation fields, in order: round, rounds, turn, turnLimit, defenderBonus, pro
 roundWins, roundLosses, roundDraws; then the previous round's result from this agent's view (4.3):
 present (1, or 0 in round 1 and then the rest is 0), outcome (1 WIN, 0.5 DRAW, 0 LOSE), turnsPlayed,
 your producers, soldiers, launchedAttack, their producers, soldiers, launchedAttack. Counts are the
-raw unit counts (they grow fast: scale them, e.g. log1p, in the policy). The observation of an agent
-once the match is over is all zeros.
+raw unit counts (they grow fast: scale them, e.g. log1p, in the policy; they clip at
+`encoding.VALUE_CAP`). Once the match is over, an agent observes its last turn request again.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from gymnasium import spaces
 
 from botarena.core.game import Step
 from botarena.core.protocol import Request
-from botarena.rl.encoding import Encoding
+from botarena.rl.encoding import Encoding, capped_box
 
 SPLITS = 4
 """Soldier shares of a turn's capacity: 0/4, 1/4, 2/4, 3/4, 4/4."""
@@ -83,14 +83,20 @@ class DronesEncoding(Encoding):
 
     def __init__(self, config: Any, seats: int) -> None:
         super().__init__(config, seats)
-        self.observation_space = spaces.Box(0.0, np.inf, (OBSERVATION_SIZE,), np.float32)
+        self.observation_space = capped_box((OBSERVATION_SIZE,))
         self.action_space = spaces.Discrete(ACTIONS)
         self._all_legal = np.ones(ACTIONS, dtype=np.int8)
+        self._last: dict[int, np.ndarray[Any, Any]] = {}
+
+    def reset(self) -> None:
+        self._last.clear()
 
     def observe(self, seat: int, requests: Sequence[Request]) -> np.ndarray[Any, Any]:
-        if not requests:
+        if requests:
+            self._last[seat] = observation_vector(requests[0].payload)
+        elif seat not in self._last:
             return np.zeros(OBSERVATION_SIZE, dtype=np.float32)
-        return observation_vector(requests[0].payload)
+        return self._last[seat].copy()
 
     def act(self, seat: int, requests: Sequence[Request], action: Any) -> list[Any]:
         capacity = requests[0].payload["producers"]
