@@ -153,7 +153,6 @@ def test_rgb_array_of_the_pettingzoo_envs(game: GameInfo) -> None:
 
 
 def test_rgb_array_records_a_video_with_record_video(tmp_path: Any) -> None:
-    pytest.importorskip("moviepy", reason="RecordVideo writes with moviepy, which is not installed")
     from gymnasium.wrappers import RecordVideo
 
     env = RecordVideo(
