@@ -1426,6 +1426,7 @@ OPTIONAL_EXTRAS: dict[str, str] = {
     "distributed": "dask",
     "pettingzoo": "rl",
     "gymnasium": "rl",
+    "moviepy": "rl",
     "stable_baselines3": "rl-train",
     "sb3_contrib": "rl-train",
     "torch": "rl-train",

@@ -246,7 +246,8 @@ def test_import_botarena_stays_light_and_play_is_there_when_asked_for() -> None:
 # -- the documented examples run as written -----------------------------------------------------------
 
 ROOT = Path(__file__).resolve().parents[2]
-PYTHON_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
+PYTHON_BLOCK = re.compile(r"```python runnable[^\n]*\n(.*?)```", re.DOTALL)
+"""The runnable python blocks (docs/contributing-docs.md: the info string says `runnable`)."""
 
 
 def test_the_examples_of_the_notebook_docs_run_and_print_what_they_say(
