@@ -52,6 +52,9 @@ class DevopsEngine(Engine):
         # factions' queues (DV-20) and its step record lists them
         self._inbox: list[dict[str, Any]] = []
         self._taken: list[dict[str, Any]] = []
+        # The started turn's requests: `next_requests` is a query, so asking twice must not start
+        # a second turn (DV-13's upkeep would be charged twice); `apply` ends the turn and clears it.
+        self._requests: list[Request] | None = None
 
     def set_player_names(self, names: list[str]) -> None:
         """DV-6: each faction's `name` is its bot's display name (the runner calls this)."""
@@ -116,9 +119,16 @@ class DevopsEngine(Engine):
 
     # -- turn start and gather (DV-13 .. DV-20) --------------------------------------------------
     def next_requests(self) -> list[Request]:
-        state = self.state
-        if state.finished:
+        if self.state.finished:
             return []
+        if self._requests is None:
+            self._requests = self._start_turn()
+        return list(self._requests)
+
+    def _start_turn(self) -> list[Request]:
+        """DV-13 .. DV-20: the next turn begins (its number, the redemptions, upkeep) and its calls are
+        gathered; done once per turn, on the first `next_requests` after the previous `apply`."""
+        state = self.state
         state.turn += 1
         self._taken = [r for r in self._inbox if not state.faction(r["faction"]).defeated]
         self._inbox = []
@@ -224,6 +234,7 @@ class DevopsEngine(Engine):
         if self._taken:  # spec 7.5: the redemptions DV-20 took this turn, so a re-run replays them
             record["redemptions"] = self._taken
             self._taken = []
+        self._requests = None
         return Step(record, verdicts)
 
     def _record_outcomes(self, calls: list[Call], outcomes: dict[int, rules.Outcome]) -> None:
