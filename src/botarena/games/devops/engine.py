@@ -24,6 +24,7 @@ from botarena.games.devops.actions import IDLE_BASE, IDLE_UNIT, BaseMove, Move, 
 from botarena.games.devops.config import GAME_ID, INVALID_MOVE_REASONS, UNIT_MOVE_TYPES, DevopsConfig
 from botarena.games.devops.observe import base_input, effective_unit_cost, population_cap, unit_input
 from botarena.games.devops.state import Board, Faction, Unit
+from botarena.games.devops.vocabulary import OutcomeKind
 
 Call = dict[str, Any]
 
@@ -193,7 +194,9 @@ class DevopsEngine(Engine):
         if invalid_move and c.penalty_invalid == 0:
             # deviation 6 (the seed's rule; `course`): an invalid move that costs nothing is only
             # ignored, a lost turn; that is a game outcome plus a warning, so the status is OK
-            call.update(status=Status.OK.value, move=None, outcome="ignored", outcomeReason=reason)
+            call.update(
+                status=Status.OK.value, move=None, outcome=OutcomeKind.IGNORED.value, outcomeReason=reason
+            )
             f.ignored += 1
             warning: Warning = {"code": str(reason), "detail": f"invalid move ignored: {reason}"}
             return call, Verdict(reply.seat, Status.OK, None, [*reply.warnings, warning]), None
@@ -242,10 +245,10 @@ class DevopsEngine(Engine):
         for index, call in enumerate(calls):
             if call["status"] == "OK" and "outcome" not in call:
                 outcome, why = outcomes[index]
-                call["outcome"] = outcome
+                call["outcome"] = outcome.value  # the replay holds plain strings
                 if why is not None:
-                    call["outcomeReason"] = why
-                    if outcome == "ignored":
+                    call["outcomeReason"] = why.value
+                    if outcome is OutcomeKind.IGNORED:
                         self.state.faction(call["faction"]).ignored += 1
 
     def _view_delta(self) -> dict[str, Any]:
@@ -271,7 +274,7 @@ class DevopsEngine(Engine):
         ]
         state.dirty.clear()
         units = [
-            [u.id, u.owner, u.type, u.x, u.y, u.health, int(u.defense), int(u.enlightened)]
+            [u.id, u.owner, u.type.value, u.x, u.y, u.health, int(u.defense), int(u.enlightened)]
             for _, u in sorted(state.units.items())
         ]
         factions = [
@@ -365,7 +368,7 @@ def _keyframe_unit(u: Unit) -> dict[str, Any]:
     return {
         "id": u.id,
         "owner": u.owner,
-        "type": u.type,
+        "type": u.type.value,
         "x": u.x,
         "y": u.y,
         "health": u.health,
