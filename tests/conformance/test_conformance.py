@@ -25,6 +25,7 @@ from botarena.testing import (
     check_payloads_fresh,
     check_random_play,
     check_replay_reruns,
+    check_requests_are_queries,
     check_seeds_private,
     check_starter_bots,
     check_text_renderer,
@@ -83,6 +84,11 @@ def test_written_replay_reruns_identically(game: GameInfo) -> None:
 @parametrize_games
 def test_engine_deep_copies_and_pickles_mid_game(game: GameInfo) -> None:
     check_engine_copies(game)
+
+
+@parametrize_games
+def test_i28_5_next_requests_is_a_query(game: GameInfo) -> None:
+    check_requests_are_queries(game)
 
 
 @parametrize_games

@@ -21,6 +21,7 @@ from botarena.core.protocol import Reply, Request
 from botarena.core.registry import get_game
 from botarena.core.status import Status
 from botarena.games.devops.engine import DevopsEngine
+from botarena.games.devops.vocabulary import UnitType
 from botarena.rl.encoding import FlatMaskMultiDiscrete, rank_rewards
 from botarena.rl.games.devops import (
     ATTACK,
@@ -73,9 +74,9 @@ class Scene:
         self.cleric.enlightened = True
         board.base[board.index(self.cleric.x, self.cleric.y)] = 1  # an extra base location (DV-33)
         board.bomb[board.index(bx, by)] = 1
-        self.pioneer = state.add_unit(1, "PIONEER", bx, by, 1, c.unit_upkeep["PIONEER"])
+        self.pioneer = state.add_unit(1, UnitType.PIONEER, bx, by, 1, c.unit_upkeep["PIONEER"])
         fx, fy = bx, (by + 1) % self.h
-        self.fighter = state.add_unit(2, "FIGHTER", fx, fy, 6, c.unit_upkeep["FIGHTER"])
+        self.fighter = state.add_unit(2, UnitType.FIGHTER, fx, fy, 6, c.unit_upkeep["FIGHTER"])
         self.batch = self.engine.next_requests()
         self.requests = [r for r in self.batch if r.seat == 0]
         self.encoding = DevopsEncoding(self.engine.config, 2)

@@ -28,6 +28,7 @@ from botarena.testing import (
     check_game,
     check_keyframes_json,
     check_payloads_fresh,
+    check_requests_are_queries,
     check_seeds_private,
     check_text_renderer,
 )
@@ -87,6 +88,21 @@ class ForgetsOnCopy(RpsEngine):
 
     def __reduce__(self) -> Any:
         return (type(self), (self.config, self.seed, 2))
+
+
+class StartsATurnPerCall(RpsEngine):
+    """Issue 28 item 5, Devops' old bug: every `next_requests()` starts another turn."""
+
+    def __init__(self, config: Any, seed: int, num_players: int = 2) -> None:
+        super().__init__(config, seed, num_players)
+        self.turns_started = 0
+
+    def next_requests(self) -> list[Request]:
+        requests = super().next_requests()
+        self.turns_started += 1
+        for request in requests:
+            request.payload["turnNumber"] = self.turns_started
+        return requests
 
 
 class Unseeded(RpsEngine):
@@ -166,6 +182,10 @@ def test_engine_copies_catches_a_lock() -> None:
 
 def test_engine_copies_catches_a_copy_that_plays_on_differently() -> None:
     fails(check_engine_copies, variant(ForgetsOnCopy), "copy.deepcopy after step")
+
+
+def test_i28_5_requests_are_queries_catches_a_turn_started_per_call() -> None:
+    fails(check_requests_are_queries, variant(StartsATurnPerCall), "asked again answers differently")
 
 
 def test_determinism_catches_unseeded_randomness() -> None:

@@ -99,7 +99,11 @@ class Engine(ABC):
 
     @abstractmethod
     def next_requests(self) -> list[Request]:
-        """The next batch of decision requests, or [] once the game is over."""
+        """The next batch of decision requests, or [] once the game is over.
+
+        A query: asked again before `apply`, it answers the same and changes nothing (a game whose
+        turn starts with effects, such as upkeep, does them once and keeps the batch until `apply`);
+        `botarena.testing.check_requests_are_queries` checks it."""
 
     @abstractmethod
     def apply(self, replies: list[Reply]) -> Step:

@@ -21,6 +21,7 @@ The checks (docs/adding-a-game.md says what each one asks of a game):
 - `bad_replies`: garbage replies and a bot's exceptions become recorded statuses, never a crash;
 - `determinism`: the same seed gives the byte-identical replay, another seed another one;
 - `replay_reruns`: a written replay reads back unchanged and re-runs identically;
+- `requests_are_queries`: `next_requests()` asked twice gives the same requests and changes nothing;
 - `engine_copies`: an engine survives `copy.deepcopy` and `pickle` mid-game and the copy plays on
   identically;
 - `keyframes_json`: every keyframe is JSON;
@@ -52,6 +53,7 @@ from botarena.testing.conformance import (
     check_payloads_fresh,
     check_random_play,
     check_replay_reruns,
+    check_requests_are_queries,
     check_seeds_private,
     check_starter_bots,
     check_text_renderer,
@@ -72,6 +74,7 @@ __all__ = [
     "check_payloads_fresh",
     "check_random_play",
     "check_replay_reruns",
+    "check_requests_are_queries",
     "check_seeds_private",
     "check_starter_bots",
     "check_text_renderer",

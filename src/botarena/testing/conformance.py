@@ -251,6 +251,26 @@ def check_engine_copies(game: GameInfo) -> None:
     _finish(engine, replay, "the original")
 
 
+@conformance_check(
+    "next_requests() is a query: asked twice before apply() it gives the same requests, and the game "
+    "plays on as if asked once (same records, verdicts, keyframes and result)"
+)
+def check_requests_are_queries(game: GameInfo) -> None:
+    seats = game.min_players
+    replay = play(game, [game.random_bot] * seats)
+    engine = _started_engine(game, replay)
+    for index, recorded in enumerate(replay.steps, start=1):
+        _play_step(engine, replay, index, recorded, "asked twice", ask_twice=True)
+    _finish(engine, replay, "asked twice")
+
+
+def _ask_twice(engine: Engine, who: str) -> None:
+    """`next_requests()` twice in a row: the second answer must be the first's."""
+    first, second = (orjson.loads(orjson.dumps(engine.next_requests())) for _ in range(2))
+    found = first_difference(first, second)
+    require(found is None, f"{who}: next_requests() asked again answers differently: {found}")
+
+
 def _clones(engine: Engine) -> Iterator[tuple[str, Engine]]:
     try:
         yield "copy.deepcopy", copy.deepcopy(engine)
@@ -271,12 +291,17 @@ def _started_engine(game: GameInfo, replay: Replay) -> Engine:
     return engine
 
 
-def _play_step(engine: Engine, replay: Replay, index: int, recorded: dict[str, Any], who: str) -> None:
-    """Feed step `index`'s recorded replies to `engine`; its record and verdicts must be the replay's."""
+def _play_step(
+    engine: Engine, replay: Replay, index: int, recorded: dict[str, Any], who: str, ask_twice: bool = False
+) -> None:
+    """Feed step `index`'s recorded replies to `engine`; its record and verdicts must be the replay's.
+    With `ask_twice`, the step's requests are asked for twice more before the replies go in."""
     engine.restore_external_inputs(recorded.get("record"))
     for entry in replay.late:
         if entry["after_step"] == index - 1:
             engine.late_reply(Reply.from_json(entry["reply"]))
+    if ask_twice:
+        _ask_twice(engine, f"{who}, step {index}")
     require(bool(engine.next_requests()), f"{who}: the game is over before step {index}")
     step = engine.apply([Reply.from_json(reply) for reply in recorded["replies"]])
     found = first_difference(recorded["record"], orjson.loads(orjson.dumps(step.record)))

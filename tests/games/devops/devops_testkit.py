@@ -9,6 +9,7 @@ from botarena.core.status import Status
 from botarena.games.devops import GAME
 from botarena.games.devops.engine import DevopsEngine
 from botarena.games.devops.state import Unit
+from botarena.games.devops.vocabulary import UnitType
 
 TEN = {"map_width_min": 10, "map_width_max": 10, "map_height_min": 10, "map_height_max": 10}
 
@@ -62,7 +63,7 @@ def unit(
     state = e.state
     if uid is not None:
         state.next_unit_id = uid
-    u = state.add_unit(owner, kind, x, y, c.unit_base_health[kind], c.unit_upkeep[kind])
+    u = state.add_unit(owner, UnitType(kind), x, y, c.unit_base_health[kind], c.unit_upkeep[kind])
     for key, value in fields.items():
         setattr(u, key, value)
     return u

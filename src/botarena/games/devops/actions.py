@@ -7,73 +7,18 @@ The move enums are the types of the actions: a base reply parses into a `BaseMov
 
 from __future__ import annotations
 
-from enum import StrEnum
 from typing import Any, NamedTuple
 
 from botarena.core.numbers import as_wire_int
 from botarena.core.protocol import Reply
 from botarena.core.status import Reason, Status
 
-
-class _Named(StrEnum):
-    """A move enum: each member's name is its value, so str's C hash equals Enum's `hash(name)`;
-    the engine looks members up in dicts and sets on every call, and Enum's hash is Python code."""
-
-    __hash__ = str.__hash__
-
-
-class UnitType(_Named):
-    PIONEER = "PIONEER"
-    WORKER = "WORKER"
-    FIGHTER = "FIGHTER"
-    CLERIC = "CLERIC"
-    SAPPER = "SAPPER"
-
-
-class UnitMoveType(_Named):
-    TRAVEL = "TRAVEL"
-    CONQUER_NEUTRAL_TILE = "CONQUER_NEUTRAL_TILE"
-    NEUTRALIZE_ENEMY_TILE = "NEUTRALIZE_ENEMY_TILE"
-    GENERATE_GOLD = "GENERATE_GOLD"
-    ATTACK = "ATTACK"
-    PREPARE_DEFENSE = "PREPARE_DEFENSE"
-    FORTIFY = "FORTIFY"
-    PRAY = "PRAY"
-    HEAL = "HEAL"
-    CONVERT = "CONVERT"
-    DEPLOY_BOMB = "DEPLOY_BOMB"
-    CLEAR_BOMB = "CLEAR_BOMB"
-    RETIRE = "RETIRE"
-    IDLE = "IDLE"
-
-
-class BaseMoveType(_Named):
-    RECEIVE_INCOME = "RECEIVE_INCOME"
-    BUILD_UNIT = "BUILD_UNIT"
-    CONTINUE_BUILDING_UNIT = "CONTINUE_BUILDING_UNIT"
-    MANUFACTURE_BOMB = "MANUFACTURE_BOMB"
-    MOVE_BASE = "MOVE_BASE"
-    IDLE = "IDLE"
-
-
-class BonusType(_Named):
-    EXTRA_GOLD = "EXTRA_GOLD"
-    INCOME_MULTIPLIER = "INCOME_MULTIPLIER"
-    CHEAPER_UNITS = "CHEAPER_UNITS"
-    RUSH_ATTACK = "RUSH_ATTACK"
-
-
-_ALL = ("TRAVEL", "RETIRE", "IDLE")
-MOVES_BY_UNIT_TYPE: dict[str, frozenset[str]] = {
-    "PIONEER": frozenset({*_ALL, "CONQUER_NEUTRAL_TILE", "NEUTRALIZE_ENEMY_TILE", "GENERATE_GOLD", "ATTACK"}),
-    "WORKER": frozenset({*_ALL, "CONQUER_NEUTRAL_TILE", "GENERATE_GOLD", "FORTIFY"}),
-    "FIGHTER": frozenset(
-        {*_ALL, "CONQUER_NEUTRAL_TILE", "NEUTRALIZE_ENEMY_TILE", "ATTACK", "PREPARE_DEFENSE"}
-    ),
-    "CLERIC": frozenset({*_ALL, "ATTACK", "PRAY", "HEAL", "CONVERT"}),
-    "SAPPER": frozenset({*_ALL, "ATTACK", "PREPARE_DEFENSE", "DEPLOY_BOMB", "CLEAR_BOMB"}),
-}
-"""DV-5: the moves each unit type may make."""
+# the move enums are the vocabulary's, re-exported here as the types of the actions
+from botarena.games.devops.vocabulary import MOVES_BY_UNIT_TYPE as MOVES_BY_UNIT_TYPE
+from botarena.games.devops.vocabulary import BaseMoveType as BaseMoveType
+from botarena.games.devops.vocabulary import BonusType as BonusType
+from botarena.games.devops.vocabulary import UnitMoveType as UnitMoveType
+from botarena.games.devops.vocabulary import UnitType as UnitType
 
 
 class BaseMove(NamedTuple):
@@ -98,8 +43,8 @@ Judged = tuple[Move | None, Status, str | None]
 # the accepted spellings of a base move's type; START_BUILDING_UNIT is the original's alias (DV-25)
 BASE_TYPES: dict[str, BaseMoveType] = {t.value: t for t in BaseMoveType}
 BASE_TYPES["START_BUILDING_UNIT"] = BaseMoveType.BUILD_UNIT
-UNIT_MOVE_TYPES: dict[str, UnitMoveType] = {t.value: t for t in UnitMoveType}
-UNIT_TYPE_NAMES: dict[str, UnitType] = {t.value: t for t in UnitType}
+UNIT_MOVE_BY_NAME: dict[str, UnitMoveType] = {t.value: t for t in UnitMoveType}
+UNIT_TYPE_BY_NAME: dict[str, UnitType] = {t.value: t for t in UnitType}
 TARGET_UNIT_MOVES = frozenset({UnitMoveType.ATTACK, UnitMoveType.HEAL, UnitMoveType.CONVERT})
 # the moves without a parameter, made once: a turn parses a hundred moves and more
 PLAIN_BASE_MOVES: dict[BaseMoveType, BaseMove] = {t: BaseMove(t) for t in BaseMoveType}
@@ -169,7 +114,7 @@ def judge_base(
         return None, Status.INVALID, BAD_TYPE
     if kind is _BUILD_UNIT:
         unit = payload.get("unitToBuild")
-        unit_type = UNIT_TYPE_NAMES.get(unit) if type(unit) is str else None
+        unit_type = UNIT_TYPE_BY_NAME.get(unit) if type(unit) is str else None
         if unit_type is None:
             return None, Status.INVALID, BAD_PARAMETER
         if unit_cost[unit_type] > gold:
@@ -186,13 +131,13 @@ def judge_base(
 
 
 def judge_unit(
-    payload: Any, unit_type: str, gold: int, move_cost: dict[str, int], width: int, height: int
+    payload: Any, unit_type: UnitType, gold: int, move_cost: dict[str, int], width: int, height: int
 ) -> Judged:
     """Spec 5.2 for a unit-move reply of a unit of `unit_type`, against the input's gold (DV-19)."""
     if not isinstance(payload, dict):
         return None, Status.INVALID, BAD_JSON
     name = payload.get("type")
-    kind = UNIT_MOVE_TYPES.get(name) if type(name) is str else None
+    kind = UNIT_MOVE_BY_NAME.get(name) if type(name) is str else None
     if kind is None:
         return None, Status.INVALID, BAD_TYPE
     if kind not in MOVES_BY_UNIT_TYPE[unit_type]:

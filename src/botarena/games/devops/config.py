@@ -7,26 +7,15 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StrictBool, StrictInt, StrictStr
 
+from botarena.games.devops.vocabulary import UnitMoveType, UnitType
+
 GAME_ID = "devops"
 RULES_VERSION = "devops_v1"
 
-UNIT_TYPES = ("PIONEER", "WORKER", "FIGHTER", "CLERIC", "SAPPER")
-UNIT_MOVE_TYPES = (
-    "TRAVEL",
-    "CONQUER_NEUTRAL_TILE",
-    "NEUTRALIZE_ENEMY_TILE",
-    "GENERATE_GOLD",
-    "ATTACK",
-    "PREPARE_DEFENSE",
-    "FORTIFY",
-    "PRAY",
-    "HEAL",
-    "CONVERT",
-    "DEPLOY_BOMB",
-    "CLEAR_BOMB",
-    "RETIRE",
-    "IDLE",
-)
+# plain strings (not the enums): the config's tables are keyed by them and orjson writes only exact
+# str keys; a member still finds its entry, since it hashes and compares as its value
+UNIT_TYPES = tuple(t.value for t in UnitType)
+UNIT_MOVE_TYPES = tuple(m.value for m in UnitMoveType)
 DEFAULT_MOVE_COST = {"FORTIFY": 250, "DEPLOY_BOMB": 25}
 # Spec 5.2, deviation 6: the reasons of a readable reply that asks for a move the rules refuse;
 # `penalty_invalid` prices them (an unreadable reply, `bad_json`, costs `penalty_error`)

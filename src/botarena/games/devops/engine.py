@@ -24,6 +24,7 @@ from botarena.games.devops.actions import IDLE_BASE, IDLE_UNIT, BaseMove, Move, 
 from botarena.games.devops.config import GAME_ID, INVALID_MOVE_REASONS, UNIT_MOVE_TYPES, DevopsConfig
 from botarena.games.devops.observe import base_input, effective_unit_cost, population_cap, unit_input
 from botarena.games.devops.state import Board, Faction, Unit
+from botarena.games.devops.vocabulary import OutcomeKind
 
 Call = dict[str, Any]
 
@@ -52,6 +53,9 @@ class DevopsEngine(Engine):
         # factions' queues (DV-20) and its step record lists them
         self._inbox: list[dict[str, Any]] = []
         self._taken: list[dict[str, Any]] = []
+        # The started turn's requests: `next_requests` is a query, so asking twice must not start
+        # a second turn (DV-13's upkeep would be charged twice); `apply` ends the turn and clears it.
+        self._requests: list[Request] | None = None
 
     def set_player_names(self, names: list[str]) -> None:
         """DV-6: each faction's `name` is its bot's display name (the runner calls this)."""
@@ -116,9 +120,16 @@ class DevopsEngine(Engine):
 
     # -- turn start and gather (DV-13 .. DV-20) --------------------------------------------------
     def next_requests(self) -> list[Request]:
-        state = self.state
-        if state.finished:
+        if self.state.finished:
             return []
+        if self._requests is None:
+            self._requests = self._start_turn()
+        return list(self._requests)
+
+    def _start_turn(self) -> list[Request]:
+        """DV-13 .. DV-20: the next turn begins (its number, the redemptions, upkeep) and its calls are
+        gathered; done once per turn, on the first `next_requests` after the previous `apply`."""
+        state = self.state
         state.turn += 1
         self._taken = [r for r in self._inbox if not state.faction(r["faction"]).defeated]
         self._inbox = []
@@ -183,7 +194,9 @@ class DevopsEngine(Engine):
         if invalid_move and c.penalty_invalid == 0:
             # deviation 6 (the seed's rule; `course`): an invalid move that costs nothing is only
             # ignored, a lost turn; that is a game outcome plus a warning, so the status is OK
-            call.update(status=Status.OK.value, move=None, outcome="ignored", outcomeReason=reason)
+            call.update(
+                status=Status.OK.value, move=None, outcome=OutcomeKind.IGNORED.value, outcomeReason=reason
+            )
             f.ignored += 1
             warning: Warning = {"code": str(reason), "detail": f"invalid move ignored: {reason}"}
             return call, Verdict(reply.seat, Status.OK, None, [*reply.warnings, warning]), None
@@ -224,6 +237,7 @@ class DevopsEngine(Engine):
         if self._taken:  # spec 7.5: the redemptions DV-20 took this turn, so a re-run replays them
             record["redemptions"] = self._taken
             self._taken = []
+        self._requests = None
         return Step(record, verdicts)
 
     def _record_outcomes(self, calls: list[Call], outcomes: dict[int, rules.Outcome]) -> None:
@@ -231,10 +245,10 @@ class DevopsEngine(Engine):
         for index, call in enumerate(calls):
             if call["status"] == "OK" and "outcome" not in call:
                 outcome, why = outcomes[index]
-                call["outcome"] = outcome
+                call["outcome"] = outcome.value  # the replay holds plain strings
                 if why is not None:
-                    call["outcomeReason"] = why
-                    if outcome == "ignored":
+                    call["outcomeReason"] = why.value
+                    if outcome is OutcomeKind.IGNORED:
                         self.state.faction(call["faction"]).ignored += 1
 
     def _view_delta(self) -> dict[str, Any]:
@@ -260,7 +274,7 @@ class DevopsEngine(Engine):
         ]
         state.dirty.clear()
         units = [
-            [u.id, u.owner, u.type, u.x, u.y, u.health, int(u.defense), int(u.enlightened)]
+            [u.id, u.owner, u.type.value, u.x, u.y, u.health, int(u.defense), int(u.enlightened)]
             for _, u in sorted(state.units.items())
         ]
         factions = [
@@ -354,7 +368,7 @@ def _keyframe_unit(u: Unit) -> dict[str, Any]:
     return {
         "id": u.id,
         "owner": u.owner,
-        "type": u.type,
+        "type": u.type.value,
         "x": u.x,
         "y": u.y,
         "health": u.health,

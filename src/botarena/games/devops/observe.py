@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from botarena.games.devops.actions import BonusType
 from botarena.games.devops.config import UNIT_MOVE_TYPES, UNIT_TYPES, DevopsConfig
 from botarena.games.devops.state import Faction, GameState, Unit
+from botarena.games.devops.vocabulary import BonusType, UnitType
 
 BONUS_TYPES = tuple(b.value for b in BonusType)  # spec 4 `activeBonuses` lists them in this order
 
@@ -32,7 +32,7 @@ def unit_json(unit: Unit, damage: int) -> dict[str, Any]:
     return {
         "id": unit.id,
         "owner": unit.owner,
-        "type": unit.type,
+        "type": unit.type.value,
         "damage": damage,
         "health": unit.health,
         "defenseBonus": unit.defense,
@@ -125,7 +125,7 @@ def base_input(state: GameState, config: DevopsConfig, faction: Faction, game_id
     return {
         "context": context_json(state, config, faction, game_id),
         "faction": faction_json(state, config, faction),
-        "buildSlotState": None if slot is None else {"turnsLeft": slot[1], "unitType": slot[0]},
+        "buildSlotState": None if slot is None else {"turnsLeft": slot[1], "unitType": str(slot[0])},
     }
 
 
@@ -133,7 +133,7 @@ def unit_input(
     state: GameState, config: DevopsConfig, faction: Faction, unit: Unit, game_id: str
 ) -> dict[str, Any]:
     """Spec 4.2: the unit, its tile and its 8 neighbours (bombs visible to SAPPERs only)."""
-    sapper = unit.type == "SAPPER"
+    sapper = unit.type is UnitType.SAPPER
     board = state.board
     return {
         "context": context_json(state, config, faction, game_id),

@@ -15,14 +15,24 @@ import numpy as np
 
 from botarena.core.config import ConfigError
 from botarena.core.status import Status
-from botarena.games.devops.actions import BaseMove, BaseMoveType, UnitMove, UnitMoveType
+from botarena.games.devops.actions import BaseMove, UnitMove
 from botarena.games.devops.config import DevopsConfig
 from botarena.games.devops.observe import effective_unit_cost, population_cap
-from botarena.games.devops.state import BASIC_TYPES, Board, Faction, GameState, Unit
+from botarena.games.devops.state import Board, Faction, GameState, Unit
+from botarena.games.devops.vocabulary import (
+    BASIC_TYPES,
+    BaseMoveType,
+    BonusType,
+    IgnoreReason,
+    OutcomeKind,
+    UnitMoveType,
+    UnitType,
+)
 
 Events = list[dict[str, Any]]
-Outcome = tuple[str, str | None]
-APPLIED: Outcome = ("applied", None)
+Outcome = tuple[OutcomeKind, IgnoreReason | None]
+APPLIED: Outcome = (OutcomeKind.APPLIED, None)
+IGNORED = OutcomeKind.IGNORED
 START_OFFSETS = ((1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (-1, -1), (1, -1), (-1, 1))  # DV-11
 
 
@@ -127,7 +137,7 @@ def _starting_units(state: GameState, c: DevopsConfig) -> None:
             if board.index(x, y) in board.unit_at:
                 raise ConfigError(f"map too small for {n} factions: starting units collide")
             state.add_unit(
-                faction.id, unit_type, x, y, c.unit_base_health[unit_type], c.unit_upkeep[unit_type]
+                faction.id, UnitType(unit_type), x, y, c.unit_base_health[unit_type], c.unit_upkeep[unit_type]
             )
 
 
@@ -169,9 +179,9 @@ def activate_bonuses(f: Faction, c: DevopsConfig, t: int, events: Events) -> Non
         if t > code["validUntilTurn"]:
             events.append({"event": "bonus_expired", "faction": f.id, "type": kind})
             continue
-        duration = 1 if kind == "EXTRA_GOLD" else c.bonus_duration_turns
+        duration = 1 if kind == BonusType.EXTRA_GOLD else c.bonus_duration_turns
         f.bonuses[kind] = max(f.bonuses.get(kind, 0), t + duration - 1)
-        if kind == "EXTRA_GOLD":
+        if kind == BonusType.EXTRA_GOLD:
             f.extra_gold_pending = True
         events.append({"event": "bonus_activated", "faction": f.id, "type": kind})
     f.queued = []
@@ -210,7 +220,7 @@ BaseRule = Callable[[GameState, DevopsConfig, Faction, BaseMove, Events], Outcom
 
 def income_factor(c: DevopsConfig, f: Faction) -> int:
     """DV-24's m: `bonus_income_multiplier` while INCOME_MULTIPLIER is active, else 1."""
-    return c.bonus_income_multiplier if "INCOME_MULTIPLIER" in f.bonuses else 1
+    return c.bonus_income_multiplier if BonusType.INCOME_MULTIPLIER in f.bonuses else 1
 
 
 def receive_income(state: GameState, c: DevopsConfig, f: Faction, move: BaseMove, events: Events) -> Outcome:
@@ -222,14 +232,14 @@ def receive_income(state: GameState, c: DevopsConfig, f: Faction, move: BaseMove
 def build_unit(state: GameState, c: DevopsConfig, f: Faction, move: BaseMove, events: Events) -> Outcome:
     """DV-25."""
     assert move.unit_type is not None
-    unit_type = move.unit_type.value
+    unit_type = move.unit_type
     cost = effective_unit_cost(c, f, unit_type)
     if f.slot is not None:
-        return "ignored", "slot_busy"
+        return IGNORED, IgnoreReason.SLOT_BUSY
     if f.population >= population_cap(c, f):
-        return "ignored", "population_cap"
+        return IGNORED, IgnoreReason.POPULATION_CAP
     if f.gold < cost:
-        return "ignored", "insufficient_gold"
+        return IGNORED, IgnoreReason.INSUFFICIENT_GOLD
     f.gold -= cost
     f.slot = [unit_type, c.unit_build_turns[unit_type] - 1]
     if f.slot[1] == 0:
@@ -242,7 +252,7 @@ def continue_building(
 ) -> Outcome:
     """DV-26."""
     if f.slot is None:
-        return "ignored", "slot_empty"
+        return IGNORED, IgnoreReason.SLOT_EMPTY
     if f.slot[1] > 0:
         f.slot[1] -= 1
     if f.slot[1] == 0:
@@ -260,7 +270,9 @@ def spawn(state: GameState, c: DevopsConfig, f: Faction, events: Events) -> None
     unit = state.add_unit(f.id, unit_type, bx, by, c.unit_base_health[unit_type], c.unit_upkeep[unit_type])
     f.slot = None
     f.score += c.score_create_basic if unit_type in BASIC_TYPES else c.score_create_special
-    events.append({"event": "spawn", "faction": f.id, "unit": unit.id, "type": unit_type, "x": bx, "y": by})
+    events.append(
+        {"event": "spawn", "faction": f.id, "unit": unit.id, "type": unit_type.value, "x": bx, "y": by}
+    )
 
 
 def manufacture_bomb(
@@ -268,7 +280,7 @@ def manufacture_bomb(
 ) -> Outcome:
     """DV-28."""
     if f.gold < c.bomb_cost:
-        return "ignored", "insufficient_gold"
+        return IGNORED, IgnoreReason.INSUFFICIENT_GOLD
     f.gold -= c.bomb_cost
     f.bombs += 1
     return APPLIED
@@ -280,11 +292,11 @@ def move_base(state: GameState, c: DevopsConfig, f: Faction, move: BaseMove, eve
     x, y = move.target
     tile = state.board.index(x, y)
     if not state.board.base[tile]:
-        return "ignored", "not_a_base"
+        return IGNORED, IgnoreReason.NOT_A_BASE
     if state.board.owner[tile] != f.id:
-        return "ignored", "not_own_tile"
+        return IGNORED, IgnoreReason.NOT_OWN_TILE
     if (x, y) == f.base:
-        return "ignored", "same_base"
+        return IGNORED, IgnoreReason.SAME_BASE
     f.base = (x, y)
     f.slot = None
     events.append({"event": "base_moved", "faction": f.id, "x": x, "y": y})
@@ -315,7 +327,7 @@ def apply_base_move(state: GameState, c: DevopsConfig, f: Faction, move: BaseMov
 # Each rule takes (state, config, acting faction, acting unit, move, events); "tile" is the tile the
 # unit stands on when the move is applied.
 UnitRule = Callable[[GameState, DevopsConfig, Faction, Unit, UnitMove, Events], Outcome]
-INSUFFICIENT_GOLD: Outcome = ("ignored", "insufficient_gold")
+INSUFFICIENT_GOLD: Outcome = (OutcomeKind.IGNORED, IgnoreReason.INSUFFICIENT_GOLD)
 
 
 def paid(c: DevopsConfig, f: Faction, kind: UnitMoveType) -> bool:
@@ -330,17 +342,17 @@ def paid(c: DevopsConfig, f: Faction, kind: UnitMoveType) -> bool:
 
 def find_target(
     state: GameState, unit: Unit, target_id: int | None, friendly: bool
-) -> tuple[Unit | None, str | None]:
+) -> tuple[Unit | None, IgnoreReason | None]:
     """DV-36, DV-40, DV-41: a live target unit of the right side, adjacent to the actor."""
     target = state.units.get(target_id) if target_id is not None else None
     if target is None:
-        return None, "no_target"
+        return None, IgnoreReason.NO_TARGET
     if friendly and target.owner != unit.owner:
-        return None, "target_not_friendly"
+        return None, IgnoreReason.TARGET_NOT_FRIENDLY
     if not friendly and target.owner == unit.owner:
-        return None, "target_not_enemy"
+        return None, IgnoreReason.TARGET_NOT_ENEMY
     if state.board.distance(unit.x, unit.y, target.x, target.y) != 1:
-        return None, "not_adjacent"
+        return None, IgnoreReason.NOT_ADJACENT
     return target, None
 
 
@@ -352,9 +364,9 @@ def travel(
     x, y = move.target
     board = state.board
     if board.distance(unit.x, unit.y, x, y) != 1:
-        return "ignored", "not_adjacent"
+        return IGNORED, IgnoreReason.NOT_ADJACENT
     if board.index(x, y) in board.unit_at:
-        return "ignored", "target_occupied"
+        return IGNORED, IgnoreReason.TARGET_OCCUPIED
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     state.move_unit(unit, x, y)
@@ -367,7 +379,7 @@ def detonate(state: GameState, c: DevopsConfig, unit: Unit, events: Events) -> N
     board = state.board
     tile = board.index(unit.x, unit.y)
     bomb_owner = board.bomb.get(tile)
-    if bomb_owner is None or unit.type == "SAPPER" or bomb_owner == unit.owner:
+    if bomb_owner is None or unit.type is UnitType.SAPPER or bomb_owner == unit.owner:
         return
     if board.owner[tile] == unit.owner:
         return
@@ -387,7 +399,7 @@ def conquer(
     board = state.board
     tile = board.index(unit.x, unit.y)
     if board.owner[tile] != 0:
-        return "ignored", "not_neutral"
+        return IGNORED, IgnoreReason.NOT_NEUTRAL
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     state.set_owner(tile, f.id)
@@ -403,13 +415,13 @@ def neutralize(
     tile = board.index(unit.x, unit.y)
     owner = board.owner[tile]
     if owner == 0 or owner == f.id:
-        return "ignored", "not_enemy_tile"
+        return IGNORED, IgnoreReason.NOT_ENEMY_TILE
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     if board.fortified[tile]:
         board.fortified[tile] = 0
         state.dirty.add(tile)
-    elif "RUSH_ATTACK" in f.bonuses:
+    elif BonusType.RUSH_ATTACK in f.bonuses:
         state.set_owner(tile, f.id)
         f.score += c.score_neutralize + c.score_conquer
         f.score += c.score_conquer_resource if board.resource[tile] else 0
@@ -426,11 +438,11 @@ def generate_gold(
     board = state.board
     tile = board.index(unit.x, unit.y)
     if board.owner[tile] != f.id:
-        return "ignored", "not_own_tile"
+        return IGNORED, IgnoreReason.NOT_OWN_TILE
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     gain = c.generated(unit.type)
-    if unit.type == "WORKER" and board.resource[tile]:
+    if unit.type is UnitType.WORKER and board.resource[tile]:
         gain *= c.worker_resource_multiplier
     f.gold += gain * income_factor(c, f)
     return APPLIED
@@ -442,7 +454,7 @@ def attack(
     """DV-36."""
     target, why = find_target(state, unit, move.target_unit, friendly=False)
     if target is None:
-        return "ignored", why
+        return IGNORED, why
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     if target.enlightened:
@@ -478,9 +490,9 @@ def fortify(
     board = state.board
     tile = board.index(unit.x, unit.y)
     if board.owner[tile] != f.id:
-        return "ignored", "not_own_tile"
+        return IGNORED, IgnoreReason.NOT_OWN_TILE
     if board.fortified[tile]:
-        return "ignored", "already_fortified"
+        return IGNORED, IgnoreReason.ALREADY_FORTIFIED
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     board.fortified[tile] = 1
@@ -505,10 +517,10 @@ def heal(
     """DV-40."""
     target, why = find_target(state, unit, move.target_unit, friendly=True)
     if target is None:
-        return "ignored", why
+        return IGNORED, why
     full = c.unit_base_health[target.type]
     if target.health >= full:
-        return "ignored", "full_health"
+        return IGNORED, IgnoreReason.FULL_HEALTH
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     target.health = min(full, target.health + c.heal_amount)
@@ -521,12 +533,12 @@ def convert(
 ) -> Outcome:
     """DV-41."""
     if not unit.enlightened:
-        return "ignored", "not_enlightened"
+        return IGNORED, IgnoreReason.NOT_ENLIGHTENED
     target, why = find_target(state, unit, move.target_unit, friendly=False)
     if target is None:
-        return "ignored", why
+        return IGNORED, why
     if f.population >= population_cap(c, f):
-        return "ignored", "population_cap"
+        return IGNORED, IgnoreReason.POPULATION_CAP
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     old_owner = target.owner
@@ -546,11 +558,11 @@ def deploy_bomb(
     board = state.board
     tile = board.index(unit.x, unit.y)
     if board.owner[tile] != f.id:
-        return "ignored", "not_own_tile"
+        return IGNORED, IgnoreReason.NOT_OWN_TILE
     if tile in board.bomb:
-        return "ignored", "already_rigged"
+        return IGNORED, IgnoreReason.ALREADY_RIGGED
     if f.bombs < 1:
-        return "ignored", "no_bombs"
+        return IGNORED, IgnoreReason.NO_BOMBS
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     f.bombs -= 1
@@ -566,7 +578,7 @@ def clear_bomb(
     board = state.board
     tile = board.index(unit.x, unit.y)
     if tile not in board.bomb:
-        return "ignored", "not_rigged"
+        return IGNORED, IgnoreReason.NOT_RIGGED
     if not paid(c, f, move.type):
         return INSUFFICIENT_GOLD
     bomb_owner = board.bomb.pop(tile)
@@ -621,7 +633,7 @@ def apply_unit_move(
     """DV-21 (only a live unit still the faction's acts), then the move's rule."""
     unit = state.units.get(unit_id)
     if unit is None or unit.owner != f.id:
-        return "skipped", "unit_gone"
+        return OutcomeKind.SKIPPED, IgnoreReason.UNIT_GONE
     return UNIT_RULES[move.type](state, c, f, unit, move, events)
 
 

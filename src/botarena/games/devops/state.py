@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from botarena.games.devops.vocabulary import UnitType
+
 # DV-2: the neighbour order, dx outer, dy inner.
 NEIGHBOUR_OFFSETS: tuple[tuple[int, int], ...] = (
     (-1, -1),
@@ -17,14 +19,13 @@ NEIGHBOUR_OFFSETS: tuple[tuple[int, int], ...] = (
     (1, 0),
     (1, 1),
 )
-BASIC_TYPES = frozenset({"PIONEER", "WORKER", "FIGHTER"})
 
 
 @dataclass(slots=True)
 class Unit:
     id: int
     owner: int
-    type: str
+    type: UnitType
     health: int
     x: int
     y: int
@@ -41,10 +42,10 @@ class Faction:
     bombs: int
     score: int = 0
     kills: int = 0
-    slot: list[Any] | None = None  # [unitType, turnsLeft]
+    slot: list[Any] | None = None  # [UnitType, turnsLeft]
     defeated: bool = False
     defeat_turn: int | None = None
-    bonuses: dict[str, int] = field(default_factory=dict)  # BonusType -> last active turn
+    bonuses: dict[str, int] = field(default_factory=dict)  # a BonusType value -> its last active turn
     queued: list[dict[str, Any]] = field(default_factory=list)  # accepted redemptions (DV-20)
     extra_gold_pending: bool = False
     territory: int = 0
@@ -117,7 +118,7 @@ class GameState:
         board.owner[tile] = owner
 
     # -- units ---------------------------------------------------------------------------------
-    def add_unit(self, owner: int, unit_type: str, x: int, y: int, health: int, upkeep: int) -> Unit:
+    def add_unit(self, owner: int, unit_type: UnitType, x: int, y: int, health: int, upkeep: int) -> Unit:
         unit = Unit(self.next_unit_id, owner, unit_type, health, x, y)
         self.next_unit_id += 1
         self.units[unit.id] = unit
