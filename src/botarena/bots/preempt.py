@@ -230,11 +230,6 @@ def _after_fork_in_child() -> None:
 os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
-def in_main_thread() -> bool:
-    """True when the calling thread can use the interval timer."""
-    return threading.get_ident() == _main_ident
-
-
 def call_with_timeout(fn: Callable[[Any], T], arg: Any, timeout_s: float, lazy: bool = False) -> T:
     """Call `fn(arg)`, raising BotTimeout in it if it runs longer than `timeout_s` seconds.
 

@@ -33,13 +33,14 @@ from __future__ import annotations
 import gc
 import gzip
 import zlib
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from botarena.core.protocol import Verdict
+from botarena.core.protocol import Reply, Verdict
 
 REPLAY_FORMAT = "botarena.replay"
 REPLAY_FORMAT_VERSION = 1
@@ -51,10 +52,69 @@ class ReplayError(ValueError):
 
 def verdict_json(verdict: Verdict) -> list[Any]:
     """Compact form of a verdict: [status, reason] or [status, reason, detail, warnings]."""
-    # (runner/match.py inlines this in its loop; keep the two in step)
+    # (exchange_entry inlines this for the runner's loop; keep the two in step)
     if verdict.detail is None and not verdict.warnings:
         return [verdict.status._value_, verdict.reason]
     return [verdict.status._value_, verdict.reason, verdict.detail, verdict.warnings]
+
+
+_NO_RECORD: Any = object()
+_reply_json = Reply.to_json
+
+
+def exchange_entry(
+    replies: Sequence[Reply],
+    verdicts: Sequence[Verdict],
+    record: Any = _NO_RECORD,
+    statuses: list[dict[str, int]] | None = None,
+) -> dict[str, Any]:
+    """The replay's entry for one exchange: `{replies, verdicts}` for the start and the end, plus
+    `record` for a step. With `statuses` (one tally per seat), each verdict is counted in its seat's.
+
+    The one place a step is written: the runner, the RL session, the DatsPulse server and resume all
+    build their entries here. The runner calls it once per step, so verdict_json is inlined."""
+    verdicts_json: list[list[Any]] = []
+    for verdict in verdicts:
+        key = verdict.status._value_
+        if statuses is not None:
+            tally = statuses[verdict.seat]
+            tally[key] = tally.get(key, 0) + 1
+        if verdict.detail is None and not verdict.warnings:
+            verdicts_json.append([key, verdict.reason])
+        else:
+            verdicts_json.append([key, verdict.reason, verdict.detail, verdict.warnings])
+    entry: dict[str, Any] = {"replies": [_reply_json(r) for r in replies], "verdicts": verdicts_json}
+    if record is not _NO_RECORD:
+        entry["record"] = record
+    return entry
+
+
+def resume_entry(after_step: int, replies: Sequence[Reply], created_by: str) -> dict[str, Any]:
+    """A `resumes` entry: where a killed game went on, and its restarted bots' start replies."""
+    return {"after_step": after_step, "replies": [_reply_json(r) for r in replies], "created_by": created_by}
+
+
+def tally_verdicts(statuses: list[dict[str, int]], verdicts: Iterable[Verdict]) -> None:
+    """Count each verdict's status in its seat's tally."""
+    for verdict in verdicts:
+        tally = statuses[verdict.seat]
+        key = verdict.status._value_
+        tally[key] = tally.get(key, 0) + 1
+
+
+def recorded_statuses(exchanges: Iterable[dict[str, Any]], seats: int) -> list[dict[str, int]]:
+    """Each seat's tally of the verdict statuses of recorded exchanges (a verdict belongs to the seat
+    of its reply: a per-call game has many verdicts of one seat in an exchange)."""
+    statuses: list[dict[str, int]] = [{} for _ in range(seats)]
+    for exchange in exchanges:
+        for reply, verdict in zip(
+            exchange.get("replies") or (), exchange.get("verdicts") or (), strict=False
+        ):
+            seat = reply.get("seat") if isinstance(reply, dict) else None
+            if isinstance(seat, int) and 0 <= seat < seats and verdict:
+                tally = statuses[seat]
+                tally[str(verdict[0])] = tally.get(str(verdict[0]), 0) + 1
+    return statuses
 
 
 @dataclass

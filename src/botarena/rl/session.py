@@ -22,7 +22,7 @@ from botarena.bots.base import Bot
 from botarena.bots.inprocess import PythonBot
 from botarena.core.game import Engine, GameInfo, MatchResult
 from botarena.core.protocol import NOT_AWAITED, MessageType, Reply, Request
-from botarena.core.replay import Replay, verdict_json
+from botarena.core.replay import Replay, exchange_entry
 from botarena.core.status import Status
 from botarena.rl.encoding import Action, Encoding
 from botarena.runner.match import config_json, new_exchange
@@ -102,7 +102,7 @@ class MatchSession:
         requests = self.engine.start_requests()
         replies = self._answer(requests, {})
         verdicts = self.engine.apply_start(replies)
-        self.replay.start = _exchange_json(replies, verdicts)
+        self.replay.start = exchange_entry(replies, verdicts)
         self._keyframe()
         rewards = [0.0] * self.encoding.seats
         self._advance(rewards)
@@ -164,13 +164,7 @@ class MatchSession:
         for seat, reward in enumerate(self.encoding.step_rewards(step)):
             rewards[seat] += reward
         if self.record:
-            self.replay.steps.append(
-                {
-                    "replies": [reply.to_json() for reply in replies],
-                    "verdicts": [verdict_json(verdict) for verdict in step.verdicts],
-                    "record": step.record,
-                }
-            )
+            self.replay.steps.append(exchange_entry(replies, step.verdicts, step.record))
             if len(self.replay.steps) % self.game.keyframe_every == 0:
                 self._keyframe()
         return 1
@@ -216,7 +210,7 @@ class MatchSession:
     def _finish(self, rewards: list[float]) -> None:
         replies = self._answer(self.engine.end_requests(), {})
         verdicts = self.engine.apply_end(replies)
-        self.replay.end = _exchange_json(replies, verdicts)
+        self.replay.end = exchange_entry(replies, verdicts)
         if self.replay.keyframes[-1]["step"] != len(self.replay.steps):
             self._keyframe()
         result = self.engine.result()
@@ -227,7 +221,3 @@ class MatchSession:
         self.pending = {seat: [] for seat in self.learners}
         self._batch = []
         self.done = True
-
-
-def _exchange_json(replies: list[Reply], verdicts: Sequence[Any]) -> dict[str, Any]:
-    return {"replies": [r.to_json() for r in replies], "verdicts": [verdict_json(v) for v in verdicts]}

@@ -34,8 +34,8 @@ from botarena.bots.base import Bot, LogClock
 from botarena.bots.inprocess import PythonBot
 from botarena.core.config import LimitsConfig, PacedConfig, config_to_dict
 from botarena.core.game import Engine, GameInfo, MatchResult
-from botarena.core.protocol import NOT_AWAITED, MessageType, Reply, Request, Verdict
-from botarena.core.replay import Replay, verdict_json
+from botarena.core.protocol import NOT_AWAITED, MessageType, Reply, Request
+from botarena.core.replay import Replay, exchange_entry, recorded_statuses, resume_entry
 from botarena.core.rng import check_seed
 from botarena.core.status import Reason, Status
 
@@ -46,7 +46,6 @@ _CRASHED = Status.CRASHED
 _TIMEOUT = Status.TIMEOUT
 _PROCESS_EXITED = Reason.PROCESS_EXITED
 _DEADLINE = Reason.DEADLINE
-_reply_json = Reply.to_json
 _perf_counter = time.perf_counter
 _poll = select.poll
 _INF = float("inf")
@@ -536,17 +535,6 @@ def config_json(config: Any) -> dict[str, Any]:
     return orjson.loads(raw)  # type: ignore[no-any-return]
 
 
-def _tally(statuses: list[dict[str, int]], verdicts: list[Verdict]) -> None:
-    for verdict in verdicts:
-        tally = statuses[verdict.seat]
-        key = verdict.status._value_
-        tally[key] = tally.get(key, 0) + 1
-
-
-def _exchange_json(replies: list[Reply], verdicts: list[Verdict]) -> dict[str, Any]:
-    return {"replies": [r.to_json() for r in replies], "verdicts": [verdict_json(v) for v in verdicts]}
-
-
 def run_match(
     game: GameInfo,
     bots: Sequence[Bot],
@@ -589,8 +577,7 @@ def run_match(
     def start(clock: LogClock) -> None:
         replies = match.exchange.run(engine.start_requests())
         verdicts = engine.apply_start(replies)
-        replay.start = _exchange_json(replies, verdicts)
-        _tally(match.statuses, verdicts)
+        replay.start = exchange_entry(replies, verdicts, statuses=match.statuses)
         replay.keyframes.append({"step": 0, "state": engine.keyframe()})
 
     return _drive(match, config, start, on_begin, on_step)
@@ -649,7 +636,7 @@ def resume_match(
         late=list(partial.late),
         resumes=list(partial.resumes),
     )
-    statuses = _recorded_statuses(replay)
+    statuses = recorded_statuses((replay.start, *replay.steps), len(replay.players))
     match = _Match(game, engine, exchange, bots, replay, statuses)
     resumed_after = len(partial.steps)
 
@@ -660,13 +647,7 @@ def resume_match(
         replies = exchange.run(requests)
         exchange.settle_owed(max(request.timeout_ms for request in requests) / 1000.0)
         exchange.swap_budgets(counted)
-        replay.resumes.append(
-            {
-                "after_step": resumed_after,
-                "replies": [r.to_json() for r in replies],
-                "created_by": f"botarena {__version__}",
-            }
-        )
+        replay.resumes.append(resume_entry(resumed_after, replies, f"botarena {__version__}"))
 
     return _drive(match, engine.config, start, on_begin, on_step, first_step=resumed_after)
 
@@ -692,16 +673,6 @@ def new_exchange(engine: Engine, bots: Sequence[Bot], config: Any) -> _Exchange:
     exchange_class = _LateExchange if engine.late_replies else _Exchange
     limits: LimitsConfig = config
     return exchange_class(bots, limits.overage_bank_ms)
-
-
-def _recorded_statuses(replay: Replay) -> list[dict[str, int]]:
-    """Every seat's tally of verdict statuses over the recorded start exchange and steps."""
-    statuses: list[dict[str, int]] = [{} for _ in replay.players]
-    for exchange in (replay.start, *replay.steps):
-        for reply, verdict in zip(exchange.get("replies", ()), exchange.get("verdicts", ()), strict=False):
-            tally = statuses[reply["seat"]]
-            tally[verdict[0]] = tally.get(verdict[0], 0) + 1
-    return statuses
 
 
 def _drive(
@@ -740,7 +711,7 @@ def _drive(
         clock.step = len(replay.steps) + 1
         replies = exchange.run(engine.end_requests())
         verdicts = engine.apply_end(replies)
-        replay.end = _exchange_json(replies, verdicts)
+        replay.end = exchange_entry(replies, verdicts)
     finally:
         pacer.finish()
         replay.logs = []
@@ -774,7 +745,6 @@ def _play(
     steps = replay.steps
     keyframes = replay.keyframes
     next_requests, apply, run = engine.next_requests, engine.apply, exchange.run
-    reply_json = _reply_json
     append = steps.append
     pace_every = pacer.every if pacer.active else 0
     index = first_step  # a resumed match goes on after its recorded steps
@@ -795,19 +765,7 @@ def _play(
             clock.step = index + 1
         replies = run(requests)
         step = apply(replies)
-        verdicts = step.verdicts
-        verdicts_json: list[list[Any]] = []
-        for verdict in verdicts:  # counted, and verdict_json() inlined
-            tally = statuses[verdict.seat]
-            key = verdict.status._value_
-            tally[key] = tally.get(key, 0) + 1
-            if verdict.detail is None and not verdict.warnings:
-                verdicts_json.append([key, verdict.reason])
-            else:
-                verdicts_json.append([key, verdict.reason, verdict.detail, verdict.warnings])
-        append(
-            {"replies": [reply_json(r) for r in replies], "verdicts": verdicts_json, "record": step.record}
-        )
+        append(exchange_entry(replies, step.verdicts, step.record, statuses))
         index += 1
         if index % keyframe_every == 0:
             keyframes.append({"step": index, "state": engine.keyframe()})

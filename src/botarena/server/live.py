@@ -463,13 +463,6 @@ class LiveHub:
             woken += self._remove(victim.key)
         return woken
 
-    def prune(self) -> None:
-        """Apply the time bounds now (publish and the readers also do it as they go)."""
-        with self._lock:
-            woken = self._prune(self._clock())
-        for waiter in woken:
-            waiter.wake()
-
     def close(self) -> None:
         """End every subscription and refuse new events (the server is shutting down)."""
         with self._lock:

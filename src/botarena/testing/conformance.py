@@ -413,11 +413,6 @@ class NumbersShown:
         return any(text in run for run in self.digit_runs)
 
 
-def contains_number(payload: Any, number: int) -> bool:
-    """Whether `number` appears in `payload`, as an integer or inside a string."""
-    return NumbersShown(payload).shows(number)
-
-
 @conformance_check(
     "bot seeds never leak: each seat's start carries its own bot_seed, and no request carries the "
     "match seed or another seat's bot_seed"

@@ -643,11 +643,3 @@ def executor_slots(executor: Executor) -> int:
         except Exception:  # the scheduler is unreachable just now: its tasks will say so
             return 1
     return max(1, int(getattr(executor, "_max_workers", 2) or 2))
-
-
-def default_workers() -> int:
-    """One worker per CPU this process may use."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # not on Linux
-        return max(1, os.cpu_count() or 1)

@@ -22,16 +22,12 @@ import orjson
 
 from botarena import __version__
 from botarena.core.config import config_to_dict
-from botarena.core.protocol import Reply, Verdict
-from botarena.core.replay import Replay, verdict_json
+from botarena.core.protocol import Reply
+from botarena.core.replay import Replay, exchange_entry, recorded_statuses
 from botarena.core.status import Status
 
 GENERATORS = ("scatter", "mirror", "zones")  # DP-47: the `cycle` list
 KEYFRAME_EVERY_DEFAULT = 50
-
-
-def _exchange(replies: Sequence[Reply], verdicts: Sequence[Verdict]) -> dict[str, Any]:
-    return {"replies": [r.to_json() for r in replies], "verdicts": [verdict_json(v) for v in verdicts]}
 
 
 def replay_config(config: Any, round_number: int) -> dict[str, Any]:
@@ -85,8 +81,7 @@ class RoundDriver:
         self.engine.start_requests()
         replies = [Reply(seat, Status.OK, {}) for seat in range(self.teams)]
         verdicts = self.engine.apply_start(replies)
-        self._tally(verdicts)
-        self.replay.start = _exchange(replies, verdicts)
+        self.replay.start = exchange_entry(replies, verdicts, statuses=self.statuses)
         first = self.engine.keyframe()
         self.replay.keyframes.append({"step": 0, "state": first})
         self._terrain: Any = _reusable_terrain(first, round_)
@@ -105,12 +100,7 @@ class RoundDriver:
         driver.teams = len(driver.round.team_names)
         driver.keyframe_every = keyframe_every or _keyframe_every()
         driver.replay = replay
-        driver.statuses = [{} for _ in range(driver.teams)]
-        for exchange in [replay.start or {}, *replay.steps]:
-            for seat, verdict in enumerate(exchange.get("verdicts") or []):
-                if seat < driver.teams:
-                    tally = driver.statuses[seat]
-                    tally[str(verdict[0])] = tally.get(str(verdict[0]), 0) + 1
+        driver.statuses = recorded_statuses([replay.start or {}, *replay.steps], driver.teams)
         driver._pending = None
         driver._logs = {}
         # The terrain of the step-0 keyframe (the re-run checked it against the engine's).
@@ -119,12 +109,6 @@ class RoundDriver:
         shaped = isinstance(state, dict) and set(state) == {"terrain", "frame"}
         driver._terrain = state.get("terrain") if shaped and isinstance(state, dict) else None
         return driver
-
-    def _tally(self, verdicts: Sequence[Verdict]) -> None:
-        for verdict in verdicts:
-            tally = self.statuses[verdict.seat]
-            key = verdict.status.value
-            tally[key] = tally.get(key, 0) + 1
 
     def advance(self) -> dict[int, list[str]]:
         """The state change of one transition, the part that must hold the game lock: the teams'
@@ -148,12 +132,7 @@ class RoundDriver:
             return None
         replies = [Reply(seat, Status.OK, self._orders_body(slots)) for seat, slots in enumerate(orders)]
         step = self.engine.applied(replies, self._logs)
-        self._tally(step.verdicts)
-        entry = {
-            "replies": [r.to_json() for r in replies],
-            "verdicts": [verdict_json(v) for v in step.verdicts],
-            "record": step.record,
-        }
+        entry = exchange_entry(replies, step.verdicts, step.record, self.statuses)
         # Kept as its JSON bytes (an orjson Fragment, written verbatim by Replay.dumps and the live
         # hub): with 50 teams a step is ~0.7 MB of JSON but ~3 MB as Python objects, and a round
         # holds hundreds of them for as long as it runs.
@@ -180,7 +159,7 @@ class RoundDriver:
         self.engine.end_requests()
         replies = [Reply(seat, Status.OK, {}) for seat in range(self.teams)]
         verdicts = self.engine.apply_end(replies)  # (not tallied: runner/match.py counts start and steps)
-        self.replay.end = _exchange(replies, verdicts)
+        self.replay.end = exchange_entry(replies, verdicts)
         self.replay.result = self.engine.result().to_json()
         self.replay.time_used_ms = [0.0] * self.teams
         self.replay.statuses = self.statuses
