@@ -34,7 +34,7 @@ from botarena.server.standalone import standalone_html
 # game -> (starter bots, preset, overrides): long games, each the length a real one has
 LONG: dict[str, tuple[list[str], str, dict[str, Any]]] = {
     "devops": (["expander", "starter"], "course", {"turn_interval_ms": 0}),  # 2,400 turns
-    "drones": (["zergy", "adaptive"], "default", {"rounds": 100, "turn_limit": 20}),
+    "drones": (["tactician", "adaptive"], "default", {"rounds": 500, "turn_limit": 20}),
     "datspulse": (["forager", "raider"], "default", {"turns": 300}),
     "craftingquest": (["prospector", "wanderer"], "default", {"width": 100, "height": 100}),
     "domains": (["surveyor", "dummy"], "default", {}),  # 500 rounds on 50 x 50

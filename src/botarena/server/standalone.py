@@ -1,19 +1,23 @@
 """One self-contained HTML page that plays one replay: `botarena view FILE --html out.html`.
 
-The page is the viewer (index.html) with everything it loads inlined: the stylesheet, the renderer
-registry, the game's renderer, the player shell, and the replay itself in a
-`<script type="application/gzip" data-encoding="base64" id="replay-data">` tag: the replay's JSON
-gzip-compressed and written in base64, which the page expands with the browser's own
-`DecompressionStream("gzip")` (issue 26 item 5: embedded as plain JSON, a 2,400-turn Devops game made
-a 159 MB page; compressed, a page is about 4/3 of its .json.gz replay plus the viewer's code). Opened
-from `file://` it fetches nothing and needs no server, so a replay can be shared as one file.
+The page is the viewer (index.html) with everything it loads inside it: the stylesheet, the renderer
+registry, the game's renderer, the player shell and the replay. Opened from `file://` it fetches
+nothing and needs no server, so a replay can be shared as one file.
+
+Each of the three (the replay's JSON, the stylesheet, the scripts) is gzip-compressed and written in
+base64 in a `<script type="application/gzip" data-encoding="base64">` element of its own, and a small
+inline loader expands the style and the scripts with the browser's `DecompressionStream("gzip")`; the
+shell expands the replay the same way (issue 26 item 5: with the replay embedded as plain JSON a
+2,400-turn Devops game made a 159 MB page; packed, a page is about 4/3 of its .json.gz file plus some
+30 KB of viewer). Base64 has no `<`, `&` or quote: nothing in a bot's name or log can end an element
+early, and a notebook's `srcdoc` attribute needs no escaping of the payloads.
 
 The viewer's scripts are ES modules importing each other by relative path, and a browser loads no
-module from `file://`. So they become one inline module: the registry at the top level (what the
-others import from it is then in scope), the renderer and the shell each in a block of their own
-(their private names cannot collide), with their `import` lines and `export` keywords removed. The
-shell finds the embedded replay and loads it; the renderer is already registered, so it imports
-nothing.
+module from `file://`. So they become one module, run by the loader as an inline script: the registry
+at the top level (what the others import from it is then in scope), the renderer and the shell each
+in a block of their own (their private names cannot collide), with their `import` lines and `export`
+keywords removed. The shell finds the embedded replay and loads it; the renderer is already
+registered, so it imports nothing.
 """
 
 from __future__ import annotations
@@ -35,7 +39,34 @@ GAME_ID = re.compile(r"[a-z][a-z0-9_]*\Z")
 IMPORT_LINE = re.compile(r'^import\s*\{[^}]*\}\s*from\s*"[^"]+";[ \t]*$\n?', re.MULTILINE)
 EXPORT_KEYWORD = re.compile(r"^export\s+(?=(?:async\s+)?function\b|const\b|let\b|class\b)", re.MULTILINE)
 LEFTOVER = re.compile(r"^(?:import|export)\b", re.MULTILINE)
-DATA_OPEN = '<script type="application/gzip" data-encoding="base64" id="replay-data">'
+DATA_ID = "replay-data"  # player.js reads the replay from the element of this id
+CODE_ID = "viewer-code"
+STYLE_ID = "viewer-style"
+DATA_OPEN = f'<script type="application/gzip" data-encoding="base64" id="{DATA_ID}">'
+# Runs the packed style and scripts. It is itself plain (something must be), and says in the page
+# (and to the test hook) why the viewer cannot start where the browser lacks DecompressionStream.
+LOADER = f"""<script type="module">
+async function unpack(id) {{
+  const binary = atob(document.getElementById(id).textContent);
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+  return new Response(stream).text();
+}}
+try {{
+  const style = document.createElement("style");
+  style.textContent = await unpack("{STYLE_ID}");
+  document.head.append(style);
+  const code = document.createElement("script");
+  code.type = "module";
+  code.textContent = await unpack("{CODE_ID}");
+  document.head.append(code);
+}} catch (err) {{
+  const message = `this page cannot start its viewer: ${{err.message || err}} (it needs a browser with DecompressionStream)`;
+  window.__botarena = {{ ready: false, error: message }};
+  document.body.prepend(Object.assign(document.createElement("p"), {{ textContent: message }}));
+}}
+  </script>"""
 # Level 6, as replay files are written: level 9 takes twice as long on a long game for about 1%.
 GZIP_LEVEL = 6
 
@@ -62,19 +93,11 @@ def _inline_module(name: str) -> str:
     return source
 
 
-def _embeddable(text: str, closing: str, name: str) -> str:
-    """`text` to put between `<script>`/`<style>` tags: nothing in it may close the tag early."""
-    if closing in text.lower():
-        raise StandaloneError(f"cannot inline {name}: it contains {closing!r}")
-    return text
-
-
-def replay_data_for_html(replay: Replay) -> str:
-    """The replay as the page embeds it: its JSON gzip-compressed, in base64. Base64 has no `<`,
-    `&` or quote, so nothing in a bot's name or log can end the `<script>` element early or needs
-    escaping in a notebook's `srcdoc` attribute; `mtime=0` makes the same replay the same page."""
-    packed = gzip.compress(replay.dumps(), compresslevel=GZIP_LEVEL, mtime=0)
-    return base64.b64encode(packed).decode("ascii")
+def _packed(element_id: str, data: bytes) -> str:
+    """`data` gzip-compressed in base64, in the page element the loader or the shell expands.
+    `mtime=0`: the same replay makes the same page."""
+    text = base64.b64encode(gzip.compress(data, compresslevel=GZIP_LEVEL, mtime=0)).decode("ascii")
+    return f'<script type="application/gzip" data-encoding="base64" id="{element_id}">{text}</script>'
 
 
 def embedded_replay(page: str) -> Replay:
@@ -101,15 +124,15 @@ def standalone_html(replay: Replay) -> str:
     if GAME_ID.match(replay.game) and (web_root() / "renderers" / f"{replay.game}.js").is_file():
         parts.append(f"renderers/{replay.game}.js")  # no renderer: the shell's generic view
     parts.append("player.js")
-    blocks = [_embeddable(_inline_module(parts[0]), "</script", parts[0])]
-    blocks += ["{\n" + _embeddable(_inline_module(name), "</script", name) + "\n}" for name in parts[1:]]
-    style = _embeddable(_read("style.css"), "</style", "style.css")
-    scripts = (
-        f"{DATA_OPEN}{replay_data_for_html(replay)}</script>\n"
-        f'  <script type="module">\n{chr(10).join(blocks)}\n  </script>'
-    )
-    # str.replace with a function-free replacement: the inlined text is taken literally
-    return page.replace(STYLESHEET_TAG, f"<style>\n{style}</style>").replace(SCRIPT_TAG, scripts)
+    blocks = [_inline_module(parts[0])] + ["{\n" + _inline_module(name) + "\n}" for name in parts[1:]]
+    packed = [
+        _packed(DATA_ID, replay.dumps()),
+        _packed(STYLE_ID, _read("style.css").encode("utf-8")),
+        _packed(CODE_ID, "\n".join(blocks).encode("utf-8")),
+        LOADER,
+    ]
+    # str.replace with a function-free replacement: the inserted text is taken literally
+    return page.replace(STYLESHEET_TAG, "").replace(SCRIPT_TAG, "\n  ".join(packed))
 
 
 def write_standalone_html(replay: Replay, path: str | Path) -> Path:
