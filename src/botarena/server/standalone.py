@@ -62,7 +62,8 @@ try {{
   code.textContent = await unpack("{CODE_ID}");
   document.head.append(code);
 }} catch (err) {{
-  const message = `this page cannot start its viewer: ${{err.message || err}} (it needs a browser with DecompressionStream)`;
+  const why = err.message || err;
+  const message = `this page cannot start its viewer: ${{why}} (it needs DecompressionStream)`;
   window.__botarena = {{ ready: false, error: message }};
   document.body.prepend(Object.assign(document.createElement("p"), {{ textContent: message }}));
 }}
