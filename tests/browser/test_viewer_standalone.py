@@ -86,6 +86,21 @@ def test_markup_in_the_replay_cannot_break_out_of_the_page(
     assert texts(page)["players"] == " vs ".join(names)
 
 
+def test_i26_5_a_browser_without_decompressionstream_is_told_why_the_page_cannot_start(
+    page: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page packs its code and replay as gzip (issue 26 item 5): where the browser cannot expand
+    them, the page says so instead of staying blank."""
+    _, path = play_short("drones", tmp_path)
+    html = write_page(path, tmp_path / "drones.html", capsys)
+    page.add_init_script("delete window.DecompressionStream")
+    page.goto(html.as_uri())
+    page.wait_for_function("window.__botarena && window.__botarena.error")
+    error = page.evaluate("window.__botarena.error")
+    assert "cannot start its viewer" in error and "DecompressionStream" in error
+    assert "cannot start its viewer" in page.inner_text("body")
+
+
 def test_html_from_a_broken_replay_is_one_line_and_no_file(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
