@@ -19,6 +19,7 @@ from test_viewer_server import get  # the same raw HTTP client
 
 from botarena.cli import main
 from botarena.core.replay import read_replay
+from botarena.server.standalone import embedded_replay
 
 pytest.importorskip("fastapi", reason="the server extra (fastapi) is not installed")
 pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
@@ -101,8 +102,7 @@ def test_view_html_says_the_replay_is_partial(
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith(f"wrote {out}: drones seed 5, 3 steps")
     assert lines[1] == "partial replay: the game did not finish (3 steps recorded); the page says so"
-    embedded = out.read_text(encoding="utf-8").split('id="replay-data">', 1)[1].split("</script>", 1)[0]
-    assert json.loads(embedded)["partial"] is True
+    assert embedded_replay(out.read_text(encoding="utf-8")).partial is True
 
 
 def test_botarena_view_serves_a_killed_games_file_and_says_it_is_partial(

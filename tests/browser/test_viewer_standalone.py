@@ -11,6 +11,7 @@ from short_replays import GAMES, play_short
 from viewer_page import scrub, texts
 
 from botarena.cli import main
+from botarena.server.standalone import embedded_replay
 
 pytestmark = pytest.mark.browser
 
@@ -78,10 +79,26 @@ def test_markup_in_the_replay_cannot_break_out_of_the_page(
     names = ["</script><b>zergy", "<!--adaptive"]
     _, path = play_short("drones", tmp_path, names)
     html = write_page(path, tmp_path / "drones.html", capsys)
-    data = html.read_text(encoding="utf-8").split('id="replay-data">', 1)[1]
-    assert data.index("</script>") > data.index("\\u003c/script>\\u003cb>zergy")  # escaped, not closed
+    text = html.read_text(encoding="utf-8")
+    assert "zergy" not in text and "adaptive" not in text  # base64 in the page: no markup of its own
+    assert [p["name"] for p in embedded_replay(text).players] == names  # read back whole
     open_offline(page, html)  # the embedded JSON parsed whole: nothing ended the element early
     assert texts(page)["players"] == " vs ".join(names)
+
+
+def test_i26_5_a_browser_without_decompressionstream_is_told_why_the_page_cannot_start(
+    page: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The page packs its code and replay as gzip (issue 26 item 5): where the browser cannot expand
+    them, the page says so instead of staying blank."""
+    _, path = play_short("drones", tmp_path)
+    html = write_page(path, tmp_path / "drones.html", capsys)
+    page.add_init_script("delete window.DecompressionStream")
+    page.goto(html.as_uri())
+    page.wait_for_function("window.__botarena && window.__botarena.error")
+    error = page.evaluate("window.__botarena.error")
+    assert "cannot start its viewer" in error and "DecompressionStream" in error
+    assert "cannot start its viewer" in page.inner_text("body")
 
 
 def test_html_from_a_broken_replay_is_one_line_and_no_file(

@@ -21,6 +21,7 @@ import pytest
 from botarena import rl
 from botarena.rl.envs import BotarenaGymEnv
 from botarena.runner.verify import verify_replay
+from botarena.server.standalone import embedded_replay
 from zoo.http_bots import HonestHttp, HostileHttp
 
 ZOO = Path(__file__).resolve().parent.parent / "zoo" / "bots"
@@ -203,4 +204,5 @@ def test_render_modes_draw_the_state_and_the_viewer_page() -> None:
     env.step(dict.fromkeys(env.agents, ALL_SOLDIERS))
     page = env.render()
     assert isinstance(page, str) and page.lstrip().lower().startswith("<!doctype html")
-    assert '"game":"drones"' in page.replace(" ", "")
+    shown = embedded_replay(page)  # packed since issue 26 item 5: read back, not searched for
+    assert shown.game == "drones" and len(shown.steps) == 1

@@ -294,6 +294,20 @@ function checkReplay(data) {
   return data;
 }
 
+// The replay a `botarena view FILE --html` page carries: its gzip JSON in base64 (so a long game's
+// page stays near the size of its .json.gz file), expanded here as a dropped .json.gz file is.
+async function embeddedReplay(element) {
+  let binary;
+  try {
+    binary = atob(element.textContent);
+  } catch {
+    throw new Error("this page's embedded replay is damaged: it is not base64");
+  }
+  const bytes = new Uint8Array(binary.length);
+  for (let i = 0; i < binary.length; i += 1) bytes[i] = binary.charCodeAt(i);
+  return parseReplay(bytes.buffer);
+}
+
 async function loadFromUrl(url) {
   showMessage(`Loading ${url} …`);
   let response;
@@ -1220,7 +1234,7 @@ const source = params.get("replay");
 // Opened from the arena (a live match or a stored one): offer the way back.
 $("arena-link").hidden = !(liveSource || (source && source.startsWith("/api/matches/")));
 if (EMBEDDED) {
-  openReplay(async () => checkReplay(JSON.parse(EMBEDDED.textContent)));
+  openReplay(() => embeddedReplay(EMBEDDED));
 } else if (liveSource) {
   openLive(new URL(liveSource, window.location.href).href);
 } else if (source) {
