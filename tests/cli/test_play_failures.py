@@ -54,8 +54,8 @@ def test_a_relative_path_runs_that_file_not_a_namesake_on_path(tmp_path: Path, s
     proc = play("domains", *args, cwd=tmp_path, env=env)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stderr.splitlines()
-    assert (
-        lines[0] == f"botarena: seat {seat} (mybot, ./mybot) never played: CRASHED (process_exited) at start"
+    assert lines[0] == (
+        f"botarena: seat {seat} (mybot, ./mybot) never played: CRASHED (process_exited) at start [CRASHED:5]"
     )
     assert "    this is ./mybot" in lines
     assert "the one on PATH" not in proc.stderr
@@ -69,9 +69,8 @@ def test_a_crashing_command_bot_is_named_with_its_last_stderr_lines(tmp_path: Pa
     proc = play("drones", *seats(spec, "pacifist", seat), "--seed", "1", cwd=tmp_path)
     assert proc.returncode == 1, proc.stderr
     lines = proc.stderr.splitlines()
-    assert (
-        lines[0]
-        == f"botarena: seat {seat} (crash.py, {spec}) never played: CRASHED (process_exited) at start"
+    assert lines[0].startswith(
+        f"botarena: seat {seat} (crash.py, {spec}) never played: CRASHED (process_exited) at start [CRASHED:"
     )
     assert lines[1:] == [f"    log line {i}" for i in range(4, 9)]  # the last five
     assert "outcome:" in proc.stdout  # the match still has its result

@@ -6,11 +6,10 @@ from typing import Any
 
 from botarena.core.numbers import as_wire_int
 from botarena.core.protocol import Reply, Verdict
-from botarena.core.status import Reason, Status, Warning, unknown_key_warnings
+from botarena.core.status import DROPPED_ENTRY, Reason, Status, Warning, unknown_key_warnings
 from botarena.games.domains.state import Direction, Order, OrderKind
 
 MAX_ORDERS = 1000
-DROPPED_ENTRY = "DROPPED_ENTRY"
 DUPLICATE_UNIT = "DUPLICATE_UNIT"
 NOT_OBJECT = Reason.NOT_OBJECT
 BAD_ORDERS = "bad_orders"
