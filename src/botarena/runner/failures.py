@@ -23,7 +23,10 @@ LOG_TAIL_LINES = 5
 """How many of a seat's last log lines a report keeps."""
 
 LOST = {DROPPED_ENTRY: "orders dropped", UNKNOWN_KEY: "unknown keys ignored"}
-"""The warning codes that say a part of a reply was not used, and how a report names them."""
+"""The warning codes that say a part of a reply was not used, and how a report names them, the worst
+first: an order dropped is lost, while an unknown key may only be a misspelt optional field."""
+
+_LOST_ORDER = {code: rank for rank, code in enumerate(LOST)}
 
 DETAIL_CHARS = 240
 """A detail or log line longer than this is cut in a report (the replay keeps it whole)."""
@@ -65,9 +68,10 @@ class SeatReport:
     """The first verdict of each status in `counts`, in the same order."""
     never_played: bool
     """No OK answer to any step though some answer was not OK (answering `start`/`end` alone is
-    not playing): the match went on without this bot."""
+    not playing, nor is an OK with a reason): the match went on without this bot."""
     losses: tuple[FirstOf, ...] = ()
-    """Warnings that say what of its OK replies was not used (`LOST`), counted, with the first."""
+    """Warnings that say what of its replies was not used (`LOST`), counted, with the first, in
+    `LOST`'s order."""
     log_tail: tuple[str, ...] = field(default_factory=tuple)
     """The last lines of the bot's log (stderr, an in-process bot's prints and tracebacks)."""
 
@@ -120,7 +124,7 @@ def seat_reports(replay: Any, tail_lines: int = LOG_TAIL_LINES) -> list[SeatRepo
                 counts={first.code: first.count for first in firsts},
                 firsts=firsts,
                 never_played=bool(firsts) and not tally.played,
-                losses=tally.finished(tally.losses),
+                losses=tuple(sorted(tally.finished(tally.losses), key=lambda loss: _LOST_ORDER[loss.code])),
                 log_tail=_tail(logs.get(seat, ""), tail_lines),
             )
         )
@@ -159,7 +163,9 @@ class _Tally:
         status = str(verdict[0])
         warnings = _warnings(verdict, reply)
         if status == _OK:
-            self.played = self.played or where.startswith("step")
+            # answering `start` or `end` alone is not playing, nor is an OK that says the answer was
+            # not taken (Crafting Quest's question sent after the turn closed: `action_limit`)
+            self.played = self.played or (where.startswith("step") and _opt_str(verdict, 1) is None)
         else:
             _count(self.firsts, status, _opt_str(verdict, 1), where, _detail(verdict, warnings))
         for warning in warnings:
