@@ -194,16 +194,16 @@ def test_i26_1_domains_orders_with_kind_for_type_are_named_as_dropped(seat: int)
     assert dropped.code == "DROPPED_ENTRY" and unknown.code == "UNKNOWN_KEY"
     assert dropped.count == unknown.count > 0
     assert (dropped.where, unknown.where) == ("step 1", "step 1")
-    assert dropped.detail == "entry 0: type must be move, attack or ability"
-    assert unknown.detail == "entry 0: unknown key 'kind' ignored (did you mean 'type'?)"
+    assert dropped.detail == "entry 0: type is missing: it must be move, attack or ability"
+    assert unknown.detail == "entry 0: unknown key 'kind' ignored"
     lines = report.lines()
     assert lines[0] == (
         f"seat {seat} (kinder) {dropped.count} orders dropped (DROPPED_ENTRY), the first at step 1: "
-        "entry 0: type must be move, attack or ability"
+        "entry 0: type is missing: it must be move, attack or ability"
     )
     assert lines[1] == (
         f"    {unknown.count} unknown keys ignored (UNKNOWN_KEY), the first at step 1: "
-        "entry 0: unknown key 'kind' ignored (did you mean 'type'?)"
+        "entry 0: unknown key 'kind' ignored"
     )
 
 
