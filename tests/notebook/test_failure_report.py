@@ -17,7 +17,10 @@ def crash(observation: dict[str, Any]) -> dict[str, Any]:
 def test_i26_1_a_crashing_act_shows_its_seat_reason_and_traceback() -> None:
     match = botarena.play("craftingquest", ["prospector", crash], seed=4, config={"rounds": 2})
     summary, *report = repr(match).splitlines()
-    assert summary.startswith("<PlayedMatch craftingquest seed=4, ") and "crash rank 1 score 300 (2 CRASHED)" in summary
+    assert (
+        summary.startswith("<PlayedMatch craftingquest seed=4, ")
+        and "crash rank 1 score 300 (2 CRASHED)" in summary
+    )
     assert report[0].startswith(
         "seat 1 (crash) never played: CRASHED (bot_error) at step 2: RuntimeError: boom"
     )
