@@ -231,3 +231,28 @@ def test_i26_1_domains_orders_sent_with_kind_are_named_as_dropped(tmp_path: Path
     assert second.endswith(
         " unknown keys ignored (UNKNOWN_KEY), the first at step 1: entry 0: unknown key 'kind' ignored"
     )
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_i26_1_a_devops_service_that_refuses_is_reported_and_the_replay_is_finished(
+    tmp_path: Path, seat: int
+) -> None:
+    """Devops records one verdict per call, more than there are seats: taking a verdict's index for
+    its seat ended `play` with an IndexError before the replay was written."""
+    import socket
+
+    from botarena.core.replay import read_replay
+
+    with socket.socket() as probe:  # a port nothing listens on once this closes
+        probe.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{probe.getsockname()[1]}"
+    replay = tmp_path / "match.json.gz"
+    args = [*seats(url, "starter", seat), "--seed", "1", *short("devops"), "--replay", str(replay)]
+    proc = play("devops", *args, cwd=tmp_path)
+    assert proc.returncode == 1, proc.stderr
+    assert "internal error" not in proc.stderr
+    first = proc.stderr.splitlines()[0]
+    assert first.startswith(f"botarena: seat {seat} ({url}) never played: CRASHED (transport) at step 1: ")
+    assert "ConnectionRefusedError" in first
+    written = read_replay(replay)
+    assert not written.partial and len(written.steps) == 4 and written.result
