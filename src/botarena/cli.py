@@ -19,7 +19,7 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -480,86 +480,24 @@ def _print_result(game_id: str, seed: int, replay: Any) -> None:
         console.print(f"outcome: {outcome}")
 
 
-def _exchanges(replay: Any) -> list[tuple[str, Any]]:
-    """Every recorded exchange of a replay with where it happened: start, step 1..n, end."""
-    steps = [(f"step {i}", step) for i, step in enumerate(replay.steps, start=1)]
-    return [("start", replay.start), *steps, ("end", replay.end)]
-
-
-def first_failures(replay: Any) -> dict[int, str]:
-    """For each seat that was CRASHED at least once, or never answered OK, where and why the first
-    time, in one line: status, reason, the exchange and the detail the runner recorded."""
-    found: dict[int, str] = {}
-    first_bad: dict[int, str] = {}
-    played: set[int] = set()
-    for where, exchange in _exchanges(replay):
-        replies = (exchange or {}).get("replies") or []
-        for seat, verdict in enumerate((exchange or {}).get("verdicts") or []):
-            if not verdict:
-                continue
-            if verdict[0] == "OK":
-                if where.startswith("step"):  # answering `start` or `end` alone is not playing
-                    played.add(seat)
-                continue
-            reply = replies[seat] if seat < len(replies) else {}
-            line = f"{verdict[0]} ({verdict[1]}) at {where}{_failure_detail(verdict, reply)}"
-            first_bad.setdefault(seat, line)
-            if verdict[0] == "CRASHED":
-                found.setdefault(seat, line)
-    for seat, line in first_bad.items():
-        if seat not in played:
-            found[seat] = f"never played: {line}"
-    return found
-
-
-def _failure_detail(verdict: list[Any], reply: Mapping[str, Any]) -> str:
-    """ ": <detail>" from a verdict (its detail, else its first warning's) or its reply's warning."""
-    detail = verdict[2] if len(verdict) > 2 and verdict[2] else None
-    warnings = verdict[3] if len(verdict) > 3 and verdict[3] else reply.get("warnings") or []
-    if detail is None and warnings:
-        detail = warnings[0].get("detail") or warnings[0].get("code")
-    return f": {detail}" if detail else ""
-
-
-def unknown_key_notes(replay: Any) -> dict[int, str]:
-    """For each seat whose replies had keys the game does not read (UNKNOWN_KEY warnings): how many,
-    and the first, where."""
-    from botarena.core.status import UNKNOWN_KEY
-
-    found: dict[int, tuple[int, str]] = {}
-    for where, exchange in _exchanges(replay):
-        for seat, verdict in enumerate((exchange or {}).get("verdicts") or []):
-            for warning in verdict[3] if len(verdict) > 3 and verdict[3] else []:
-                if warning.get("code") == UNKNOWN_KEY:
-                    count, first = found.get(seat, (0, f"{where}: {warning.get('detail', '')}"))
-                    found[seat] = (count + 1, first)
-    return {
-        seat: f"{count} unknown keys ignored, the first at {first}" for seat, (count, first) in found.items()
-    }
-
-
 STDERR_TAIL_LINES = 5
-"""How many of a failing bot's last log lines `play` prints under its failure."""
+"""How many of a failing bot's last log lines `play` prints under its report."""
 
 
 def _print_failures(replay: Any, specs: Sequence[str]) -> bool:
-    """A line on stderr for each seat whose bot crashed or never played (seat, bot as given, status,
-    reason, where, detail), then the last lines of its log: the match went on without it, and the
-    table above is its result. True if some seat never played."""
-    for seat, note in sorted(unknown_key_notes(replay).items()):
-        print(
-            f"botarena: seat {seat} ({replay.players[seat].get('name', '?')}) {note}"[:400], file=sys.stderr
-        )
+    """A block on stderr for each seat with something to say (`botarena.runner.failures`): status
+    counts with the first failure (status, reason, where, detail), the first of each other status,
+    what of its replies was lost, then the last lines of its log; the match went on, and the table
+    above is its result. True if some seat never played."""
+    from botarena.runner.failures import seat_reports
+
     never = False
-    for seat, what in sorted(first_failures(replay).items()):
-        name = replay.players[seat].get("name", "?")
-        spec = specs[seat] if seat < len(specs) else name
-        bot = name if spec == name else f"{name}, {spec}"
-        print(f"botarena: seat {seat} ({bot}) {what}"[:400], file=sys.stderr)
-        never = never or what.startswith("never played")
-        log = replay.logs[seat]["text"] if seat < len(replay.logs) else ""
-        for line in log.rstrip("\n").splitlines()[-STDERR_TAIL_LINES:]:
-            print(f"    {line}"[:400], file=sys.stderr)
+    for report in seat_reports(replay, STDERR_TAIL_LINES):
+        spec = specs[report.seat] if report.seat < len(specs) else report.name
+        bot = report.name if spec == report.name else f"{report.name}, {spec}"
+        for index, line in enumerate(report.lines(bot)):
+            print(f"botarena: {line}"[:400] if index == 0 else line[:400], file=sys.stderr)
+        never = never or report.never_played
     return never
 
 

@@ -37,11 +37,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from botarena.bots.base import Bot
 from botarena.core.game import GameInfo, MatchResult
 from botarena.core.replay import Replay
+
+if TYPE_CHECKING:
+    from botarena.runner.failures import SeatReport
 
 BotLike = str | os.PathLike[str] | Bot | type | ModuleType | Callable[..., Any] | Any
 """What `play` accepts as one seat's bot (see the module docstring)."""
@@ -52,6 +55,9 @@ IFRAME_HEIGHT = 640
 
 IFRAME_STYLE = "box-sizing: border-box; border: 1px solid #ccc; border-radius: 4px;"
 """The frame's look; border-box keeps it exactly `height` tall and no wider than the output cell."""
+
+REPORT_STYLE = "white-space: pre-wrap; margin: 0 0 4px 0; color: #a30;"
+"""The look of the failure report shown above the viewer (wrapped: a traceback line can be long)."""
 
 
 class PlayError(ValueError):
@@ -114,16 +120,34 @@ class PlayedMatch:
 
         return write_replay(self.replay, target)
 
+    @property
+    def failures(self) -> list[SeatReport]:
+        """A report for each seat that had a non-OK verdict or lost part of a reply (the status
+        counts, the first of each status with its reason, step and detail, dropped entries and
+        unknown keys, the log's last lines); [] when every seat played cleanly."""
+        from botarena.runner.failures import seat_reports
+
+        return seat_reports(self.replay)
+
+    def report(self) -> str:
+        """The text of `failures`, as `botarena play` prints it on stderr ("" when there is none)."""
+        return "\n".join(line for failure in self.failures for line in failure.lines())
+
     def __repr__(self) -> str:
         rows = zip(self.players, self.ranks, self.scores, strict=True)
         seats = ", ".join(
             f"{name} rank {rank} score {score:g}{_trouble(self.replay, seat)}"
             for seat, (name, rank, score) in enumerate(rows)
         )
-        return f"<PlayedMatch {self.game} seed={self.seed}, {len(self.replay.steps)} steps: {seats}>"
+        shown = f"<PlayedMatch {self.game} seed={self.seed}, {len(self.replay.steps)} steps: {seats}>"
+        report = self.report()  # a clean match stays one line; a failure says what and where
+        return f"{shown}\n{report}" if report else shown
 
     def _repr_html_(self) -> str:
-        return self.iframe()
+        report = self.report()
+        if not report:
+            return self.iframe()
+        return f'<pre style="{REPORT_STYLE}">{html.escape(report, quote=True)}</pre>{self.iframe()}'
 
 
 def _trouble(replay: Replay, seat: int) -> str:

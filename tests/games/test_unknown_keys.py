@@ -98,6 +98,7 @@ def test_play_prints_the_unknown_keys_of_a_subprocess_bot(tmp_path: Path) -> Non
     assert done.returncode == 0, done.stderr
     line = done.stderr.splitlines()[0]
     assert (
-        line.startswith("botarena: seat 1 (typo.py) ") and "unknown keys ignored, the first at step 1" in line
+        line.startswith("botarena: seat 1 (typo.py, cmd:")
+        and "unknown keys ignored (UNKNOWN_KEY), the first at step 1" in line
     )
     assert "unknown key 'newproducers' ignored (did you mean 'newProducers'?)" in line

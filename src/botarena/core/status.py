@@ -41,6 +41,10 @@ UNKNOWN_KEY = "UNKNOWN_KEY"
 """The warning code of a key in a bot's reply that the game does not read: the reply is taken as if
 the key were absent (a misspelt `newproducers` is not an order), and the warning says so."""
 
+DROPPED_ENTRY = "DROPPED_ENTRY"
+"""The warning code of an entry of a bot's reply (an order in a list) that the game could not use
+and left out, the rest of the reply being taken: the detail names the entry and why."""
+
 
 def unknown_key_warnings(payload: Mapping[str, Any], known: frozenset[str], where: str = "") -> list[Warning]:
     """An UNKNOWN_KEY warning for each key of `payload` not in `known`, naming the closest known key.

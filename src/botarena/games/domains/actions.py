@@ -6,11 +6,10 @@ from typing import Any
 
 from botarena.core.numbers import as_wire_int
 from botarena.core.protocol import Reply, Verdict
-from botarena.core.status import Reason, Status, Warning, unknown_key_warnings
+from botarena.core.status import DROPPED_ENTRY, Reason, Status, Warning, unknown_key_warnings
 from botarena.games.domains.state import Direction, Order, OrderKind
 
 MAX_ORDERS = 1000
-DROPPED_ENTRY = "DROPPED_ENTRY"
 DUPLICATE_UNIT = "DUPLICATE_UNIT"
 NOT_OBJECT = Reason.NOT_OBJECT
 BAD_ORDERS = "bad_orders"
@@ -87,7 +86,8 @@ def parse_orders(
             if unit is None or not 0 <= unit < unit_table_size:
                 cause = f"unit must be an integer in [0, {unit_table_size})"
             elif kind is None:
-                cause = "type must be move, attack or ability"
+                what = "must be" if "type" in entry else "is missing: it must be"  # (a `kind` sent for it)
+                cause = f"type {what} move, attack or ability"
             elif kind is not OrderKind.ability:
                 direction = parse_direction(entry["dir"]) if "dir" in entry else None
                 if direction is None:
