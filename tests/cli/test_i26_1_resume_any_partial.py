@@ -88,7 +88,13 @@ CUTS: dict[str, Callable[[list[bytes]], bytes]] = {
     "mid_steps": mid,
     "torn_last_line": torn,
 }
-STEPS_KEPT = {"after_header": 0, "after_start": 0, "after_first_keyframe": 0, "mid_steps": 3, "torn_last_line": 3}
+STEPS_KEPT = {
+    "after_header": 0,
+    "after_start": 0,
+    "after_first_keyframe": 0,
+    "mid_steps": 3,
+    "torn_last_line": 3,
+}
 
 
 def resumed(file: Path, capsys: Any) -> tuple[int, str, Replay]:
@@ -118,7 +124,9 @@ def assert_went_on(final: Replay, partial: Replay, whole: Replay, err: str) -> N
 
 @pytest.mark.parametrize("cut", sorted(CUTS))
 @pytest.mark.parametrize("game_id", sorted(GAMES))
-def test_i26_1_play_resume_finishes_any_cut_journal(tmp_path: Path, capsys: Any, game_id: str, cut: str) -> None:
+def test_i26_1_play_resume_finishes_any_cut_journal(
+    tmp_path: Path, capsys: Any, game_id: str, cut: str
+) -> None:
     lines, whole = full_journal(tmp_path, game_id, GAMES[game_id][2])
     file = tmp_path / "killed.json.gz"
     file.write_bytes(gzip.compress(CUTS[cut](lines)))
@@ -192,12 +200,17 @@ NOT_RESUMABLE: dict[str, tuple[Callable[[list[bytes]], bytes], str]] = {
         lambda lines: with_line(lines, 2, b'{"keyframe": 3}'),
         "unreadable journal line",
     ),
-    "step_not_an_object": (lambda lines: with_line(lines, 3, b'{"step": 5, "n": 1}'), "unreadable journal line"),
+    "step_not_an_object": (
+        lambda lines: with_line(lines, 3, b'{"step": 5, "n": 1}'),
+        "unreadable journal line",
+    ),
 }
 
 
 @pytest.mark.parametrize("case", sorted(NOT_RESUMABLE))
-def test_i26_1_play_resume_of_a_file_that_is_no_journal_says_why(tmp_path: Path, capsys: Any, case: str) -> None:
+def test_i26_1_play_resume_of_a_file_that_is_no_journal_says_why(
+    tmp_path: Path, capsys: Any, case: str
+) -> None:
     lines, _whole = full_journal(tmp_path, "devops", GAMES["devops"][2])
     make, said = NOT_RESUMABLE[case]
     file = tmp_path / "file.json.gz"
