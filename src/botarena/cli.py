@@ -180,13 +180,16 @@ def play_command(
     reported: list[bool] = []
 
     def report(run: Any) -> None:
-        """Print the result and write the files as soon as the match ends (a live viewer may linger)."""
-        _print_result(game.id, seed, run.replay)
-        reported.append(_print_failures(run.replay, specs))
+        """Write the files, then print the result, as soon as the match ends (a live viewer may
+        linger). The finished replay is written first (issue 26, item 1): whatever the printing
+        below meets, the game on disk is whole and never a journal left to resume."""
         if replay is not None:
             if journal is not None:
                 journal.close()
             write_replay(run.replay, replay)
+        _print_result(game.id, seed, run.replay)
+        reported.append(_print_failures(run.replay, specs))
+        if replay is not None:
             print(f"replay written to {replay}")
         if original_json is not None and game.native_result_json is not None:
             original_json.write_text(game.native_result_json(run.replay), encoding="utf-8")

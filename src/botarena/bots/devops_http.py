@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import errno
 import socket
 from typing import Any, cast
 from urllib.parse import urlsplit
@@ -343,7 +344,7 @@ class DevopsHttpBot(Bot):
         except TimeoutError:
             return Status.TIMEOUT, None, reason_on_timeout, []
         except (aiohttp.ClientError, OSError, ValueError) as exc:
-            detail = f"{type(exc).__name__}: {exc}"[:500]
+            detail = _transport_detail(exc, urlsplit(self.logic_url).netloc)
             return Status.CRASHED, None, TRANSPORT, [{"code": "TRANSPORT", "detail": detail}]
         try:
             value = orjson.loads(bytes(data))
@@ -359,6 +360,15 @@ def _redirect(code: int, location: str) -> tuple[Status, Any, str | None, list[W
     (code HTTP_REDIRECT) naming where it pointed."""
     detail = f"HTTP {code} to {location or '(no Location)'}"[:500]
     return Status.CRASHED, None, HTTP_STATUS, [{"code": "HTTP_REDIRECT", "detail": detail}]
+
+
+def _transport_detail(exc: BaseException, where: str) -> str:
+    """A failed connection's warning detail, in words first where they are known: a refused
+    connection (nothing listens at the address: the service is not running) says so (issue 26)."""
+    raw = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, ConnectionRefusedError) or getattr(exc, "errno", None) == errno.ECONNREFUSED:
+        raw = f"connection refused by {where}: is the service running? ({raw})"
+    return raw[:500]
 
 
 def _call(request: Request) -> str:
@@ -583,7 +593,7 @@ class _Call:
         except asyncio.CancelledError:
             raise
         except (OSError, ValueError) as exc:
-            detail = f"{type(exc).__name__}: {exc}"[:500]
+            detail = _transport_detail(exc, f"{pool.host}:{pool.port}")
             self.finish(Status.CRASHED, None, TRANSPORT, [{"code": "TRANSPORT", "detail": detail}])
             return
         finally:

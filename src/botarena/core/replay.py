@@ -279,6 +279,11 @@ def parse_journal(text: bytes, where: str = "journal") -> Journal:
     header = first["header"]
     if not isinstance(header, dict):
         raise ReplayError(f"{where}: the journal's header is not an object")
+    damaged = _damaged_header_fields(header)
+    if damaged:
+        raise ReplayError(f"{where}: the journal's header is damaged ({', '.join(damaged)})")
+    if not isinstance(first.get("resume", {}), dict | None):
+        raise ReplayError(f"{where}: the journal's resume section is not an object")
     data = {"format": REPLAY_FORMAT, "format_version": REPLAY_FORMAT_VERSION, **header, "partial": True}
     replay = Replay.from_json(data)
     journal = Journal(replay, first.get("resume"))
@@ -293,23 +298,66 @@ def parse_journal(text: bytes, where: str = "journal") -> Journal:
     return journal
 
 
+_HEADER_TYPES: dict[str, type | tuple[type, ...]] = {
+    "game": str,
+    "rules": str,
+    "preset": str,
+    "config": dict,
+    "seed": int,
+    "players": list,
+    "match_id": str,
+    "created_by": str,
+}
+
+
+def _damaged_header_fields(header: dict[str, Any]) -> list[str]:
+    """The header fields a journal's reader cannot use (missing, or not of their JSON type), so
+    that a damaged file is refused in one line rather than failing deep in a re-run."""
+    damaged = [
+        name
+        for name, kind in _HEADER_TYPES.items()
+        if not isinstance(header.get(name), kind) or isinstance(header.get(name), bool)
+    ]
+    players = header.get("players")
+    if isinstance(players, list) and not all(isinstance(player, dict) for player in players):
+        damaged.append("players")
+    return damaged
+
+
+def _after_step_of(entry: Any, key: str) -> bool:
+    """Whether `entry` is an object whose `key` is a step number (keyframes, late replies, resumes)."""
+    return isinstance(entry, dict) and type(entry.get(key)) is int
+
+
 def _take(journal: Journal, entry: Any) -> bool:
+    """Add one journal line to `journal`; False if it is not a journal line of a known kind and
+    shape (each kind's value is an object; a step comes with its number, in order)."""
     replay = journal.replay
     if not isinstance(entry, dict):
         return False
     if "step" in entry:
-        if entry.get("n") != len(replay.steps) + 1:
+        if entry.get("n") != len(replay.steps) + 1 or not isinstance(entry["step"], dict):
             return False
         replay.steps.append(entry["step"])
     elif "keyframe" in entry:
+        if not _after_step_of(entry["keyframe"], "step"):
+            return False
         replay.keyframes.append(entry["keyframe"])
     elif "late" in entry:
+        if not _after_step_of(entry["late"], "after_step"):
+            return False
         replay.late.append(entry["late"])
     elif "start" in entry:
+        if not isinstance(entry["start"], dict):
+            return False
         replay.start = entry["start"]
     elif "resumed" in entry:
+        if not _after_step_of(entry["resumed"], "after_step"):
+            return False
         replay.resumes.append(entry["resumed"])
     elif "external" in entry:
+        if not isinstance(entry["external"], dict):
+            return False
         journal.external.append(entry["external"])
     else:
         return False

@@ -573,14 +573,23 @@ def run_match(
         created_by=f"botarena {__version__}",
     )
     match = _Match(game, engine, new_exchange(engine, bots, config), bots, replay, [{} for _ in bots])
+    return _drive(match, config, _live_start(match), on_begin, on_step)
+
+
+def _live_start(match: _Match, external: Sequence[dict[str, Any]] = ()) -> Callable[[LogClock], None]:
+    """The start exchange of a match played from its beginning: asked live, applied, recorded with
+    the first keyframe; then the outside inputs accepted before it (`external`) are given back."""
+    engine, replay = match.engine, match.replay
 
     def start(clock: LogClock) -> None:
         replies = match.exchange.run(engine.start_requests())
         verdicts = engine.apply_start(replies)
         replay.start = exchange_entry(replies, verdicts, statuses=match.statuses)
         replay.keyframes.append({"step": 0, "state": engine.keyframe()})
+        if external:
+            engine.restore_pending_inputs(list(external))
 
-    return _drive(match, config, start, on_begin, on_step)
+    return start
 
 
 class ResumeError(ValueError):
@@ -614,6 +623,8 @@ def resume_match(
     game = game or get_game(partial.game)
     if len(bots) != len(partial.players):
         raise ResumeError(f"the game has {len(partial.players)} seats, {len(bots)} bots were given")
+    if not partial.start and not partial.steps:
+        return _start_over(partial, bots, game, external, on_step, on_begin)
     try:
         rerun = ReplayRerun(partial, game)
         exchange = new_exchange(rerun.engine, bots, rerun.engine.config)
@@ -628,14 +639,10 @@ def resume_match(
             f"the recorded game does not re-run: differs at {mismatch.where}: {mismatch.detail}"
         ) from None
     engine = rerun.engine
-    replay = dataclasses.replace(  # new lists: the match appends to them, `partial` stays as it was
-        partial,
-        partial=False,
-        steps=list(partial.steps),
-        keyframes=list(partial.keyframes),
-        late=list(partial.late),
-        resumes=list(partial.resumes),
-    )
+    replay = _going_on(partial)
+    if not replay.keyframes and not replay.steps:
+        # cut after its start exchange, before the first keyframe: the state it would have shown
+        replay.keyframes.append({"step": 0, "state": engine.keyframe()})
     statuses = recorded_statuses((replay.start, *replay.steps), len(replay.players))
     match = _Match(game, engine, exchange, bots, replay, statuses)
     resumed_after = len(partial.steps)
@@ -650,6 +657,40 @@ def resume_match(
         replay.resumes.append(resume_entry(resumed_after, replies, f"botarena {__version__}"))
 
     return _drive(match, engine.config, start, on_begin, on_step, first_step=resumed_after)
+
+
+def _going_on(partial: Replay) -> Replay:
+    """The replay a resumed match goes on with: `partial`'s, with new lists (the match appends to
+    them, `partial` stays as it was)."""
+    return dataclasses.replace(
+        partial,
+        partial=False,
+        start=dict(partial.start or {}),
+        steps=list(partial.steps),
+        keyframes=list(partial.keyframes),
+        late=list(partial.late),
+        resumes=list(partial.resumes),
+    )
+
+
+def _start_over(
+    partial: Replay,
+    bots: Sequence[Bot],
+    game: GameInfo,
+    external: Sequence[dict[str, Any]],
+    on_step: StepObserver | None,
+    on_begin: BeginObserver | None,
+) -> MatchRun:
+    """`resume_match` of a journal cut before its start exchange was on disk (issue 26, item 1):
+    nothing was recorded, so the same match (game, config, seed, seats, match id) is played from
+    its beginning, exactly as `run_match` plays it."""
+    from botarena.runner.verify import new_engine_for
+
+    engine = new_engine_for(partial, game)
+    replay = _going_on(partial)
+    replay.keyframes = []
+    match = _Match(game, engine, new_exchange(engine, bots, engine.config), bots, replay, [{} for _ in bots])
+    return _drive(match, engine.config, _live_start(match, external), on_begin, on_step)
 
 
 @dataclass
@@ -773,7 +814,7 @@ def _play(
             on_step(index, step.record, engine)
         if pace_every and index % pace_every == 0:
             pacer.step(index)
-    if keyframes[-1]["step"] != index:
+    if not keyframes or keyframes[-1]["step"] != index:  # (none: a resumed journal cut before one)
         keyframes.append({"step": index, "state": engine.keyframe()})
 
 
