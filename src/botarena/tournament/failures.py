@@ -104,7 +104,7 @@ class EntrantFailures:
     failed: int = 0
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(KINDS, 0))
     first: dict[str, Any] | None = None  # {status, reason, detail, where, match, match_id}
-    _first_at: tuple[int, str] | None = field(default=None, repr=False)
+    _first_at: tuple[bool, int, str] | None = field(default=None, repr=False)
 
     @property
     def dead(self) -> bool:
@@ -148,7 +148,8 @@ class EntrantFailures:
 class FailureTally:
     """Entrants' failures, added one finished match at a time (the coordinator's running count) or
     from the store's rows at once (`from_rows`). The first failure is the first in the canonical
-    match order (round, key), whatever order the matches finished in."""
+    match order (round, key), whatever order the matches finished in; one with its reason comes
+    before any recorded without (results from before revision 0003)."""
 
     def __init__(self, names: Iterable[str]) -> None:
         self.entrants: dict[str, EntrantFailures] = {name: EntrantFailures(name) for name in names}
@@ -162,12 +163,14 @@ class FailureTally:
         statuses: Sequence[Mapping[str, int]] | None = None,
         match_id: int | None = None,
     ) -> None:
-        """Count one finished match: `failures` per seat (`seat_failures`), None for a result recorded
-        without them (then the kinds come from `statuses`)."""
+        """Count one finished match: `failures` per seat (`seat_failures`); for a seat without one
+        whose `statuses` show failures (recorded without the summary) the kinds come from those."""
         seen: dict[str, tuple[set[str], Mapping[str, Any] | None]] = {}
         for seat, name in enumerate(seats):
             failure = failures[seat] if failures is not None and seat < len(failures) else None
-            if failures is None and statuses is not None and seat < len(statuses):
+            if not failure and statuses is not None and seat < len(statuses):
+                # no summary: a result from before revision 0003 (NULL), or a recorder that gives
+                # none; a seat with one is all OK, so its statuses agree
                 kinds = kinds_of_statuses(statuses[seat])
                 failure = {"kinds": kinds, "status": None} if kinds else None
             found, first = seen.setdefault(name, (set(), None))
@@ -183,7 +186,8 @@ class FailureTally:
             for kind in found:
                 if kind in entrant.counts:
                     entrant.counts[kind] += 1
-            at = (round_, key)
+            # a failure with its reason is preferred to one recorded without (before revision 0003)
+            at = (first is None or first.get("status") is None, round_, key)
             if first is not None and (entrant._first_at is None or at < entrant._first_at):
                 entrant._first_at = at
                 entrant.first = {
