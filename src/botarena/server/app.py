@@ -210,7 +210,7 @@ class TournamentDetail(BaseModel):
         "their own tournament standings, e.g. DatsPulse spec 6.3), "
         '"failures": [{name, played, failed, counts: {never_started, crashed, timeout, invalid}, '
         "first: {status, reason, detail, where, match, match_id}|null, dead, line}] (the entrants that "
-        'failed in a match, issue 26 item 2)}"
+        "failed in a match, issue 26 item 2)}"
     )
 
 
