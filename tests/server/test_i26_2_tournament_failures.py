@@ -55,7 +55,12 @@ def test_i26_2_the_tournament_api_and_page_name_the_failing_entrants(
     status, _, page = get(f"{server.url}/tournament.html?id={tournament_id}")
     assert status == 200
     html = page.decode()
-    for hook in ('data-testid="failures"', 'id="failure-rows"', 'data-testid="dead-warning"', ">failures</th>"):
+    for hook in (
+        'data-testid="failures"',
+        'id="failure-rows"',
+        'data-testid="dead-warning"',
+        ">failures</th>",
+    ):
         assert hook in html
     status, _, script = get(f"{server.url}/tournament.js")
     assert status == 200 and b"renderFailures(detail.leaderboard)" in script

@@ -16,7 +16,13 @@ from botarena.tournament.service import tournament_board
 
 from .helpers import StoreFactory, result, spec
 
-CRASH = {"kinds": ["crashed"], "status": "CRASHED", "reason": "bot_error", "detail": "ZeroDivisionError", "where": "step 1"}  # fmt: skip
+CRASH = {
+    "kinds": ["crashed"],
+    "status": "CRASHED",
+    "reason": "bot_error",
+    "detail": "ZeroDivisionError",
+    "where": "step 1",
+}
 
 
 def _failure_columns(url: str) -> list[str]:

@@ -98,8 +98,20 @@ def test_i26_2_results_recorded_before_the_summary_count_from_their_statuses() -
 
 def test_i26_2_the_first_failure_is_the_first_match_in_canonical_order() -> None:
     tally = FailureTally(["a", "b"])
-    late = {"kinds": ["invalid"], "status": "INVALID", "reason": "bad_json", "detail": None, "where": "step 4"}
-    early = {"kinds": ["crashed"], "status": "CRASHED", "reason": "bot_error", "detail": "x", "where": "step 2"}
+    late = {
+        "kinds": ["invalid"],
+        "status": "INVALID",
+        "reason": "bad_json",
+        "detail": None,
+        "where": "step 4",
+    }
+    early = {
+        "kinds": ["crashed"],
+        "status": "CRASHED",
+        "reason": "bot_error",
+        "detail": "x",
+        "where": "step 2",
+    }
     tally.add("r02-m001", 2, ("a", "b"), [late, None])  # finished first, played in a later round
     tally.add("r01-m001", 1, ("b", "a"), [None, early])
     (a,) = tally.failing()
@@ -137,7 +149,11 @@ def test_i26_2_a_crashing_entrant_is_counted_in_both_seats_with_its_first_reason
     (bad,) = summary.failing
     assert (bad.name, bad.played, bad.failed, bad.counts["crashed"], bad.dead) == ("bad", 2, 2, 2, False)
     assert bad.first is not None
-    assert (bad.first["status"], bad.first["reason"], bad.first["where"]) == ("CRASHED", "bot_error", "step 1")
+    assert (bad.first["status"], bad.first["reason"], bad.first["where"]) == (
+        "CRASHED",
+        "bot_error",
+        "step 1",
+    )
     assert "ZeroDivisionError" in bad.first["detail"]
     assert bad.line().startswith("crashed 2/2: CRASHED (bot_error) at step 1: ")
     tournament = store.find_tournament("t")
