@@ -895,8 +895,15 @@ def tournament_command(
     ] = None,
     live_token: LiveTokenOption = None,
     live_token_file: LiveTokenFileOption = None,
+    fail_on_dead_entrant: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-dead-entrant",
+            help="Exit 1 when an entrant never started in any of its matches (it is always warned of).",
+        ),
+    ] = False,
 ) -> None:
-    """Run a tournament (or resume one) and print its leaderboard."""
+    """Run a tournament (or resume one) and print its leaderboard, and who failed in it."""
     from botarena.tournament.service import TournamentPlan, create_tournament
 
     if workers < 0:
@@ -942,13 +949,18 @@ def tournament_command(
             )
         summary = _run_with_progress(store, tournament, workers, dask, progress, isolation, live)
         unplayed = f", {summary.unplayed} not played" if summary.unplayed else ""
+        failing = len(summary.failing)
+        entrants = f", {failing} {'entrant' if failing == 1 else 'entrants'} failing:" if failing else ""
         print(
             f"{summary.status}: {summary.played} matches played now, {summary.failed} failed{unplayed}, "
-            f"{summary.total_finished} recorded in all, {summary.seconds:.1f} s"
+            f"{summary.total_finished} recorded in all, {summary.seconds:.1f} s{entrants}"
         )
-        _print_leaderboard(store, tournament.id)
+        for entrant in summary.failing:
+            print(f"  {entrant.name}: {entrant.line()}")
+        _print_leaderboard(store, tournament.id, failure_lines=False)
     finally:
         store.close()
+    _warn_dead_entrants(summary.dead)
     if summary.reason is not None:  # after the leaderboard: the last line says what went wrong
         print(
             f"botarena: {summary.unplayed} matches could not be played: {summary.reason};"
@@ -957,6 +969,28 @@ def tournament_command(
             file=sys.stderr,
         )
         raise typer.Exit(1)
+    if summary.dead and fail_on_dead_entrant:
+        raise typer.Exit(1)
+
+
+def _warn_dead_entrants(dead: Sequence[Any]) -> None:
+    """A bold warning on stderr for each entrant that never started in any of its matches: its
+    results are all losses by default, which a leaderboard alone would never explain."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    if not dead:
+        return
+    console = Console(stderr=True, highlight=False)
+    for entrant in dead:
+        console.print(
+            escape(
+                f"botarena: WARNING: entrant {entrant.name!r} never started in any of its "
+                f"{entrant.played} matches: {entrant.first_text()}"
+            ),
+            style="bold red",
+            soft_wrap=True,  # one line per entrant, whatever the terminal's width (scripts grep it)
+        )
 
 
 def _run_with_progress(
@@ -1002,7 +1036,17 @@ def _run_with_progress(
             close_executor(executor, cancel=not finished)
 
 
-def _print_leaderboard(store: Any, tournament_id: int) -> None:
+def _counts_text(entrant: Mapping[str, Any]) -> str:
+    """An entrant's failure counts from the leaderboard's JSON, e.g. "crashed 3/3"."""
+    from botarena.tournament.failures import KINDS, LABELS
+
+    counts, played = entrant.get("counts") or {}, entrant.get("played", 0)
+    return ", ".join(f"{LABELS[kind]} {counts[kind]}/{played}" for kind in KINDS if counts.get(kind))
+
+
+def _print_leaderboard(store: Any, tournament_id: int, *, failure_lines: bool = True) -> None:
+    """The leaderboard's tables; the failing entrants' counts in a column and, unless
+    `failure_lines` is False (the caller printed them), each one's first failure under the table."""
     from rich.table import Table
 
     from botarena.tournament.service import tournament_leaderboard
@@ -1010,9 +1054,16 @@ def _print_leaderboard(store: Any, tournament_id: int) -> None:
     data = tournament_leaderboard(store, tournament_id)
     info, board = data["tournament"], data["leaderboard"]
     table = Table(title=f"{info['name']} · {info['game']} · {info['format']} · {info['status']}")
-    for column in ("rank", "bot", "ordinal", "mu", "sigma", "played", "W", "D", "L", "points"):
-        table.add_column(column, justify="left" if column == "bot" else "right")
+    from rich.markup import escape
+
+    # a bot's exception text is no markup ("KeyError: ['x']")
+    failing = board.get("failures") or []
+    failures = {entrant["name"]: escape(_counts_text(entrant)) for entrant in failing}
+    columns = ("rank", "bot", "ordinal", "mu", "sigma", "played", "W", "D", "L", "points")
+    for column in (*columns, "failures") if failures else columns:
+        table.add_column(column, justify="left" if column in ("bot", "failures") else "right")
     for row in board["rows"]:
+        extra = (failures.get(row["name"], ""),) if failures else ()
         table.add_row(
             str(row["rank"]),
             row["name"],
@@ -1024,9 +1075,14 @@ def _print_leaderboard(store: Any, tournament_id: int) -> None:
             str(row["draws"]),
             str(row["losses"]),
             f"{row['points']:g}",
+            *extra,
         )
     console = _console()
     console.print(table)
+    if failure_lines and failing:
+        print("failures (the first of each entrant):")
+        for entrant in failing:  # plain lines, never wrapped into a narrow column
+            print(f"  {entrant['name']}: {entrant['line']}")
     standings = board.get("standings")
     if standings:
         table = Table(title="2018 event standings (spec 6.3)")

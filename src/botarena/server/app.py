@@ -207,7 +207,10 @@ class TournamentDetail(BaseModel):
         '"pairs": {"names": [...], "cells": [[{wins, draws, losses, played, score, ci}|null]]}, '
         '"standings": [...] (drones-2018 only), '
         '"game_standings": {title, columns: [{key, label}], rows: [{key: value}]} (games that declare '
-        "their own tournament standings, e.g. DatsPulse spec 6.3)}"
+        "their own tournament standings, e.g. DatsPulse spec 6.3), "
+        '"failures": [{name, played, failed, counts: {never_started, crashed, timeout, invalid}, '
+        "first: {status, reason, detail, where, match, match_id}|null, dead, line}] (the entrants that "
+        "failed in a match, issue 26 item 2)}"
     )
 
 

@@ -211,6 +211,9 @@ class MatchPlayer(Base):
     score: Mapped[float] = mapped_column(Float)
     statuses: Mapped[dict[str, Any]]  # {"OK": n, "TIMEOUT": m, ...}
     time_used_ms: Mapped[float] = mapped_column(Float)
+    # The seat's failures in this match (botarena.tournament.failures.seat_failures: the kinds and the
+    # first non-OK verdict), NULL when all its verdicts were OK or for results from before revision 0003.
+    failure: Mapped[dict[str, Any] | None] = mapped_column(JSON(none_as_null=True))
 
 
 class Rating(Base):

@@ -85,6 +85,8 @@ class MatchRow:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    # per seat: its failures in the match (botarena.tournament.failures), None for a seat all OK
+    failures: list[dict[str, Any] | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)

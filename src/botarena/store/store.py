@@ -101,7 +101,12 @@ _POSTPONE = (
 _INSERT_PLAYERS = insert(MatchPlayer)
 _MATCHES = select(*(column for column in Match.__table__.c))
 _PLAYERS = select(
-    MatchPlayer.match_id, MatchPlayer.rank, MatchPlayer.score, MatchPlayer.statuses, MatchPlayer.time_used_ms
+    MatchPlayer.match_id,
+    MatchPlayer.rank,
+    MatchPlayer.score,
+    MatchPlayer.statuses,
+    MatchPlayer.time_used_ms,
+    MatchPlayer.failure,
 ).order_by(MatchPlayer.match_id, MatchPlayer.seat)
 
 
@@ -138,6 +143,9 @@ class MatchResultLike(Protocol):
     @property
     def replay_hash(self) -> str | None: ...  # set instead of replay_gz: a worker wrote the replay
 
+    # Optionally also `failures`: per seat, its failures in the match or None
+    # (botarena.tournament.failures.seat_failures); a result without them records NULL.
+
 
 @dataclass(frozen=True)
 class MatchResult:
@@ -152,6 +160,7 @@ class MatchResult:
     duration_s: float
     replay_gz: bytes
     replay_hash: str | None = None
+    failures: Sequence[Mapping[str, Any] | None] | None = None
 
 
 class RatingLike(Protocol):
@@ -633,14 +642,16 @@ class Store:
         duration_s: float,
         replay_gz: bytes = b"",
         replay_hash: str | None = None,
+        failures: Sequence[Mapping[str, Any] | None] | None = None,
     ) -> bool:
         """Record a finished match exactly once: True if this call recorded it, False (and nothing
         changed) if it was already finished. (`record_results` for one match.)
 
         `replay_hash` instead of `replay_gz`: a worker wrote the replay to the store's shared
-        location itself; ReplayMissing (a StoreError) if it is not there."""
+        location itself; ReplayMissing (a StoreError) if it is not there. `failures`: per seat, its
+        failures (`botarena.tournament.failures.seat_failures`), kept with its result."""
         result = MatchResult(
-            key, ranks, scores, statuses, time_used_ms, steps, duration_s, replay_gz, replay_hash
+            key, ranks, scores, statuses, time_used_ms, steps, duration_s, replay_gz, replay_hash, failures
         )
         return self.record_results(tournament_id, [result])[0]
 
@@ -866,6 +877,11 @@ def _check_result_fits(result: MatchResultLike, seats: int) -> None:
         values = getattr(result, label)
         if len(values) != seats:
             raise StoreError(f"match {result.key!r}: {len(values)} {label} for {seats} seats")
+    failures = getattr(result, "failures", None)
+    if failures is not None:
+        if len(failures) != seats:
+            raise StoreError(f"match {result.key!r}: {len(failures)} failures for {seats} seats")
+        _check_json(list(failures), f"match {result.key!r}: failures")
 
 
 def _player_row(
@@ -880,7 +896,15 @@ def _player_row(
         "score": float(result.scores[seat]),
         "statuses": {str(k): int(v) for k, v in result.statuses[seat].items()},
         "time_used_ms": float(result.time_used_ms[seat]),
+        "failure": _seat_failure(result, seat),
     }
+
+
+def _seat_failure(result: MatchResultLike, seat: int) -> dict[str, Any] | None:
+    """The seat's failure summary, if the result has them (a MatchResultLike need not: older callers)."""
+    failures = getattr(result, "failures", None)
+    failure = failures[seat] if failures is not None else None
+    return dict(failure) if failure else None
 
 
 def _check_int64(value: int, what: str) -> None:
@@ -965,6 +989,7 @@ def _match_row(m: Any, players: list[Any] | None) -> MatchRow:
         scores=None if players is None else [p.score for p in players],
         statuses=None if players is None else [p.statuses for p in players],
         time_used_ms=None if players is None else [p.time_used_ms for p in players],
+        failures=None if players is None else [p.failure for p in players],
         steps=m.steps,
         duration_s=m.duration_s,
         created_at=m.created_at,

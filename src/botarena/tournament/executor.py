@@ -115,6 +115,8 @@ class MatchOutcome:
     duration_s: float
     replay_gz: bytes = field(repr=False)
     replay_hash: str | None = None  # set when the worker wrote the replay to `replay_target` itself
+    # per seat: its failures in the match, None when all OK (botarena.tournament.failures)
+    failures: list[dict[str, Any] | None] = field(default_factory=list)
 
 
 class MatchTaskError(RuntimeError):
@@ -232,6 +234,7 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
     from botarena.core.config import ConfigError
     from botarena.core.registry import get_game
     from botarena.runner.match import run_match
+    from botarena.tournament.failures import seat_failures
 
     started = time.perf_counter()
     isolation = task_isolation(task)
@@ -277,6 +280,7 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
         duration_s=time.perf_counter() - started,
         replay_gz=replay_gz,
         replay_hash=replay_hash,
+        failures=seat_failures(replay),  # here, from the replay in memory: nobody reads it again for this
     )
 
 

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from botarena.tournament.failures import EntrantFailures
+
+SHOWN_FAILING = 2  # entrants named on the progress line; the rest are counted
 
 
 class TournamentProgress:
-    """A `ProgressSink` that draws one rich progress line while the tournament runs.
+    """A `ProgressSink` (and `FailureSink`) that draws one rich progress line while the tournament
+    runs, naming the entrants that fail (issue 26, item 2: "bad crashed 3/3").
 
     The estimate of time left is the mean time per finished match (since this run started) times the
     matches left, divided over what runs at once; formats that schedule round by round (Swiss,
@@ -25,10 +32,11 @@ class TournamentProgress:
             TextColumn("{task.fields[running]} running · {task.fields[failed]} failed"),
             TimeElapsedColumn(),
             TextColumn("· left {task.fields[eta]}"),
+            TextColumn("{task.fields[failing]}", style="bold red"),
             console=console,
             transient=transient,
         )
-        self.task = self.progress.add_task(title, total=None, running=0, failed=0, eta="?")
+        self.task = self.progress.add_task(title, total=None, running=0, failed=0, eta="?", failing="")
         self.started = time.monotonic()
         self.first_done: int | None = None
 
@@ -54,6 +62,9 @@ class TournamentProgress:
             eta=self._eta(total, finished),
         )
 
+    def failures(self, failing: Sequence[EntrantFailures]) -> None:
+        self.progress.update(self.task, failing=failing_text(failing))
+
     def _eta(self, total: int, finished: int) -> str:
         played_now = finished - (self.first_done or 0)
         if played_now <= 0 or finished >= total:
@@ -65,3 +76,15 @@ class TournamentProgress:
         return (
             f"{hours}h{minutes:02d}m" if hours else f"{minutes}m{seconds:02d}s" if minutes else f"{seconds}s"
         )
+
+
+def failing_text(failing: Sequence[EntrantFailures]) -> str:
+    """The progress line's note of failing entrants, short (the line is narrow): each with the matches
+    it failed in of those it played, "· failing: bad 3/3, slow 1/2, 3 more"."""
+    from rich.markup import escape
+
+    if not failing:
+        return ""
+    named = ", ".join(f"{e.name} {e.failed}/{e.played}" for e in failing[:SHOWN_FAILING])
+    more = f", {len(failing) - SHOWN_FAILING} more" if len(failing) > SHOWN_FAILING else ""
+    return escape(f"· failing: {named}{more}")  # an entrant's name is no markup

@@ -32,7 +32,7 @@ from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from botarena.core.registry import get_game
 from botarena.store import MatchRow, Store, TournamentRow
@@ -50,6 +50,7 @@ from botarena.tournament.executor import (
     play_batch,
     replay_match_id,
 )
+from botarena.tournament.failures import EntrantFailures, FailureTally
 from botarena.tournament.formats import DRONES_2018_FORMAT, Format, FormatError, MatchSpec, make_format
 from botarena.tournament.leaderboard import declared_standings, leaderboard
 from botarena.tournament.ratings import rate
@@ -107,12 +108,27 @@ class TournamentSummary:
     seconds: float = 0.0
     unplayed: int = 0  # matches this call could not play for the platform's reasons (--resume plays them)
     reason: str | None = None  # why, when this call stopped for them (a full disk, no worker can sandbox)
+    # The entrants that never started, crashed, timed out or were invalid in a recorded match (this
+    # call's and earlier runs'), in registration order (issue 26, item 2).
+    failing: list[EntrantFailures] = field(default_factory=list)
+
+    @property
+    def dead(self) -> list[EntrantFailures]:
+        """The entrants that never started in any match they played."""
+        return [entrant for entrant in self.failing if entrant.dead]
 
 
 class ProgressSink(Protocol):
     """What the coordinator reports to (e.g. the rich progress bar of `tournament/progress.py`)."""
 
     def update(self, *, total: int, done: int, running: int, failed: int) -> None: ...
+
+
+@runtime_checkable
+class FailureSink(Protocol):
+    """A progress sink that also hears which entrants fail (the failing ones, after each report)."""
+
+    def failures(self, failing: Sequence[EntrantFailures]) -> None: ...
 
 
 RUNNER_OPTIONS = ("pace_ms",)
@@ -310,11 +326,13 @@ def tournament_board(store: Store, tournament: TournamentRow) -> dict[str, Any]:
 
     Computed from the recorded results each time, by the same code locally and on the server. When
     the game declares its own standings (`GameInfo.tournament_standings`) they are in `game_standings`, made
-    from the matches' result details."""
+    from the matches' result details. `failures` lists the entrants that never started, crashed,
+    timed out or were invalid in a match (`EntrantFailures.to_json`: counts, the first reason, `dead`
+    when it never started at all), from the seats' failures the store keeps with their results."""
     rows = store.list_matches(tournament.id, status=["finished", "failed"])
     names = [e.name for e in tournament.entrants]
     game_table = declared_standings(tournament.game)
-    return leaderboard(
+    board = leaderboard(
         names,
         finished_matches(rows).values(),
         format_name=tournament.format,
@@ -325,6 +343,8 @@ def tournament_board(store: Store, tournament: TournamentRow) -> dict[str, Any]:
             else None
         ),
     )
+    board["failures"] = [entrant.to_json() for entrant in FailureTally.from_rows(names, rows).failing()]
+    return board
 
 
 def tournament_leaderboard(store: Store, tournament_id: int) -> dict[str, Any]:
@@ -409,6 +429,7 @@ class _Coordinator:
         self.solo: str | None = None
         self.solo_breaks: dict[str, int] = {}
         self.summary = TournamentSummary(tournament.id, "running")
+        self.tally = FailureTally(e.name for e in tournament.entrants)  # who failed, as results come
 
     def load(self) -> None:
         for row in self.store.list_matches(self.tournament.id):
@@ -416,6 +437,8 @@ class _Coordinator:
             self.match_ids[row.key] = row.id
             if row.status in ("finished", "failed"):
                 self.finished[row.key] = _finished_of(row)
+            if row.status == "finished":
+                self.tally.add(row.key, row.round, row.seats, row.failures, row.statuses, row.id)
             tried_again = row.attempts > (1 if row.status == "finished" else 0)
             self.unrecorded_replays_possible |= tried_again
 
@@ -653,6 +676,10 @@ class _Coordinator:
                 ranks=tuple(outcome.ranks),
                 scores=tuple(outcome.scores),
             )
+            self.tally.add(
+                outcome.key, spec.round, spec.seats, outcome.failures or None, outcome.statuses,
+                self.match_ids.get(outcome.key),
+            )  # fmt: skip
         self.summary.played += len(outcomes)
         self.played_seconds += sum(outcome.duration_s for outcome in outcomes)
         self.played_count += len(outcomes)
@@ -766,6 +793,8 @@ class _Coordinator:
             running=sum(len(keys) for keys in self.in_flight.values()),
             failed=failed,
         )
+        if isinstance(self.progress, FailureSink):
+            self.progress.failures(self.tally.failing())
 
     def stuck(self) -> bool:
         """Nothing in flight and nothing this run can still play: what is left was postponed (or
@@ -854,6 +883,7 @@ def run_tournament(
         coordinator.close()
     summary = coordinator.summary
     summary.total_finished = len(coordinator.finished)
+    summary.failing = coordinator.tally.failing()
     summary.seconds = time.perf_counter() - started
     summary.reason = coordinator.unplayed_reason()
     if summary.reason is not None:

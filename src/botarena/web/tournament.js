@@ -2,7 +2,11 @@
 // the game's own standings table when its game declares one (leaderboard.game_standings: title,
 // columns, rows), the head-to-head matrix and the match list, refreshed every two seconds while it runs.
 //
-// Test hooks: window.__tournament = {ready, error, refreshes, status, rows, matches}.
+// Every entrant that never started, crashed, timed out or was invalid in a match (leaderboard.failures,
+// issue 26 item 2) has its counts in the leaderboard and a line in the Failures card with its first
+// reason; one that never started in any match is named in a warning above them.
+//
+// Test hooks: window.__tournament = {ready, error, refreshes, status, rows, matches, failing}.
 
 import {
   $,
@@ -74,8 +78,58 @@ const LEADERBOARD_COLUMNS = [
   ["points", (r) => fixed(r.points, Number.isInteger(r.points) ? 0 : 1), "num"],
 ];
 
+const FAILURE_LABELS = [
+  ["never_started", "never started"],
+  ["crashed", "crashed"],
+  ["timeout", "timed out"],
+  ["invalid", "invalid"],
+];
+
+// "crashed 3/3, timed out 1/3" from an entrant's failure counts.
+function failureCounts(entrant) {
+  const counts = entrant.counts || {};
+  return FAILURE_LABELS.filter(([key]) => counts[key] > 0)
+    .map(([key, label]) => `${label} ${counts[key]}/${entrant.played}`)
+    .join(", ");
+}
+
+function failuresByName(board) {
+  return new Map((board.failures || []).map((entrant) => [entrant.name, entrant]));
+}
+
+function renderFailures(board) {
+  const failing = board.failures || [];
+  const dead = failing.filter((entrant) => entrant.dead);
+  $("failures-card").hidden = failing.length === 0;
+  $("dead-warning").hidden = dead.length === 0;
+  $("dead-warning").textContent = dead.length
+    ? `Never started in any of their matches: ${dead.map((e) => e.name).join(", ")}. Their results are forfeits.`
+    : "";
+  $("failure-rows").replaceChildren(
+    ...failing.map((entrant) =>
+      el(
+        "tr",
+        { "data-testid": "failure-row", class: entrant.dead ? "dead" : "" },
+        el("td", { class: "name", "data-testid": "failure-name", text: entrant.name }),
+        el("td", { "data-testid": "failure-counts", text: failureCounts(entrant) }),
+        el("td", { "data-testid": "failure-first", text: firstFailure(entrant.first) }),
+      ),
+    ),
+  );
+}
+
+// "CRASHED (bot_error) at step 1: ZeroDivisionError: ... (match r01-m002)"
+function firstFailure(first) {
+  if (!first) return "–";
+  if (!first.status) return `no reason recorded (match ${first.match})`;
+  const reason = first.reason ? ` (${first.reason})` : "";
+  const detail = first.detail ? `: ${first.detail}` : "";
+  return `${first.status}${reason} at ${first.where}${detail} (match ${first.match})`;
+}
+
 function renderLeaderboard(board) {
   const rows = board.rows || [];
+  const failures = failuresByName(board);
   $("leaderboard-rows").replaceChildren(
     ...rows.map((row) =>
       el(
@@ -84,6 +138,12 @@ function renderLeaderboard(board) {
         ...LEADERBOARD_COLUMNS.map(([key, value, cls]) =>
           el("td", { class: cls, "data-testid": `lb-${key}`, text: value(row) }),
         ),
+        el("td", {
+          class: failures.has(row.name) ? "failing" : "muted",
+          "data-testid": "lb-failures",
+          title: failures.has(row.name) ? failures.get(row.name).line : null,
+          text: failures.has(row.name) ? failureCounts(failures.get(row.name)) : "–",
+        }),
       ),
     ),
   );
@@ -266,6 +326,7 @@ async function refresh() {
     state.matches = page;
     renderHeader(detail.tournament);
     renderLeaderboard(detail.leaderboard);
+    renderFailures(detail.leaderboard);
     renderStandings(detail.leaderboard.standings);
     renderGameStandings(detail.leaderboard.game_standings);
     renderPairs(detail.leaderboard.pairs);
@@ -286,6 +347,7 @@ window.__tournament = {
   get refreshes() { return state.refreshes; },
   get status() { return state.tournament ? state.tournament.status : null; },
   get rows() { return state.leaderboard ? state.leaderboard.rows.length : 0; },
+  get failing() { return state.leaderboard ? (state.leaderboard.failures || []).map((e) => e.name) : []; },
   get matches() { return state.matches.matches.length; },
 };
 
