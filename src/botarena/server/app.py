@@ -93,7 +93,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ARENA_PAGE = "/arena.html"
-MATCH_STATUSES = ("scheduled", "running", "finished", "failed")
+MATCH_STATUSES = ("scheduled", "running", "finished", "failed", "empty")
 MAX_LIMIT = 1000
 MAX_ID = 2**63 - 1  # the largest id a database integer column holds
 
@@ -175,6 +175,7 @@ class MatchCounts(BaseModel):
     )
     finished: int = 0
     failed: int = 0
+    empty: int = Field(0, description="real-time rounds nobody registered for (DatsPulse): not failures")
     total: int = 0
 
 

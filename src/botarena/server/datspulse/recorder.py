@@ -25,7 +25,8 @@ points, unitsLost}`. Restarting the server with the same series name carries on 
 round numbers continue, and a round that a killed server left running goes on from its journal
 (`resume.py`; written here, on this thread, after every transition), or is marked failed when it
 cannot (no journal, a damaged one, another version or config), with one log line saying why. A
-round under way when the server is stopped on purpose (Ctrl-C) is marked failed.
+round under way when the server is stopped on purpose (Ctrl-C) is marked failed. A lobby nobody
+registered for is a match with status `empty` (issue 26): no round was played, none failed.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from botarena.server.datspulse.resume import (
     rebuild_round,
     resume_header,
 )
-from botarena.server.datspulse.series import LiveRound, PastRound
+from botarena.server.datspulse.series import LiveRound, PastRound, RoundStatus
 
 log = logging.getLogger(__name__)
 
@@ -376,7 +377,10 @@ class SeriesRecorder:
         if self.store is not None and self.tournament_id is not None:
             spec = RoundSpec(live.name, live.number, list(live.teams), live.seed)
             self.store.add_matches(self.tournament_id, [spec])
-            self.store.record_failure(self.tournament_id, live.name, f"cancelled: {live.cancel_reason}")
+            if live.status is RoundStatus.EMPTY:  # nobody registered: no round, and no failure either
+                self.store.record_empty(self.tournament_id, live.name, str(live.cancel_reason))
+            else:
+                self.store.record_failure(self.tournament_id, live.name, f"cancelled: {live.cancel_reason}")
         self._close_journal(live.name)
         self._end_stream(live.name, getattr(live.driver, "replay", None))
 
