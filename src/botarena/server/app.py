@@ -269,6 +269,11 @@ class LiveMatchOut(BaseModel):
     delay: int | None = Field(description="delayed: how many steps behind its public stream runs")
     played: int = Field(description="steps played so far (`steps` is what its stream shows)")
     held: bool = Field(description="nothing of its state is shown yet (the policy holds it back)")
+    progress: dict[str, Any] | None = Field(
+        None,
+        description="a held real-time match's clock (a DatsPulse round): turn, turns, next_turn_at and"
+        " ends_at (wall-clock seconds)",
+    )
     events_url: str
     replay_url: str | None
 
@@ -351,6 +356,12 @@ def match_out(row: MatchRow, live: Container[str] | None, shown: Shown | None = 
     otherwise (the organizer). `live`: the keys of the live matches (a hub, or a SpectatorGate)."""
     key = live_key(row.tournament_id, row.key)
     streaming = live is not None and row.status == "running" and key in live
+    if live is not None and row.status == "running" and not streaming:
+        # a source that keys its matches its own way (the DatsPulse server: datspulse/<round>)
+        find = getattr(live, "key_of", None)
+        found = find(row.tournament_id, row.key) if find is not None else None
+        if found is not None:
+            key, streaming = found, True
     fields = {
         "id": row.id,
         "tournament_id": row.tournament_id,

@@ -280,7 +280,7 @@ class SeriesRecorder:
 
         streamer = LiveStreamer(
             live_key(live.name),
-            self.live,
+            lambda event: self._publish(live, event),
             tournament_id=self.tournament_id,
             match=live.name,
             match_id=self._match_ids.get(live.name),
@@ -288,6 +288,18 @@ class SeriesRecorder:
         )
         streamer.begin(replay)
         self._streamers[live.name] = streamer
+
+    def _publish(self, live: LiveRound, event: dict[str, Any]) -> None:
+        """Hand a round's live event to the live sink with the round's clock (`progress`): the public
+        list shows a held round's turn, its next turn and its end, and nothing of its state."""
+        assert self.live is not None
+        steps = event.get("steps")
+        turn = int(event.get("first") or 0) + len(steps) if isinstance(steps, list) else 0
+        if event.get("type") == "header":
+            turn = live.resumed_after or 0
+        if event.get("type") != "end":
+            event = {**event, "progress": live.progress(turn)}
+        self.live(event)
 
     def _begin_journal(self, live: LiveRound, replay: Any) -> None:
         """Start the round's journal. A resumed round's is written beside the old one and then

@@ -90,6 +90,20 @@ class LiveRound:
     turn_seconds: float = 0.0
     finished_at: float | None = None  # when its last transition ended (the series' clock)
     resumed_after: int | None = None  # a round a killed server left running: the steps it was rebuilt at
+    turns: int = 0  # transitions it is planned to have
+    wall_offset: float = 0.0  # wall-clock time minus the series' clock (for `progress`)
+
+    def progress(self, turn: int) -> dict[str, Any]:
+        """Its clock once `turn` transitions have run, for the public list of live rounds (issue 26):
+        the turn, the turns, when the next one is due and when the round ends (wall-clock seconds;
+        `next_turn_at` null once it is over). Nothing of its state: the schedule is public (§7.2)."""
+        over = turn >= self.turns
+        return {
+            "turn": turn,
+            "turns": self.turns,
+            "next_turn_at": None if over else self.due(turn + 1) + self.wall_offset,
+            "ends_at": self.end_at + self.wall_offset,
+        }
 
     @property
     def played_s(self) -> float | None:
@@ -326,6 +340,8 @@ class Series:
             seed=resumed.seed,
             turn_seconds=self.turn_seconds,
             resumed_after=steps,
+            turns=self.turns,
+            wall_offset=self._wall0 - self._mono0,
         )
         live.driver = RoundDriver.resumed(resumed.engine, resumed.replay)
         live.round = live.driver.round
@@ -433,6 +449,8 @@ class Series:
             start_at=start,
             end_at=start + self.turns * self.turn_seconds,
             turn_seconds=self.turn_seconds,
+            turns=self.turns,
+            wall_offset=self._wall0 - self._mono0,
         )
         self.rounds.append(live)
         for old in self.rounds[:-3]:  # a test series runs for days: keep only recent rounds' games
