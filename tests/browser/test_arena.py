@@ -536,7 +536,9 @@ def test_i26_7_a_held_real_time_round_shows_its_turn_and_clock(page: Any, site: 
         {"type": "header", "key": key, "tournament_id": 99, "match": "spring-cup-1", "replay": head,
          "progress": progress(0)}
     )  # fmt: skip
-    site.gate.publish({"type": "steps", "key": key, "first": 0, "steps": data["steps"][:2], "progress": progress(2)})
+    site.gate.publish(
+        {"type": "steps", "key": key, "first": 0, "steps": data["steps"][:2], "progress": progress(2)}
+    )
     page.goto(site.url + "/arena.html")
     row = page.locator(f'[data-testid="live-row"][data-key="{key}"]')
     row.wait_for(timeout=10_000)
@@ -547,9 +549,11 @@ def test_i26_7_a_held_real_time_round_shows_its_turn_and_clock(page: Any, site: 
     ends_in = int(text.split("ends in ")[1].split(" s")[0])
     assert 0 < next_in <= 100 and next_in < ends_in <= 600
     assert row.get_by_test_id("live-state").inner_text() == "opens at the end"
-    site.gate.publish({"type": "steps", "key": key, "first": 2, "steps": data["steps"][2:3], "progress": progress(3)})
+    site.gate.publish(
+        {"type": "steps", "key": key, "first": 2, "steps": data["steps"][2:3], "progress": progress(3)}
+    )
     page.wait_for_function(
-        f"document.querySelector('[data-key=\"{key}\"] [data-testid=\"live-clock\"]')"
+        f'document.querySelector(\'[data-key="{key}"] [data-testid="live-clock"]\')'
         ".textContent.startsWith('turn 3 / 30')"
     )
 

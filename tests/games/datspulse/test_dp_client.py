@@ -318,7 +318,7 @@ def test_dp10_cli_client_command_reports_and_exits(
 
 # -- issue 26, item 7: `--bot` takes any spec `botarena play` takes ----------------------------------
 
-SPEC_BOT = '''
+SPEC_BOT = """
 import json
 
 LOG = {log!r}
@@ -346,7 +346,7 @@ class Bot:
 
 def create_bot():
     return Bot()
-'''
+"""
 
 
 def spec_bot(tmp_path: Path, name: str) -> tuple[Path, Path]:

@@ -130,9 +130,7 @@ def test_i26_7_a_lobby_with_too_few_teams_is_still_a_cancelled_round() -> None:
     assert "1 teams registered, min_teams is 2" in (series.rounds[0].cancel_reason or "")
 
 
-def test_i26_7_round_names_come_from_the_series_name(
-    start_dp: Callable[..., DpServer], store: Store
-) -> None:
+def test_i26_7_round_names_come_from_the_series_name(start_dp: Callable[..., DpServer], store: Store) -> None:
     """Issue 26 item 7: a series called `Spring Cup 2025` plays `Spring-Cup-2025-1`, ... (one URL path
     segment and file name each), registrations say so, the store keys its rounds so; without a
     series name the default stays `antprotocol-test-N`."""

@@ -164,7 +164,9 @@ def client_command(
     )
     report = run_client(options)
     if report.bot_failures:
-        print(f"the bot failed in {report.bot_failures} turn(s) (no move sent): see the log above", flush=True)
+        print(
+            f"the bot failed in {report.bot_failures} turn(s) (no move sent): see the log above", flush=True
+        )
     print(
         f"{report.rounds_played} round(s) played ({', '.join(report.realms) or 'none'}); "
         f"moves accepted in {len(report.moved_turns)} turns; final turn {report.final_turn}, "
