@@ -407,3 +407,19 @@ def test_i26_7_client_bot_specs_fail_in_one_line(tmp_path: Path) -> None:
     broken.write_text("def create_bot():\n    raise RuntimeError('no bot today')\n", encoding="utf-8")
     with pytest.raises(ClientError, match="the bot did not start: bot broken: CRASHED"):
         DatsPulseClient(ClientOptions(url="http://127.0.0.1:9", token="t", bot=str(broken)))
+
+
+def test_i26_7_cli_client_takes_a_bot_file_and_says_when_it_cannot_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26 item 7: `botarena datspulse client --bot FILE` resolves the file as `play` would; a
+    bot whose start fails is a one-line error and exit code 2, before any request is sent."""
+    pytest.importorskip("fastapi", reason="the datspulse commands live with the server extra")
+    from botarena.cli import main
+
+    monkeypatch.setenv("BOTARENA_DATSPULSE_TOKEN", "t")
+    broken = tmp_path / "broken.py"
+    broken.write_text("def create_bot():\n    raise RuntimeError('no bot today')\n", encoding="utf-8")
+    assert main(["datspulse", "client", "--url", "http://127.0.0.1:9", "--bot", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "the bot did not start: bot broken: CRASHED" in err and len(err.strip().splitlines()) == 1
