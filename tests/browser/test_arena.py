@@ -6,6 +6,7 @@ from __future__ import annotations
 import gzip
 import json
 import threading
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -516,6 +517,45 @@ def test_a_held_back_match_says_when_its_view_opens_then_opens(page: Any, site: 
     assert late.get_by_test_id("live-state").inner_text() == "live · 3 behind"
     assert late.get_by_test_id("live-steps").inner_text() == "8"
     site.gate.publish({"type": "end", "key": "t99/late", "match_id": None, "fields": fields})
+
+
+def test_i26_7_a_held_real_time_round_shows_its_turn_and_clock(page: Any, site: ArenaSite) -> None:
+    """Issue 26 item 7: a held round of a real-time series (a DatsPulse round, whose live events carry
+    its `progress`) is listed with its turn of its turns and the time to its next turn and to its
+    end; the clock moves with the events, and nothing of the round's state is shown."""
+    (stored, *_) = site.store.list_matches(site.tournament_id)
+    data = json.loads(read_replay(site.store.replay_path(stored.replay_hash)).dumps())
+    head = {**data, "steps": [], "keyframes": data["keyframes"][:1], "result": {}, "statuses": []}
+    now = time.time()
+
+    def progress(turn: int) -> dict[str, Any]:
+        return {"turn": turn, "turns": 30, "next_turn_at": now + 100.0, "ends_at": now + 600.0}
+
+    key = "datspulse/spring-cup-1"
+    site.gate.publish(
+        {"type": "header", "key": key, "tournament_id": 99, "match": "spring-cup-1", "replay": head,
+         "progress": progress(0)}
+    )  # fmt: skip
+    site.gate.publish(
+        {"type": "steps", "key": key, "first": 0, "steps": data["steps"][:2], "progress": progress(2)}
+    )
+    page.goto(site.url + "/arena.html")
+    row = page.locator(f'[data-testid="live-row"][data-key="{key}"]')
+    row.wait_for(timeout=10_000)
+    clock = row.get_by_test_id("live-clock")
+    text = clock.inner_text()
+    assert text.startswith("turn 2 / 30 · next in ") and " · ends in " in text
+    next_in = int(text.split("next in ")[1].split(" s")[0])
+    ends_in = int(text.split("ends in ")[1].split(" s")[0])
+    assert 0 < next_in <= 100 and next_in < ends_in <= 600
+    assert row.get_by_test_id("live-state").inner_text() == "opens at the end"
+    site.gate.publish(
+        {"type": "steps", "key": key, "first": 2, "steps": data["steps"][2:3], "progress": progress(3)}
+    )
+    page.wait_for_function(
+        f'document.querySelector(\'[data-key="{key}"] [data-testid="live-clock"]\')'
+        ".textContent.startsWith('turn 3 / 30')"
+    )
 
 
 def test_the_live_list_shows_only_what_is_being_played(page: Any, serve: Any, tmp_path: Path) -> None:

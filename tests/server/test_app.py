@@ -164,6 +164,7 @@ def test_tournaments_list_newest_first_with_counts(arena: Arena, start_server: A
         "queued": 0,
         "finished": 3,
         "failed": 0,
+        "empty": 0,
         "total": 3,
     }
     assert cup["finished_at"] is not None
@@ -279,6 +280,7 @@ def test_matches_of_every_status(mixed: tuple[Store, int, dict[str, int]], start
         "queued": 0,
         "finished": 1,
         "failed": 1,
+        "empty": 0,
         "total": 4,
     }
     for key in ("r01-m002", "r01-m003", "r01-m004"):  # no replay (yet)

@@ -103,6 +103,7 @@ def test_only_the_match_being_played_is_live_and_counted_running(store: Store, s
         "queued": 1,
         "finished": 1,
         "failed": 0,
+        "empty": 0,
         "total": 3,
     }
     # never seen played here: the server cannot tell queued from running, and says what the store says
@@ -112,6 +113,7 @@ def test_only_the_match_being_played_is_live_and_counted_running(store: Store, s
         "queued": 0,
         "finished": 0,
         "failed": 0,
+        "empty": 0,
         "total": 3,
     }
     status, detail = get_json(server.url + f"/api/tournaments/{cup}")

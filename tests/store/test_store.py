@@ -200,7 +200,7 @@ def test_add_matches_is_idempotent(tournament: SimpleNamespace) -> None:
     assert (matches[1].seats, matches[1].seed, matches[1].round) == (["b", "a"], 9, 1)
     assert matches[3].seed == 7
     assert all(m.status == "scheduled" and m.attempts == 0 and m.ranks is None for m in matches)
-    assert store.count_matches(tid) == {"scheduled": 4, "running": 0, "finished": 0, "failed": 0}
+    assert store.count_matches(tid) == {"scheduled": 4, "running": 0, "finished": 0, "failed": 0, "empty": 0}
     assert [m.key for m in store.list_matches(tid, limit=2, offset=1)] == ["r01-m002", "r02-m001"]
     assert [m.key for m in store.list_matches(tid, offset=3)] == ["r02-m002"]
     assert store.get_match(matches[2].id) == matches[2]
@@ -252,7 +252,7 @@ def test_running_attempts_and_reset(tournament: SimpleNamespace) -> None:
     assert store.record_result(tid, "m1", **result())
     store.mark_running(tid, "m1")  # a finished match stays finished
     assert store.reset_running(tid) == 1
-    assert store.count_matches(tid) == {"scheduled": 2, "running": 0, "finished": 1, "failed": 0}
+    assert store.count_matches(tid) == {"scheduled": 2, "running": 0, "finished": 1, "failed": 0, "empty": 0}
     assert store.reset_running(tid) == 0
     with pytest.raises(StoreError, match="no match 'zz' in tournament"):
         store.mark_running(tid, "zz")

@@ -1,6 +1,14 @@
-"""A team's HTTP client for a DatsPulse server (spec §7.1-§7.4, §10): plays a starter bot over the REST API.
+"""A team's HTTP client for a DatsPulse server (spec §7.1-§7.4, §10): plays a bot over the REST API.
 
-    botarena datspulse client --url http://127.0.0.1:8080 --token T --bot forager [--seed N]
+    botarena datspulse client --url http://127.0.0.1:8080 --bot forager [--seed N]
+    botarena datspulse client --url http://127.0.0.1:8080 --bot my_bot.py
+    botarena datspulse client --url http://127.0.0.1:8080 --bot "python3 -m botarena.kit my_bot.py"
+
+`--bot` takes any bot spec `botarena play` takes (`botarena.bots.resolve`): a starter's name, a Python
+file, a folder, a command line, ... A starter is called directly; any other spec runs as a lockstep
+bot does (`SpecBot`): a `start` message once, a `turn` message per turn with the arena and the last
+move's `errors`, each within the time left to the next turn, and an `end` message when the client
+stops. So a team puts its own lockstep bot on the server unchanged.
 
 It does what a public client does, given only a base URL and a token: it registers during the lobby
 (`POST /api/register`), then each turn reads `GET /api/arena`, asks the bot, posts `POST /api/move` and
@@ -126,14 +134,104 @@ class RateLimiter:
         self.note()
 
 
-def make_bot(name: str, seed: int) -> Any:
-    """A starter bot by name, set up with `seed` (its `bot_seed`; no config, so spec defaults)."""
-    factory = STARTERS.get(name)
-    if factory is None:
-        raise ClientError(f"unknown bot {name!r} (known: {', '.join(sorted(STARTERS))})")
-    bot = factory()
-    bot.setup({"bot_seed": seed})
-    return bot
+#: What a `SpecBot`'s turn leaves to the move request: its deadline is the time to the next turn less this.
+MOVE_MARGIN_S = 0.1
+#: The shortest and the longest time a `SpecBot` is given for a turn (seconds).
+MIN_TURN_S, MAX_TURN_S = 0.05, 10.0
+SETUP_TIMEOUT_S = 10.0
+END_TIMEOUT_S = 2.0
+
+
+class BotFailed(RuntimeError):
+    """A bot's reply to one turn that the client cannot send (it timed out, crashed or was unreadable)."""
+
+
+def make_bot(spec: str, seed: int) -> Any:
+    """The bot `spec` names, set up with `seed` (its `bot_seed`; no config over HTTP, so spec defaults).
+
+    A starter's name gives the starter itself; any other spec `botarena play` takes (a Python file, a
+    folder, a command line, ...) is resolved by `botarena.bots.resolve` and driven as a `SpecBot`.
+    A spec that names nothing playable is a ClientError (one line)."""
+    factory = STARTERS.get(spec)
+    if factory is not None:
+        bot = factory()
+        bot.setup({"bot_seed": seed})
+        return bot
+    from botarena.bots.resolve import TRUSTED, BotSpecError, resolve_bot
+    from botarena.core.registry import get_game
+
+    try:  # the team's own code on its own machine: trusted, as `play` trusts it
+        transport = resolve_bot(spec, get_game("datspulse"), isolation=TRUSTED)
+    except BotSpecError as exc:
+        raise ClientError(str(exc)) from None
+    return SpecBot(transport, seed)
+
+
+def http_start_payload(seed: int) -> dict[str, Any]:
+    """The `start` message of a bot playing over HTTP: the game, its ruleset, `bot_seed` and the
+    spec's default config. The server tells a team nothing more (§10): no team index, name or count."""
+    from botarena.games.datspulse.config import RULES_VERSION, datspulse_config
+
+    config = datspulse_config("default", {}).lockstep_dict()
+    return {"game": "datspulse", "ruleset": RULES_VERSION, "bot_seed": seed, "config": dict(config)}
+
+
+class SpecBot:
+    """A `botarena.bots` transport (a subprocess, an in-process Python file, ...) as the client's bot:
+    `setup`, `act` and `close` become the lockstep protocol's start, turn and end messages."""
+
+    def __init__(self, transport: Any, seed: int) -> None:
+        self.transport = transport
+        self.seed = seed
+        self.name = str(getattr(transport, "name", "bot"))
+        self._ids = 0
+        self._opened = False
+        self.last: Any = None  # the last arena it was shown (for its end message)
+
+    def _ask(self, kind: Any, payload: Any, timeout_s: float, turn: int = 0) -> Any:
+        from botarena.core.protocol import Request
+        from botarena.core.status import Status
+
+        self._ids += 1
+        request = Request(seat=0, payload=payload, timeout_ms=int(timeout_s * 1000), type=kind, turn=turn)
+        self.transport.send(request, self._ids, timeout_s)
+        reply = self.transport.receive()
+        if reply.status is not Status.OK:
+            raise BotFailed(f"bot {self.name}: {reply.status.value} ({reply.reason or 'no reason'})")
+        return reply.payload
+
+    def setup(self, start: Any) -> Any:
+        """Start the bot (its process, its instance) and send it the start message."""
+        from botarena.core.protocol import MessageType
+
+        self.transport.open("datspulse-http", 0)
+        self._opened = True
+        return self._ask(MessageType.START, start, SETUP_TIMEOUT_S)
+
+    def act(self, observation: Mapping[str, Any]) -> Any:
+        """One turn: the arena (with `errors`) in, the moves body out, within the time to the next turn."""
+        from botarena.core.protocol import MessageType
+
+        self.last = observation
+        left = _seconds(observation.get("nextTurnIn")) - MOVE_MARGIN_S
+        timeout = min(MAX_TURN_S, max(MIN_TURN_S, left))
+        return self._ask(MessageType.TURN, dict(observation), timeout, _int(observation.get("turnNo")))
+
+    def close(self, score: int | None = None) -> None:
+        """Send the end message (the last arena and score seen) and stop the bot; never raises."""
+        from botarena.core.protocol import MessageType
+
+        if not self._opened:
+            return
+        self._opened = False
+        try:
+            self._ask(MessageType.END, {"observation": self.last, "score": score}, END_TIMEOUT_S)
+        except Exception as exc:  # its end does not matter any more: only its process must go
+            log.info("the bot's end message: %s", exc)
+        finally:
+            log_text = self.transport.close().text
+            if log_text:
+                log.info("the bot's log (last lines):\n%s", "\n".join(log_text.splitlines()[-20:]))
 
 
 class DatsPulseClient:
@@ -144,7 +242,15 @@ class DatsPulseClient:
         self.base = options.url.rstrip("/")
         if self.base.endswith("/api"):
             self.base = self.base[: -len("/api")]
-        self.bot = bot if bot is not None else make_bot(options.bot, options.seed)
+        if bot is None:
+            bot = make_bot(options.bot, options.seed)
+            if isinstance(bot, SpecBot):
+                try:
+                    bot.setup(http_start_payload(options.seed))
+                except BotFailed as exc:  # it cannot play: say so now, before registering
+                    bot.close()
+                    raise ClientError(f"the bot did not start: {exc}") from None
+        self.bot = bot
         self.limiter = RateLimiter(options.rate_limit)
         self.report = ClientReport()
         self._session: Any = None
@@ -161,6 +267,8 @@ class DatsPulseClient:
                 log.warning("stopped after max_seconds=%s", self.options.max_seconds)
             finally:
                 self._session = None
+                if isinstance(self.bot, SpecBot):  # its process ends with the client
+                    await asyncio.to_thread(self.bot.close, self.report.final_score)
         return self.report
 
     async def _rounds(self) -> None:
@@ -265,6 +373,10 @@ class DatsPulseClient:
         observation = {**arena, "errors": errors}
         try:  # in a worker thread: a slow bot does not hold up other clients' requests in this loop
             body = await asyncio.to_thread(self.bot.act, observation)
+        except BotFailed as exc:  # a lockstep bot's timeout, crash or unreadable reply: this turn is lost
+            log.warning("turn %s: %s", arena.get("turnNo"), exc)
+            self.report.bot_failures += 1
+            return None
         except Exception:  # a bot's own bug must not stop the client
             log.exception("the bot failed at turn %s", arena.get("turnNo"))
             self.report.bot_failures += 1

@@ -93,7 +93,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 ARENA_PAGE = "/arena.html"
-MATCH_STATUSES = ("scheduled", "running", "finished", "failed")
+MATCH_STATUSES = ("scheduled", "running", "finished", "failed", "empty")
 MAX_LIMIT = 1000
 MAX_ID = 2**63 - 1  # the largest id a database integer column holds
 
@@ -175,6 +175,7 @@ class MatchCounts(BaseModel):
     )
     finished: int = 0
     failed: int = 0
+    empty: int = Field(0, description="real-time rounds nobody registered for (DatsPulse): not failures")
     total: int = 0
 
 
@@ -271,6 +272,11 @@ class LiveMatchOut(BaseModel):
     delay: int | None = Field(description="delayed: how many steps behind its public stream runs")
     played: int = Field(description="steps played so far (`steps` is what its stream shows)")
     held: bool = Field(description="nothing of its state is shown yet (the policy holds it back)")
+    progress: dict[str, Any] | None = Field(
+        None,
+        description="a held real-time match's clock (a DatsPulse round): turn, turns, next_turn_at and"
+        " ends_at (wall-clock seconds)",
+    )
     events_url: str
     replay_url: str | None
 
@@ -353,6 +359,12 @@ def match_out(row: MatchRow, live: Container[str] | None, shown: Shown | None = 
     otherwise (the organizer). `live`: the keys of the live matches (a hub, or a SpectatorGate)."""
     key = live_key(row.tournament_id, row.key)
     streaming = live is not None and row.status == "running" and key in live
+    if live is not None and row.status == "running" and not streaming:
+        # a source that keys its matches its own way (the DatsPulse server: datspulse/<round>)
+        find = getattr(live, "key_of", None)
+        found = find(row.tournament_id, row.key) if find is not None else None
+        if found is not None:
+            key, streaming = found, True
     fields = {
         "id": row.id,
         "tournament_id": row.tournament_id,

@@ -49,6 +49,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import threading
 import time
 from collections import OrderedDict, deque
@@ -206,6 +207,7 @@ class _Gated:
     dropped_steps: int = 0  # held steps let go to stay within the bounds
     waiters: set[Waiter] = field(default_factory=set)
     final: bytes | None = None  # the last notice of a match that ended with nothing public (organizer)
+    progress: dict[str, Any] | None = None  # its clock, if its source sends one (`_progress`)
 
     def notice(self, **over: Any) -> bytes:
         """The "held" event: who plays and how far, nothing of the state (`over`: it has ended,
@@ -219,6 +221,7 @@ class _Gated:
                 "players": self.players,
                 **self.policy.to_json(),
                 "played": self.played,
+                **({"progress": self.progress} if self.progress is not None else {}),
                 **over,
             }
         )
@@ -240,7 +243,25 @@ class _Gated:
             **self.policy.to_json(),
             "played": self.played,
             "held": not self.released,
+            "progress": self.progress,
         }
+
+
+PROGRESS_KEYS = ("turn", "turns", "next_turn_at", "ends_at")
+
+
+def _progress(value: Any) -> dict[str, Any] | None:
+    """A live event's `progress`, the clock of a match played in real time (a DatsPulse round): its
+    turn, its turns, when the next turn and the match are due (wall-clock seconds; null once over).
+    Only these keys, as numbers: a source cannot slip anything else into the public list through it."""
+    if not isinstance(value, dict):
+        return None
+    kept: dict[str, Any] = {}
+    for name in PROGRESS_KEYS:
+        number = value.get(name)
+        ok = isinstance(number, int | float) and not isinstance(number, bool) and math.isfinite(number)
+        kept[name] = number if ok else None
+    return kept
 
 
 LiveSink = Callable[[dict[str, Any]], None]
@@ -384,6 +405,7 @@ class SpectatorGate:
             started_at=wall,
             updated_at=wall,
             touched=now,
+            progress=_progress(event.get("progress")),
         )
         self._gated[key] = gated
         self._held_bytes += len(header)
@@ -408,6 +430,7 @@ class SpectatorGate:
         if not isinstance(steps, list) or first is None or first < 0:
             self.dropped_events += 1
             return []
+        gated.progress = _progress(event.get("progress")) or gated.progress
         if first < gated.played:  # an overlap (a resent batch): keep only what is new
             steps = steps[gated.played - first :]
             first = gated.played
@@ -548,6 +571,19 @@ class SpectatorGate:
             if key in self._gated:
                 return True
         return key in self.public
+
+    def key_of(self, tournament_id: int, match: str) -> str | None:
+        """The live key the public follows the match `match` of tournament `tournament_id` by, held
+        or not; None when it is not live here. (A source may key its matches its own way: the
+        DatsPulse server's rounds are `datspulse/<round>`.)"""
+        with self._lock:
+            for gated in self._gated.values():
+                if gated.tournament_id == tournament_id and gated.match == match:
+                    return gated.key
+        for live in self.public.live_matches():
+            if live.tournament_id == tournament_id and live.match == match:
+                return live.key
+        return None
 
     def live_matches(self, *, organizer: bool = False) -> list[dict[str, Any]]:
         """The live list (`GET /api/live`): running matches first (newest first), then finished

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-MatchStatus = Literal["scheduled", "running", "finished", "failed"]
+MatchStatus = Literal["scheduled", "running", "finished", "failed", "empty"]
 TournamentStatus = Literal["created", "running", "finished", "failed"]
 
-MATCH_STATUSES: tuple[MatchStatus, ...] = ("scheduled", "running", "finished", "failed")
+# "empty": a real-time round nobody registered for (DatsPulse): never played, neither finished nor failed
+MATCH_STATUSES: tuple[MatchStatus, ...] = ("scheduled", "running", "finished", "failed", "empty")
 TOURNAMENT_STATUSES: tuple[TournamentStatus, ...] = ("created", "running", "finished", "failed")
 
 

@@ -93,6 +93,11 @@ _FAIL = (
     .where(_BY_KEY, _NOT_FINISHED)
     .values(status="failed", error=bindparam("p_error"), finished_at=bindparam("p_now"))
 )
+_EMPTY = (
+    update(Match)
+    .where(_BY_KEY, _NOT_FINISHED)
+    .values(status="empty", error=bindparam("p_error"), finished_at=bindparam("p_now"))
+)
 _POSTPONE = (
     update(Match)
     .where(_BY_KEY, _NOT_FINISHED)
@@ -749,6 +754,19 @@ class Store:
             }
             result = conn.execute(_FAIL, params)
             if result.rowcount == 0:
+                self._require_match(conn, tournament_id, key)
+
+    def record_empty(self, tournament_id: int, key: str, reason: str) -> None:
+        """Status empty (a real-time round nobody registered for: never played, and no failure),
+        with the reason in `error`; a finished match is left alone."""
+        with self._write_connection(f"cannot update match {key!r}") as conn:
+            params = {
+                "p_tournament_id": tournament_id,
+                "p_key": key,
+                "p_error": reason[:MAX_ERROR_CHARS],
+                "p_now": utcnow(),
+            }
+            if conn.execute(_EMPTY, params).rowcount == 0:
                 self._require_match(conn, tournament_id, key)
 
     def postpone(self, tournament_id: int, key: str, error: str) -> None:

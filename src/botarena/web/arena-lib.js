@@ -74,6 +74,8 @@ export function progress(counts) {
   if (counts.running) parts.push(`${counts.running} running`);
   if (counts.queued) parts.push(`${counts.queued} queued`);
   if (failed) parts.push(`${failed} failed`);
+  // real-time rounds nobody registered for (DatsPulse): not failures, and not rounds to wait for
+  if (counts.empty) parts.push(`${counts.empty} empty`);
   return el("span", {}, bar, el("span", { "data-testid": "match-progress", text: parts.join(" · ") }));
 }
 

@@ -42,6 +42,19 @@ const HELD_LABELS = {
   organizer: () => "organizer only",
 };
 
+// A real-time match's clock (a DatsPulse round: `progress`): its turn of its turns, the time to its
+// next turn and to its end, from the wall-clock instants the server gives (refreshed every second).
+function clockText(progress) {
+  const now = Date.now() / 1000;
+  const left = (at) => (typeof at === "number" ? `${Math.max(0, Math.ceil(at - now))} s` : null);
+  const parts = [`turn ${progress.turn} / ${progress.turns}`];
+  const next = left(progress.next_turn_at);
+  if (next) parts.push(`next in ${next}`);
+  const end = left(progress.ends_at);
+  if (end) parts.push(`ends in ${end}`);
+  return parts.join(" · ");
+}
+
 function liveRow(match) {
   const players = el("span", {});
   match.players.forEach((name, seat) => {
@@ -74,7 +87,8 @@ function liveRow(match) {
     where,
     el("td", { text: match.game }),
     el("td", {}, players),
-    el("td", { class: "num", "data-testid": "live-steps", text: String(played) }),
+    el("td", { class: "num", "data-testid": "live-steps", text: String(played) },
+      match.progress ? el("div", { class: "muted", "data-testid": "live-clock", text: clockText(match.progress) }) : null),
     el("td", {}, state),
     el("td", {}, link),
   );

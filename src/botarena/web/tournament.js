@@ -287,14 +287,15 @@ function duration(seconds) {
 }
 
 function matchRow(match) {
-  const result = match.status === "failed" ? match.error || "failed" : resultText(match.seats, match.ranks, match.scores);
+  const noResult = match.status === "failed" || match.status === "empty";  // (empty: nobody registered)
+  const result = noResult ? match.error || match.status : resultText(match.seats, match.ranks, match.scores);
   return el(
     "tr",
     { "data-testid": "match-row", "data-match-id": match.id, "data-key": match.key },
     el("td", { class: "num", text: String(match.round) }),
     el("td", { "data-testid": "match-key", text: match.key }),
     seatsCell(match),
-    el("td", { "data-testid": "match-result", class: match.status === "failed" ? "muted" : "", title: match.error || null, text: result || "–" }),
+    el("td", { "data-testid": "match-result", class: noResult ? "muted" : "", title: match.error || null, text: result || "–" }),
     el("td", {}, statusPill(match.live_url ? "live" : match.status, "match-status")),
     el("td", { class: "num", text: match.steps == null ? "–" : String(match.steps) }),
     el("td", { class: "num", text: duration(match.duration_s) }),

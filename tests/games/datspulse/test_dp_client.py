@@ -314,3 +314,112 @@ def test_dp10_cli_client_command_reports_and_exits(
     code = main(["datspulse", "client", "--url", "http://127.0.0.1:9", "--max-seconds", "0.5"])
     assert code == 1
     assert "0 round(s) played" in capsys.readouterr().out
+
+
+# -- issue 26, item 7: `--bot` takes any spec `botarena play` takes ----------------------------------
+
+SPEC_BOT = """
+import json
+
+LOG = {log!r}
+
+
+def note(entry):
+    with open(LOG, "a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\\n")
+
+
+class Bot:
+    def setup(self, start):
+        note({{"start": start["bot_seed"], "speed": start["config"]["worker_speed"]}})
+        return {{}}
+
+    def act(self, arena):
+        note({{"turn": arena["turnNo"], "errors": arena["errors"]}})
+        # a command for an ant nobody has: the server rejects it, so its reply shows the body arrived
+        return {{"moves": [{{"ant": "no-such-ant", "path": []}}]}}
+
+    def end(self, final):
+        note({{"end": final["score"]}})
+        return {{}}
+
+
+def create_bot():
+    return Bot()
+"""
+
+
+def spec_bot(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    """A lockstep bot file that logs what it is sent to a file of its own; (the bot, its log)."""
+    log = tmp_path / f"{name}.log"
+    bot = tmp_path / f"{name}.py"
+    bot.write_text(SPEC_BOT.format(log=str(log)), encoding="utf-8")
+    return bot, log
+
+
+def test_i26_7_client_plays_a_python_file_and_a_command_line_bot_against_the_server(
+    dp_server: tuple[str, str], tmp_path: Path
+) -> None:
+    """Issue 26 item 7: `--bot` resolves any spec `play` takes (botarena.bots.resolve): a Python file
+    (in-process) and a command line (a subprocess speaking the JSON-lines protocol through the kit)
+    each play a whole `ci` round on a server on 127.0.0.1: a start message with the seed and the
+    default config, a turn per move sent with the previous move's rejections, an end message."""
+    url, _db = dp_server
+    file_bot, file_log = spec_bot(tmp_path, "file_bot")
+    command_bot, command_log = spec_bot(tmp_path, "command_bot")
+    specs = {
+        "tok-forager": str(file_bot),
+        "tok-walker": f"{sys.executable} -m botarena.kit {command_bot}",
+    }
+
+    async def both() -> list[Any]:
+        clients = [
+            DatsPulseClient(
+                ClientOptions(url=url, token=token, bot=spec, seed=41, rate_limit=RATE, max_seconds=60)
+            )
+            for token, spec in specs.items()
+        ]
+        assert type(clients[0].bot.transport).__name__ == "PythonBot"
+        assert type(clients[1].bot.transport).__name__ == "SubprocessBot"
+        return list(await asyncio.gather(*(client.run() for client in clients)))
+
+    reports = asyncio.run(both())
+    for report, log in zip(reports, (file_log, command_log), strict=True):
+        import json
+
+        assert report.rounds_played == 1 and report.bot_failures == 0 and report.final_turn == TURNS
+        entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+        assert entries[0] == {"start": 41, "speed": 5}  # (the spec's worker speed: the default config)
+        assert entries[-1] == {"end": report.final_score}
+        turns = [e for e in entries[1:-1]]
+        assert [e["turn"] for e in turns] == report.moved_turns  # one message per move sent
+        assert report.move_errors == len(report.moved_turns)  # every body reached the server ...
+        assert all(e["errors"] for e in turns[1:])  # ... and its rejection came back next turn
+        assert turns[0]["errors"] == []
+
+
+def test_i26_7_client_bot_specs_fail_in_one_line(tmp_path: Path) -> None:
+    """Issue 26 item 7: a spec that names nothing is the resolver's one-line error; a bot that fails
+    its start message stops the client before it registers, saying why."""
+    with pytest.raises(ClientError, match="unknown bot 'nope': not a starter bot of datspulse"):
+        make_bot("nope", 0)
+    broken = tmp_path / "broken.py"
+    broken.write_text("def create_bot():\n    raise RuntimeError('no bot today')\n", encoding="utf-8")
+    with pytest.raises(ClientError, match="the bot did not start: bot broken: CRASHED"):
+        DatsPulseClient(ClientOptions(url="http://127.0.0.1:9", token="t", bot=str(broken)))
+
+
+def test_i26_7_cli_client_takes_a_bot_file_and_says_when_it_cannot_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26 item 7: `botarena datspulse client --bot FILE` resolves the file as `play` would; a
+    bot whose start fails is a one-line error and exit code 2, before any request is sent."""
+    pytest.importorskip("fastapi", reason="the datspulse commands live with the server extra")
+    from botarena.cli import main
+
+    monkeypatch.setenv("BOTARENA_DATSPULSE_TOKEN", "t")
+    broken = tmp_path / "broken.py"
+    broken.write_text("def create_bot():\n    raise RuntimeError('no bot today')\n", encoding="utf-8")
+    assert main(["datspulse", "client", "--url", "http://127.0.0.1:9", "--bot", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "the bot did not start: bot broken: CRASHED" in err and len(err.strip().splitlines()) == 1

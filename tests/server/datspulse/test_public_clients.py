@@ -308,7 +308,7 @@ def test_dp11_public_clients_play_a_compat_round(
         for _ in range(int((10 + turns * 2.0) * 4) + 400):  # a counted wait: 0.25 s per poll
             status = _get(f"{api}/datspulse/series")
             first = status["rounds"][0] if status["rounds"] else None
-            if first is not None and first["status"] in ("finished", "cancelled"):
+            if first is not None and first["status"] in ("finished", "cancelled", "empty"):
                 break
             threading.Event().wait(0.25)
         assert first is not None and first["status"] == "finished", status

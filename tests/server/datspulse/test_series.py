@@ -187,10 +187,10 @@ def test_dp73_a_server_late_by_more_than_a_lobby_opens_the_next_lobby_now() -> N
     clock = Clock()
     series = make_series(clock)
     series.start(clock.now)
-    series.advance(clock.now)  # round 1's lobby, nobody registers: cancelled at 110, break to 114
+    series.advance(clock.now)  # round 1's lobby, nobody registers: empty at 110, break to 114
     clock.now = 1000.0  # e.g. the machine was suspended
     series.advance(clock.now)
-    assert [r.status.value for r in series.rounds] == ["cancelled", "lobby"]
+    assert [r.status.value for r in series.rounds] == ["empty", "lobby"]
     assert series.current is not None and series.current.lobby_at == 1000.0
 
 

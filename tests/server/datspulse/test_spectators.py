@@ -98,7 +98,7 @@ def public_listing(server: DpServer) -> list[dict[str, Any]]:
     return [m for m in json.loads(body) if m["key"] == KEY]
 
 
-HELD_NOTICE = {"key", "tournament_id", "match", "game", "players", "policy", "delay", "played"}
+HELD_NOTICE = {"key", "tournament_id", "match", "game", "players", "policy", "delay", "played", "progress"}
 
 
 def assert_nothing_public(server: DpServer, sse: Any, played: int) -> None:
@@ -111,6 +111,12 @@ def assert_nothing_public(server: DpServer, sse: Any, played: int) -> None:
     stream.close()
     assert notice.event == "held" and set(json.loads(notice.data)) == HELD_NOTICE
     assert json.loads(notice.data)["played"] == played
+    # issue 26 item 7: its clock, in the list and the notice alike (the schedule is public, §7.2)
+    progress = entry["progress"]
+    assert json.loads(notice.data)["progress"] == progress
+    assert set(progress) == {"turn", "turns", "next_turn_at", "ends_at"}
+    assert (progress["turn"], progress["turns"]) == (played, TURNS)
+    assert progress["ends_at"] - progress["next_turn_at"] == pytest.approx(2.0 * (TURNS - played - 1))
     assert KEY not in server.hub  # (nothing held that a later subscriber could get)
 
 

@@ -118,7 +118,7 @@ def serve_command(
     print("DatsPulse server stopped", flush=True)
 
 
-# -- a team's side: play a starter bot against a DatsPulse server over HTTP ----------------------------
+# -- a team's side: play a bot against a DatsPulse server over HTTP ----------------------------
 
 
 @app.command("client")
@@ -126,7 +126,13 @@ def client_command(
     url: Annotated[str, typer.Option("--url", help="The server's base URL, e.g. http://127.0.0.1:8000.")],
     token: DatsPulseTokenOption = None,
     token_file: DatsPulseTokenFileOption = None,
-    bot: Annotated[str, typer.Option(help="Starter bot: forager, raider or random_walker.")] = "forager",
+    bot: Annotated[
+        str,
+        typer.Option(
+            help="The bot: any spec `botarena play` takes (a starter: forager, raider, random_walker; "
+            'a Python file; a folder; a command line such as "python3 -m botarena.kit my_bot.py").'
+        ),
+    ] = "forager",
     seed: Annotated[int, typer.Option(help="The bot's seed (its bot_seed; spec §10).")] = 0,
     rounds: Annotated[int, typer.Option(help="Rounds to play before exiting.")] = 1,
     rate_limit: Annotated[
@@ -134,7 +140,7 @@ def client_command(
     ] = 3,
     max_seconds: Annotated[float, typer.Option(help="Stop after this long whatever happens.")] = 3600.0,
 ) -> None:
-    """Play a starter bot against a DatsPulse server, as a team's client would (register, arena, move)."""
+    """Play a bot against a DatsPulse server, as a team's client would (register, arena, move)."""
     import logging
 
     from botarena.clients.datspulse import ClientError, ClientOptions, run_client
@@ -157,6 +163,10 @@ def client_command(
         max_seconds=max_seconds,
     )
     report = run_client(options)
+    if report.bot_failures:
+        print(
+            f"the bot failed in {report.bot_failures} turn(s) (no move sent): see the log above", flush=True
+        )
     print(
         f"{report.rounds_played} round(s) played ({', '.join(report.realms) or 'none'}); "
         f"moves accepted in {len(report.moved_turns)} turns; final turn {report.final_turn}, "

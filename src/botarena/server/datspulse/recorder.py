@@ -25,7 +25,8 @@ points, unitsLost}`. Restarting the server with the same series name carries on 
 round numbers continue, and a round that a killed server left running goes on from its journal
 (`resume.py`; written here, on this thread, after every transition), or is marked failed when it
 cannot (no journal, a damaged one, another version or config), with one log line saying why. A
-round under way when the server is stopped on purpose (Ctrl-C) is marked failed.
+round under way when the server is stopped on purpose (Ctrl-C) is marked failed. A lobby nobody
+registered for is a match with status `empty` (issue 26): no round was played, none failed.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from botarena.server.datspulse.resume import (
     rebuild_round,
     resume_header,
 )
-from botarena.server.datspulse.series import LiveRound, PastRound
+from botarena.server.datspulse.series import LiveRound, PastRound, RoundStatus
 
 log = logging.getLogger(__name__)
 
@@ -279,7 +280,7 @@ class SeriesRecorder:
 
         streamer = LiveStreamer(
             live_key(live.name),
-            self.live,
+            lambda event: self._publish(live, event),
             tournament_id=self.tournament_id,
             match=live.name,
             match_id=self._match_ids.get(live.name),
@@ -287,6 +288,18 @@ class SeriesRecorder:
         )
         streamer.begin(replay)
         self._streamers[live.name] = streamer
+
+    def _publish(self, live: LiveRound, event: dict[str, Any]) -> None:
+        """Hand a round's live event to the live sink with the round's clock (`progress`): the public
+        list shows a held round's turn, its next turn and its end, and nothing of its state."""
+        assert self.live is not None
+        steps = event.get("steps")
+        turn = int(event.get("first") or 0) + len(steps) if isinstance(steps, list) else 0
+        if event.get("type") == "header":
+            turn = live.resumed_after or 0
+        if event.get("type") != "end":
+            event = {**event, "progress": live.progress(turn)}
+        self.live(event)
 
     def _begin_journal(self, live: LiveRound, replay: Any) -> None:
         """Start the round's journal. A resumed round's is written beside the old one and then
@@ -376,7 +389,10 @@ class SeriesRecorder:
         if self.store is not None and self.tournament_id is not None:
             spec = RoundSpec(live.name, live.number, list(live.teams), live.seed)
             self.store.add_matches(self.tournament_id, [spec])
-            self.store.record_failure(self.tournament_id, live.name, f"cancelled: {live.cancel_reason}")
+            if live.status is RoundStatus.EMPTY:  # nobody registered: no round, and no failure either
+                self.store.record_empty(self.tournament_id, live.name, str(live.cancel_reason))
+            else:
+                self.store.record_failure(self.tournament_id, live.name, f"cancelled: {live.cancel_reason}")
         self._close_journal(live.name)
         self._end_stream(live.name, getattr(live.driver, "replay", None))
 

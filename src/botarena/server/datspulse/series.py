@@ -7,7 +7,8 @@
     BREAK --break_seconds--> the next LOBBY (a `test` series forever; a `final` one then IDLE)
 
 A lobby that ends with fewer than `min_teams` teams, or whose map cannot be generated (ConfigError),
-is cancelled and the series goes straight to BREAK. Transition k of a round runs at
+is cancelled and the series goes straight to BREAK; one that nobody registered for is `empty`, not
+cancelled: nothing failed, there was just no round (issue 26). Transition k of a round runs at
 `round_start + k * turn_seconds`, computed afresh for every k, so the schedule never drifts; one
 that overruns its slot delays only the next, which then runs at once.
 
@@ -29,6 +30,7 @@ import gc
 import hashlib
 import logging
 import math
+import re
 import sys
 import threading
 import time
@@ -62,6 +64,7 @@ class RoundStatus(StrEnum):
     RUNNING = "running"
     FINISHED = "finished"
     CANCELLED = "cancelled"
+    EMPTY = "empty"  # a lobby nobody registered for: no round was played, and none failed (issue 26)
 
 
 @dataclass
@@ -69,7 +72,7 @@ class LiveRound:
     """One round of the series: its plan (monotonic instants), its teams and, once started, its game."""
 
     number: int  # 1-based within the series
-    name: str  # <realm_prefix>-<series>-<number>
+    name: str  # <series name>-<number> (`round_prefix`)
     lobby_at: float
     start_at: float  # the lobby's end; once started, when turn 0 was published (round_start, §7.3)
     end_at: float  # the planned instant of the last transition
@@ -87,6 +90,20 @@ class LiveRound:
     turn_seconds: float = 0.0
     finished_at: float | None = None  # when its last transition ended (the series' clock)
     resumed_after: int | None = None  # a round a killed server left running: the steps it was rebuilt at
+    turns: int = 0  # transitions it is planned to have
+    wall_offset: float = 0.0  # wall-clock time minus the series' clock (for `progress`)
+
+    def progress(self, turn: int) -> dict[str, Any]:
+        """Its clock once `turn` transitions have run, for the public list of live rounds (issue 26):
+        the turn, the turns, when the next one is due and when the round ends (wall-clock seconds;
+        `next_turn_at` null once it is over). Nothing of its state: the schedule is public (§7.2)."""
+        over = turn >= self.turns
+        return {
+            "turn": turn,
+            "turns": self.turns,
+            "next_turn_at": None if over else self.due(turn + 1) + self.wall_offset,
+            "ends_at": self.end_at + self.wall_offset,
+        }
 
     @property
     def played_s(self) -> float | None:
@@ -145,6 +162,17 @@ class NoEvents:
 
     def series_finished(self) -> None:
         pass
+
+
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def round_prefix(series_name: str) -> str:
+    """What a series' round names start with: its name, every run of characters other than letters,
+    digits, `.`, `_` and `-` made one `-`, so that a round name is one URL path segment (its live
+    stream's address) and a file name (its journal): `Spring Cup 2025` gives `Spring-Cup-2025-3`."""
+    cleaned = _UNSAFE_NAME.sub("-", series_name).strip("-.")
+    return cleaned or "round"
 
 
 def round_seed(series_seed: int, number: int) -> int:
@@ -244,8 +272,12 @@ class Series:
         round_factory: RoundFactory = create_round,
         driver_factory: DriverFactory | None = None,
         gc_pacing: bool = False,
+        name: str | None = None,
     ) -> None:
+        """`name`: the series' name (`series_name` of the config file); its rounds are called
+        `<name>-<number>` (default `<realm_prefix>-<series>`, e.g. `antprotocol-test-7`)."""
         self.config = config
+        self.round_prefix = round_prefix(name or f"{config.realm_prefix}-{config.series}")
         self.gc = GcPacer(gc_pacing)
         self.seed = seed
         self.events: SeriesEvents = events or NoEvents()
@@ -308,6 +340,8 @@ class Series:
             seed=resumed.seed,
             turn_seconds=self.turn_seconds,
             resumed_after=steps,
+            turns=self.turns,
+            wall_offset=self._wall0 - self._mono0,
         )
         live.driver = RoundDriver.resumed(resumed.engine, resumed.replay)
         live.round = live.driver.round
@@ -410,11 +444,13 @@ class Series:
         start = at + self.lobby_seconds
         live = LiveRound(
             number=number,
-            name=f"{self.config.realm_prefix}-{self.config.series}-{number}",
+            name=self.round_name(number),
             lobby_at=at,
             start_at=start,
             end_at=start + self.turns * self.turn_seconds,
             turn_seconds=self.turn_seconds,
+            turns=self.turns,
+            wall_offset=self._wall0 - self._mono0,
         )
         self.rounds.append(live)
         for old in self.rounds[:-3]:  # a test series runs for days: keep only recent rounds' games
@@ -426,6 +462,9 @@ class Series:
     def _close_lobby(self, live: LiveRound) -> None:
         """The lobby's end: start the round for the registered teams, or cancel it (§7.3)."""
         minimum = int(self.config.min_teams)
+        if not live.teams:
+            self._cancel(live, "nobody registered", status=RoundStatus.EMPTY)
+            return
         if len(live.teams) < minimum:
             self._cancel(live, f"{len(live.teams)} teams registered, min_teams is {minimum}")
             return
@@ -456,15 +495,18 @@ class Series:
         log.info("round %s: started with %d teams", live.name, len(live.teams))
         self.events.round_started(live)
 
-    def _cancel(self, live: LiveRound, reason: str) -> None:
+    def _cancel(self, live: LiveRound, reason: str, status: RoundStatus = RoundStatus.CANCELLED) -> None:
         self.gc.release()
-        live.status = RoundStatus.CANCELLED
+        live.status = status
         live.cancel_reason = reason
         live.end_at = live.start_at
         self.last_played = None
         self.break_end = live.start_at + self.break_seconds
         self.phase = Phase.BREAK
-        log.warning("round %s cancelled: %s", live.name, reason)
+        if status is RoundStatus.EMPTY:  # (every few minutes on a test server nobody plays on)
+            log.info("round %s: empty lobby, no round played", live.name)
+        else:
+            log.warning("round %s cancelled: %s", live.name, reason)
         self.events.round_cancelled(live)
 
     def _transition(self, live: LiveRound) -> None:
@@ -661,7 +703,8 @@ class Series:
         return [(self.next_number + i, at + i * period) for i in range(count)]
 
     def round_name(self, number: int) -> str:
-        return f"{self.config.realm_prefix}-{self.config.series}-{number}"
+        """Round `number`'s name: the series' name and the number (`spring-cup-3`)."""
+        return f"{self.round_prefix}-{number}"
 
     def upcoming(self) -> str:
         """§7.1 `<list>`: `[name startAt, ...]` of the rounds to come."""
@@ -682,7 +725,7 @@ class Series:
                 (past.start_wall, self._entry(past.name, past.start_wall, past.end_wall, "finished"))
             )
         for live in self.rounds:
-            finished = live.status in (RoundStatus.FINISHED, RoundStatus.CANCELLED)
+            finished = live.status in (RoundStatus.FINISHED, RoundStatus.CANCELLED, RoundStatus.EMPTY)
             start = self.wall_of(live.lobby_at)
             entries.append(
                 (

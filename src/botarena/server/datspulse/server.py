@@ -135,6 +135,7 @@ class DatsPulseServer:
             round_factory=round_factory,
             driver_factory=driver_factory,
             gc_pacing=True,
+            name=settings.series_name,
         )
         if resumed.round is not None:  # the round a killed server left running goes on (resume.py)
             self.series.resume_round(resumed.round)
