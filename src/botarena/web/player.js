@@ -599,7 +599,6 @@ function buildPlayerPanels() {
         el("span", { class: "pcard-kind", text: p.kind || "bot" }),
       ),
       el("div", { class: "pcard-seat", "data-testid": id("seat"), title: seatLabel(seat), text: seatLabel(seat) }),
-      ),
       el(
         "div",
         { class: "pcard-status" },

@@ -72,6 +72,10 @@ function drawScissors(ctx, cx, cy, r) {
 }
 
 const SHAPES = { rock: drawRock, paper: drawPaper, scissors: drawScissors };
+const HAND_R = 62;
+const handCentre = (card) => [card.x + card.w / 2, card.y + 140, HAND_R];
+// A point of each shape in the hand's fill (the scissors: where the blades cross).
+const HAND_SAMPLE = { rock: [0, 0], paper: [0, 0], scissors: [0, -0.155] };
 
 function drawHand(ctx, move, cx, cy, r) {
   ctx.save();
@@ -109,7 +113,7 @@ function drawCard(ctx, replay, record, seat) {
   ctx.fillStyle = COLORS[seat];
   ctx.font = font(20, 700);
   ctx.fillText(nameOf(replay, seat), card.x + card.w / 2, card.y + 36);
-  if (SHAPES[move]) drawHand(ctx, move, card.x + card.w / 2, card.y + 140, 62);
+  if (SHAPES[move]) drawHand(ctx, move, ...handCentre(card));
   else {
     ctx.fillStyle = THEME.text;
     ctx.font = font(96, 400);
@@ -189,6 +193,13 @@ function probe(replay, i) {
       y: card.y + card.h - 8,
       color: record.moves[seat] ? COLORS[seat] : FORFEIT,
     })),
+    hands: CARDS.flatMap((card, seat) => {
+      const move = record.moves[seat];
+      if (!SHAPES[move]) return [];
+      const [cx, cy, r] = handCentre(card);
+      const [dx, dy] = HAND_SAMPLE[move];
+      return [{ seat, move, sample: { x: Math.round(cx + dx * r), y: Math.round(cy + dy * r) } }];
+    }),
   };
 }
 
