@@ -401,7 +401,7 @@ function drawSide(ctx, replay, model, i) {
   if (record) {
     for (const line of describeRecord(replay, record).split("\n").slice(0, 8)) {
       ctx.fillStyle = /error|Error|INVALID|TIMEOUT|CRASHED/.test(line) ? ERROR : THEME.muted;
-      ctx.fillText(line.slice(0, 64), x, y);
+      ctx.fillText(fitText(ctx, line, SIDE.w), x, y);
       y += 16;
     }
   }
