@@ -518,7 +518,7 @@ function formatCounts(counts) {
 function defaultResultText(replay) {
   const result = replay.result || {};
   if (!result.ranks || !result.ranks.length) return "in progress";
-  const names = replay.players.map((p) => p.name);
+  const names = replay.players.map((p, seat) => seatName(replay, seat));
   const best = Math.min(...result.ranks);
   const winners = result.ranks.map((r, i) => (r === best ? names[i] : null)).filter(Boolean);
   const scores = scoreline(result.scores);
