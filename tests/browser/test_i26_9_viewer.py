@@ -23,6 +23,7 @@ from botarena.bots.inprocess import PythonBot
 from botarena.core.registry import get_game
 from botarena.core.replay import Replay, write_replay
 from botarena.notebook import IFRAME_HEIGHT
+from botarena.runner import run_match
 from botarena.server.standalone import write_standalone_html
 
 pytestmark = pytest.mark.browser
@@ -55,13 +56,7 @@ def play(game_id: str, names: list[str], preset: str, overrides: dict[str, Any],
     bots = [PythonBot(game.starter_bots[name], name) for name in names]
     config = game.config(preset, overrides)
     with ThreadPoolExecutor(1) as pool:  # SIGALRM preemption belongs to a worker thread under pytest
-        return pool.submit(run_match_replay, game, bots, config, seed).result()
-
-
-def run_match_replay(game: Any, bots: list[Any], config: Any, seed: int) -> Replay:
-    from botarena.runner import run_match
-
-    return run_match(game, bots, config=config, seed=seed).replay
+        return pool.submit(run_match, game, bots, config=config, seed=seed).result().replay
 
 
 def open_page(page: Any, html: Path) -> Any:
@@ -97,7 +92,8 @@ def map_on_screen(page: Any) -> dict[str, float]:
                 const scale = r.width / p.canvas.width;
                 return { w: p.map.w * scale, h: p.map.h * scale, cell: p.cell * scale,
                          aspect: r.height / r.width, logical: p.canvas.height / p.canvas.width,
-                         bottom: document.querySelector('[data-testid="scrub"]').getBoundingClientRect().bottom };
+                         bottom: document.querySelector('[data-testid="scrub"]')
+                             .getBoundingClientRect().bottom };
             }"""
         )
     )
@@ -105,7 +101,8 @@ def map_on_screen(page: Any) -> dict[str, float]:
 
 @pytest.mark.parametrize("viewport", [(1440, 960), (1920, 1080), (1024, 700)])
 def test_i26_9_devops_course_map_fills_the_stage(browser: Any, course_page: Path, viewport: Any) -> None:
-    context = browser.new_context(viewport={"width": viewport[0], "height": viewport[1]}, device_scale_factor=1)
+    width, height = viewport
+    context = browser.new_context(viewport={"width": width, "height": height}, device_scale_factor=1)
     try:
         page = open_page(context.new_page(), course_page)
         stage = page.evaluate("window.__botarena.stage")
@@ -115,7 +112,7 @@ def test_i26_9_devops_course_map_fills_the_stage(browser: Any, course_page: Path
         assert shown["aspect"] == pytest.approx(shown["logical"], rel=0.01)  # scaled, never stretched
         # the old 500 px box of a 960 px canvas gave 2.7 px a tile at 1440 x 960
         assert shown["cell"] >= 3.5, shown
-        assert shown["bottom"] <= viewport[1], "the step slider is below the window"
+        assert shown["bottom"] <= height, "the step slider is below the window"
     finally:
         context.close()
 
@@ -160,7 +157,10 @@ def test_i26_9_rps_hands_are_drawn_shapes_not_emoji(page: Any, rps_page: Any) ->
 # ------------------------------------------------------------------ 3. long names are never cut
 
 
-LONG = ["an-entrant-with-a-remarkably-long-team-name-from-the-north", "its-rival-with-an-even-longer-team-name-from-the-south"]
+LONG = [
+    "an-entrant-with-a-remarkably-long-team-name-from-the-north",
+    "its-rival-with-an-even-longer-team-name-from-the-south",
+]
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -234,7 +234,7 @@ def test_i26_9_seats_read_seat_n_name(game: str, page: Any, tmp_path: Path) -> N
         seen.append(page.evaluate("document.body.innerText"))
     old = sorted({m.group(0) for text in seen for m in OLD_SEAT_NAMES.finditer(text)})
     assert not old, f"1-based or game-specific seat names are still shown: {old}"
-    assert any("seat 0" in text for text in seen + [texts(page)["result"]])
+    assert any("seat 0" in text for text in [*seen, texts(page)["result"]])
 
 
 def test_i26_9_cli_partial_summary_lists_seats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
