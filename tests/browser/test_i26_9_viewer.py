@@ -21,7 +21,7 @@ from viewer_page import pixel, scrub, texts
 import botarena
 from botarena.bots.inprocess import PythonBot
 from botarena.core.registry import get_game
-from botarena.core.replay import Replay, write_replay
+from botarena.core.replay import Replay
 from botarena.notebook import IFRAME_HEIGHT
 from botarena.runner import run_match
 from botarena.server.standalone import write_standalone_html
@@ -235,14 +235,3 @@ def test_i26_9_seats_read_seat_n_name(game: str, page: Any, tmp_path: Path) -> N
     old = sorted({m.group(0) for text in seen for m in OLD_SEAT_NAMES.finditer(text)})
     assert not old, f"1-based or game-specific seat names are still shown: {old}"
     assert any("seat 0" in text for text in [*seen, texts(page)["result"]])
-
-
-def test_i26_9_cli_partial_summary_lists_seats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The CLI's list of a partial replay's players is "seat N · name" too."""
-    from botarena.cli import _print_partial
-
-    replay, path = play_short("drones", tmp_path)
-    write_replay(replay, path)
-    _print_partial(path, replay)
-    out = capsys.readouterr().out
-    assert f"seat 0 · {replay.players[0]['name']}, seat 1 · {replay.players[1]['name']}" in out
