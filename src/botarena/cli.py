@@ -451,7 +451,9 @@ def _play_live(
 
 def _print_partial(file: Path, replay: Any) -> None:
     """The summary of a journal whose game did not finish (a killed `play`, or one still running)."""
-    players = ", ".join(f"{p.get('seat', i)}: {p.get('name', '?')}" for i, p in enumerate(replay.players))
+    # seats as every viewer labels them (README "Seats"): "seat N · name", N 0-based
+    seats = [f"seat {p.get('seat', i)} · {p.get('name', '?')}" for i, p in enumerate(replay.players)]
+    players = ", ".join(seats)
     print(f"{replay.game} · seed {replay.seed} · players {players}")
     print(
         f"partial replay: the game did not finish; {len(replay.steps)} steps recorded"

@@ -117,7 +117,7 @@ def test_cq29_rounds_players_and_panels_follow_the_steps(
         record = replay.steps[index]["record"]
         state = record["state"]
         shown = texts(page)
-        assert shown["step-label"] == f"Round {record['round']} · player {record['player']}"
+        assert shown["step-label"] == f"Round {record['round']} · seat {record['player'] - 1}"
         for seat, player in ((0, 1), (1, 2)):
             assert shown[f"player-{seat}-credit"] == str(state["credits"][str(player)])
             standing = sum(1 for t in state["towers"] if t["owner"] == player and t["alive"])
@@ -169,7 +169,7 @@ def test_cq37_cq39_actions_drawn_and_described(serve: Any, open_viewer: Any, cq_
     devil = next(u for u in start["units"] if u["id"] == move["request"]["unit"])
     target = move["request"]["x"], move["request"]["y"]
     lines = text(page, "record").splitlines()
-    assert lines[0] == "Round 1 · player 1 (north)"
+    assert lines[0] == "Round 1 · seat 0 · north"  # the game's player 1 is seat 0 (issue 26 item 9)
     assert lines[1] == f"move unit {devil['id']} to ({target[0]}, {target[1]})"
     if move["result"]["ok"]:
         assert lines[2].startswith(f"ok, {move['result']['energy_spent']} energy")
@@ -256,5 +256,5 @@ def test_cq_live_steps_fold_to_the_states_of_the_whole_replay(
         newest = min(first + 4, len(data["steps"])) - 1
         assert page.evaluate("window.__botarena.currentStep") == newest  # it follows the newest step
         record = data["steps"][newest]["record"]
-        assert text(page, "step-label") == f"Round {record['round']} · player {record['player']}"
+        assert text(page, "step-label") == f"Round {record['round']} · seat {record['player'] - 1}"
     assert [page.evaluate(read, i) for i in picks] == whole

@@ -67,7 +67,7 @@ def test_header_and_first_step(serve: Any, open_viewer: Any, zergy_replay: tuple
     totals = replay.result["details"]["roundTotals"]
     assert replay.result["details"]["outcome"] == "PLAYER 2"
     score = f"{totals['player1Wins']} : {totals['player2Wins']}"
-    assert text(page, "result") == f"adaptive (PLAYER 2) wins {score}"
+    assert text(page, "result") == f"seat 1 · adaptive wins {score}"  # seats 0-based (issue 26 item 9)
     assert text(page, "player-0-name") == "zergy"
     assert text(page, "player-1-name") == "adaptive"
     assert_step_shown(page, replay, 0)
@@ -225,7 +225,7 @@ def test_statuses_of_a_misbehaving_bot(
         assert text(page, "player-0-status") == status
         assert text(page, "player-0-reason") == reason
         assert text(page, "player-1-status") == "OK"
-        assert f"PLAYER 1 erratic: {status} ({reason}" in text(page, "record")
+        assert f"seat 0 · erratic: {status} ({reason}" in text(page, "record")
         seen.add(status)
     assert seen == {"INVALID", "CRASHED", "TIMEOUT"}
     # the invalid reply itself is shown, and the crash's exception as a warning
@@ -311,7 +311,7 @@ def test_live_steps_are_appended(serve: Any, open_viewer: Any, zergy_replay: tup
     page.evaluate(
         "(f) => window.__botarena.finish(f)", {"result": data["result"], "statuses": data["statuses"]}
     )
-    assert text(page, "result").startswith("adaptive (PLAYER 2) wins")
+    assert text(page, "result").startswith("seat 1 · adaptive wins")
 
 
 def assert_step_shown_partial(page: Any, steps: list[dict[str, Any]], index: int) -> None:

@@ -120,9 +120,9 @@ def test_signed_scores_use_a_minus_sign_and_a_colon(page: Any, short: Any) -> No
     # the shell's own result text (a game without a renderer)
     unknown = negative(replay, ranks=[1, 2], scores=[20095, -10500])
     unknown["game"] = "nosuchgame"
-    assert load(page, unknown) == f"{names[0]} wins (20095 : {MINUS}10500)"
+    assert load(page, unknown) == f"seat 0 · {names[0]} wins (20095 : {MINUS}10500)"
     fraction = negative(replay, ranks=[2, 1], scores=[-3, 12.5])
-    assert load(page, fraction) == f"{names[1]} wins ({MINUS}3 : 12.5)"
+    assert load(page, fraction) == f"seat 1 · {names[1]} wins ({MINUS}3 : 12.5)"
 
 
 @pytest.mark.parametrize("game", ["devops", "craftingquest"])

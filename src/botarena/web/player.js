@@ -6,7 +6,7 @@
 // `load`, `append` and `finish` are also how a live game feeds the page: `?live=<url>` follows a
 // match's server-sent events (header -> load, steps -> append, end -> finish).
 
-import { DEFAULT_COLORS, genericRenderer, getRenderer, scoreline } from "./registry.js";
+import { DEFAULT_COLORS, genericRenderer, getRenderer, scoreline, seatName } from "./registry.js";
 
 const BASE_STEPS_PER_SECOND = 2;
 const SPEEDS = [0.5, 1, 2, 4, 8, 16];
@@ -389,6 +389,7 @@ function setReplay(replay) {
   renderLegend();
   renderLogs();
   updateSlider();
+  fitCanvas(); // again: the header and the controls now hold their text, which may wrap
   render();
   state.ready = true;
   document.title = `${gameTitle()} · ${playerNames().join(" vs ")} · botarena`;
@@ -400,6 +401,7 @@ function appendSteps(steps) {
   if (!replay) throw new Error("append before load");
   const wasAtEnd = state.step >= replay.steps.length - 1;
   for (const step of steps) replay.steps.push(step); // (push(...steps) overflows the stack on big batches)
+  if (typeof state.renderer.size === "function") setupCanvas(); // the first keyframe may give the board
   state.renderer.init?.($("canvas"), replay);
   extendTotals();
   buildOptions(false);
@@ -444,9 +446,8 @@ function gameTitle() {
   return state.renderer.title ? state.renderer.title(state.replay) : state.replay.game;
 }
 
-function seatLabel(seat) {
-  return state.renderer.seatLabel ? state.renderer.seatLabel(state.replay, seat) : `seat ${seat}`;
-}
+// One seat convention in every viewer and the CLI (README "Seats"): "seat N · name", N 0-based.
+const seatLabel = (seat) => seatName(state.replay, seat);
 
 function formatMs(ms) {
   if (ms == null || Number.isNaN(ms)) return "–";
@@ -531,7 +532,7 @@ function formatCounts(counts) {
 function defaultResultText(replay) {
   const result = replay.result || {};
   if (!result.ranks || !result.ranks.length) return "in progress";
-  const names = replay.players.map((p) => p.name);
+  const names = replay.players.map((p, seat) => seatName(replay, seat));
   const best = Math.min(...result.ranks);
   const winners = result.ranks.map((r, i) => (r === best ? names[i] : null)).filter(Boolean);
   const scores = scoreline(result.scores);
@@ -547,7 +548,7 @@ function renderHeader() {
   players.replaceChildren();
   replay.players.forEach((p, seat) => {
     if (seat > 0) players.append(el("span", { class: "vs", text: " vs " }));
-    players.append(el("span", { class: "pname", style: `color:${colorOf(seat)}`, text: p.name }));
+    players.append(el("span", { class: "pname", style: `color:${colorOf(seat)}`, text: p.name, title: seatLabel(seat) }));
   });
   // a live header holds no seed (it decides what the rules hide); the end event brings it
   $("seed").textContent = Number.isInteger(replay.seed) ? String(replay.seed) : "hidden until the end";
@@ -607,9 +608,11 @@ function buildPlayerPanels() {
         "div",
         { class: "pcard-head" },
         el("span", { class: "swatch" }),
-        el("span", { class: "pcard-name", id: id("name"), "data-testid": id("name"), text: p.name }),
-        el("span", { class: "pcard-seat", text: `${seatLabel(seat)} · ${p.kind || "bot"}` }),
+        // a long name ellipsizes (CSS); the whole name stays in its title
+        el("span", { class: "pcard-name", id: id("name"), "data-testid": id("name"), text: p.name, title: p.name }),
+        el("span", { class: "pcard-kind", text: p.kind || "bot" }),
       ),
+      el("div", { class: "pcard-seat", "data-testid": id("seat"), title: seatLabel(seat), text: seatLabel(seat) }),
       el(
         "div",
         { class: "pcard-status" },
@@ -806,18 +809,47 @@ function renderStepLogs(index) {
 
 // ---------------------------------------------------------------------------------------- canvas
 
+// The canvas's logical size: a renderer's fixed size, or size(replay) for a board whose shape
+// depends on the match (Devops: the map's width and height).
 function canvasSize() {
-  return state.renderer.size || { width: 960, height: 540 };
+  const size = state.renderer.size;
+  const chosen = typeof size === "function" && state.replay ? size(state.replay) : size;
+  return chosen && chosen.width > 0 && chosen.height > 0 ? chosen : { width: 960, height: 540 };
+}
+
+// The box the canvas may fill: the stage's width, and the window's height less what sits above the
+// canvas and the controls under it, so the controls stay in view in any window or notebook frame.
+function stageBox() {
+  const canvas = $("canvas");
+  const stage = canvas.parentElement;
+  const below = [...stage.children].filter((e) => e !== canvas && !e.hidden && e.classList.contains("fit"));
+  const under = below.reduce((sum, e) => sum + e.getBoundingClientRect().height, 0) + 24;
+  const top = canvas.getBoundingClientRect().top + window.scrollY;
+  return { width: stage.clientWidth, height: Math.max(160, window.innerHeight - top - under) };
+}
+
+// Scale the canvas (keeping its aspect) to the largest size that fits the stage box.
+function fitCanvas() {
+  const canvas = $("canvas");
+  if (!state.replay || $("viewer").hidden) return;
+  const { width, height } = canvasSize();
+  const box = stageBox();
+  const scale = Math.min(box.width / width, box.height / height);
+  canvas.style.width = `${Math.floor(width * scale)}px`;
+  state.stage = box;
 }
 
 function setupCanvas() {
   const canvas = $("canvas");
   const { width, height } = canvasSize();
   const dpr = Math.max(1, Math.round(window.devicePixelRatio || 1));
-  canvas.width = width * dpr;
-  canvas.height = height * dpr;
+  if (canvas.width !== width * dpr || canvas.height !== height * dpr) {
+    canvas.width = width * dpr;
+    canvas.height = height * dpr;
+  }
   canvas.style.aspectRatio = `${width} / ${height}`;
   canvas.dataset.dpr = String(dpr);
+  fitCanvas();
 }
 
 function drawCanvas() {
@@ -940,6 +972,7 @@ function setSpeed(value) {
 // ---------------------------------------------------------------------------------------- wiring
 
 function bindControls() {
+  window.addEventListener("resize", fitCanvas);
   $("play").addEventListener("click", toggle);
   $("first").addEventListener("click", () => { pause(); setStep(0); });
   $("back").addEventListener("click", () => { pause(); setStep(state.step - 1); });
@@ -1213,6 +1246,7 @@ window.__botarena = {
   get playing() { return state.playing; },
   get speed() { return state.speed; },
   get live() { return live.state; },
+  get stage() { return state.stage || null; },
   get held() { return live.held; },
   get behind() { return live.behind; },
   setStep,

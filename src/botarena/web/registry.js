@@ -3,7 +3,8 @@
 // A renderer is a plain object. Only `draw` is required; the shell falls back to generic
 // behaviour for anything missing.
 //
-//   size: {width, height}                    logical canvas size (CSS pixels), default 960x540
+//   size: {width, height} | size(replay)     logical canvas size (CSS pixels), default 960x540; a
+//                                             function when the board's shape depends on the match
 //   colors: ["#3b82f6", "#ef4444", ...]       one colour per seat
 //   init(canvas, replay)                      called after a replay is loaded and after live steps arrive
 //   draw(ctx, replay, stepIndex)              paint step `stepIndex` (ctx is scaled to logical pixels)
@@ -11,7 +12,6 @@
 //   stepLabel(replay, stepIndex) -> string    e.g. "Round 3 · Turn 2"
 //   title(replay) -> string                   the game's display name
 //   resultText(replay) -> string              the match result in words
-//   seatLabel(replay, seat) -> string         the game's own name for a seat, e.g. "PLAYER 1"
 //   playerFields(replay, stepIndex, seat) -> [{key, label, value}]   shown in the player panels,
 //                                             each value in an element data-testid="player-<seat>-<key>"
 //   probe(replay, stepIndex) -> object        geometry for browser tests (logical pixels)
@@ -53,6 +53,23 @@ export function formatNumber(value, digits = 2) {
 export const SCORE_SEPARATOR = " : ";
 export function scoreline(scores) {
   return (scores || []).map((s) => formatNumber(s)).join(SCORE_SEPARATOR);
+}
+
+// The one seat convention of every viewer and the CLI (README "Seats"): "seat N · name", N the
+// 0-based seat index the replay, the bots' own ids aside, and the CLI use.
+export function seatName(replay, seat) {
+  const name = ((replay && replay.players) || [])[seat]?.name;
+  return name ? `seat ${seat} · ${name}` : `seat ${seat}`;
+}
+
+// `text` cut to `maxWidth` pixels of ctx's current font with an ellipsis, so a canvas never cuts a
+// name silently (the player panels hold the whole name, in their title too).
+export function fitText(ctx, text, maxWidth) {
+  const whole = String(text);
+  if (ctx.measureText(whole).width <= maxWidth) return whole;
+  let n = whole.length;
+  while (n > 1 && ctx.measureText(`${whole.slice(0, n)}…`).width > maxWidth) n -= 1;
+  return `${whole.slice(0, n)}…`;
 }
 
 export function registerRenderer(gameId, renderer) {

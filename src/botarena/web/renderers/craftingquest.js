@@ -8,7 +8,7 @@
 // and towers after the event and the cells it changed, so step i is the latest keyframe at or before it
 // with the later records applied (StepStates).
 
-import { DEFAULT_COLORS, StepStates, THEME, registerRenderer, scoreline } from "../registry.js";
+import { DEFAULT_COLORS, StepStates, THEME, fitText, registerRenderer, scoreline, seatName } from "../registry.js";
 
 const W = 1200;
 const H = 780;
@@ -357,9 +357,8 @@ function drawTurnSoFar(ctx, g, replay, i) {
   ctx.globalAlpha = 1;
 }
 
-function nameOf(replay, player) {
-  return replay.players?.[player - 1]?.name || `player ${player}`;
-}
+// The game's player ids are 1 and 2; the viewer labels seats as everywhere: "seat N · name", 0-based.
+const nameOf = (replay, player) => seatName(replay, player - 1);
 
 function drawSide(ctx, replay, model, i) {
   const record = replay.steps[i]?.record;
@@ -372,14 +371,14 @@ function drawSide(ctx, replay, model, i) {
   const rounds = replay.config?.rounds;
   ctx.fillText(`Round ${model.round}${rounds ? ` / ${rounds}` : ""}`, x, y);
   ctx.fillStyle = teamColour(model.player);
-  ctx.fillText(`· player ${model.player} to move`, x + 150, y);
+  ctx.fillText(`· seat ${model.player - 1} to move`, x + 150, y);
   y += 28;
   for (const player of [1, 2]) {
     ctx.fillStyle = teamColour(player);
     ctx.fillRect(x, y - 11, 12, 12);
     ctx.fillStyle = THEME.text;
     ctx.font = `bold 14px ${THEME.font}`;
-    ctx.fillText(`${nameOf(replay, player)}`.slice(0, 20), x + 18, y);
+    ctx.fillText(fitText(ctx, nameOf(replay, player), SIDE.w - 18), x + 18, y);
     ctx.font = `13px ${THEME.font}`;
     const towers = model.towers.filter((t) => t.owner === player && t.alive).length;
     const owned = (model.blueprints[String(player)] || []).join(" ") || "none";
@@ -402,7 +401,7 @@ function drawSide(ctx, replay, model, i) {
   if (record) {
     for (const line of describeRecord(replay, record).split("\n").slice(0, 8)) {
       ctx.fillStyle = /error|Error|INVALID|TIMEOUT|CRASHED/.test(line) ? ERROR : THEME.muted;
-      ctx.fillText(line.slice(0, 64), x, y);
+      ctx.fillText(fitText(ctx, line, SIDE.w), x, y);
       y += 16;
     }
   }
@@ -500,7 +499,7 @@ const KIND_TEXT = {
 };
 
 function describeRecord(replay, record) {
-  const who = `Round ${record.round} · player ${record.player} (${nameOf(replay, record.player)})`;
+  const who = `Round ${record.round} · ${nameOf(replay, record.player)}`;
   const lines = [who];
   if (record.kind === "action" || record.kind === "late_action") {
     lines.push(`${record.kind === "late_action" ? "late action: " : ""}${requestText(record.request)}`);
@@ -522,7 +521,7 @@ function describe(replay, i) {
 
 function stepLabel(replay, i) {
   const record = replay.steps[i]?.record;
-  return record ? `Round ${record.round} · player ${record.player}` : "";
+  return record ? `Round ${record.round} · seat ${record.player - 1}` : "";
 }
 
 function playerFields(replay, i, seat) {
@@ -559,7 +558,7 @@ function resultText(replay) {
   const scores = replay.result.scores || [];
   if (ranks.every((r) => r === ranks[0])) return `draw (${scoreline(scores)})`;
   const winner = ranks.indexOf(Math.min(...ranks));
-  return `${replay.players[winner]?.name || `player ${winner + 1}`} wins (${scoreline(scores)})`;
+  return `${seatName(replay, winner)} wins (${scoreline(scores)})`;
 }
 
 function probe(replay, i) {
@@ -603,7 +602,6 @@ registerRenderer("craftingquest", {
   size: { width: W, height: H },
   colors: TEAM,
   title: () => "Crafting Quest 2",
-  seatLabel: (replay, seat) => `player ${seat + 1}`,
   init(canvas, replay) {
     // Live steps are appended to the same replay and change no earlier state: keep the cache then, so
     // following a live game folds each record once. A new replay, or new keyframes (the end), reset it.

@@ -7,7 +7,7 @@
 // Every step's record is a whole spectator frame; a keyframe's state is {terrain, frame}, and the
 // terrain never changes during a match, so the map is drawn once per replay and size.
 
-import { THEME, formatNumber, registerRenderer } from "../registry.js";
+import { THEME, formatNumber, registerRenderer, seatName } from "../registry.js";
 
 const W = 1200;
 const H = 780;
@@ -497,7 +497,7 @@ function drawScoreboard(ctx, replay, frame, slotMap, g) {
     ctx.fillStyle = teamColour(slotMap, row.index);
     ctx.fillRect(SIDE.x, y - lineH + 3, 10, lineH - 3);
     ctx.fillStyle = THEME.text;
-    const name = String(row.name ?? `team ${row.index}`).slice(0, 14).padEnd(14);
+    const name = clip(String(row.name ?? `team ${row.index}`), 14).padEnd(14);
     ctx.fillText(`${String(place).padStart(2)} ${name} ${String(row.score).padStart(6)} ${String(row.nectar).padStart(6)} ${String(row.units).padStart(5)} ${String(row.lost).padStart(4)}`, SIDE.x + 14, y);
   });
   drawLegend(ctx);
@@ -525,10 +525,17 @@ function drawLegend(ctx) {
   ctx.fillText("● worker  ■ soldier  ▲ scout", x, y + 18);
 }
 
+// A team as every viewer labels a seat: "seat N · name", N its 0-based position by index (its seat in
+// a lockstep match).
 function nameOfTeam(frame, index) {
-  const team = (frame?.teams || []).find((t) => t.index === index);
-  return team ? team.name || `team ${index}` : `team ${index}`;
+  const teams = sortedTeams(frame);
+  const seat = teams.findIndex((t) => t.index === index);
+  if (seat < 0) return `team ${index}`;
+  return teams[seat].name ? `seat ${seat} · ${teams[seat].name}` : `seat ${seat}`;
 }
+
+// A name cut to `n` characters with an ellipsis (the ranking's monospace column), never silently.
+const clip = (text, n) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
 
 function draw(ctx, replay, i) {
   ctx.fillStyle = THEME.bg;
@@ -583,7 +590,7 @@ function describe(replay, i) {
     `${moved} moved, ${attacks} attacked, ${(frame.food || []).length} food piles`,
   ];
   for (const row of ranked(frame).slice(0, 10)) {
-    lines.push(`${row.name ?? `team ${row.index}`}: score ${row.score}, nectar ${row.nectar}, units ${row.units}, lost ${row.lost}`);
+    lines.push(`${nameOfTeam(frame, row.index)}: score ${row.score}, nectar ${row.nectar}, units ${row.units}, lost ${row.lost}`);
   }
   const events = frame.events || [];
   for (const e of events.slice(0, 30)) lines.push(`[${nameOfTeam(frame, e.team)}] ${e.message}`);
@@ -604,7 +611,7 @@ function playerFields(replay, i, seat) {
   ];
 }
 
-// What the map's colours and glyphs mean (units in team 1's colour: every team's are alike).
+// What the map's colours and glyphs mean (units in seat 0's colour: every team's are alike).
 function legend() {
   return [
     ...[1, 2, 3, 4, 5].map((type) => ({ shape: "square", color: TERRAIN[type], label: TERRAIN_NAMES[type] })),
@@ -621,7 +628,7 @@ function resultText(replay) {
   const ranks = replay.result?.ranks;
   if (!ranks || !ranks.length) return "in progress";
   const best = Math.min(...ranks);
-  const winners = ranks.map((r, k) => (r === best ? replay.players[k]?.name || `seat ${k}` : null)).filter(Boolean);
+  const winners = ranks.map((r, k) => (r === best ? seatName(replay, k) : null)).filter(Boolean);
   const scores = replay.result.scores || [];
   const top = scores[ranks.indexOf(best)];
   const head = winners.length > 1 ? `tie: ${winners.join(", ")}` : `${winners[0]} wins`;
@@ -632,7 +639,7 @@ function options(replay) {
   const frame = frameAt(replay, Math.max(0, replay.steps.length - 1));
   const teams = sortedTeams(frame);
   const choices = [{ value: SPECTATOR, label: "spectator (everything)" }];
-  for (const t of teams) choices.push({ value: String(t.index), label: `${t.name || `team ${t.index}`} (fog of war)` });
+  for (const t of teams) choices.push({ value: String(t.index), label: `${nameOfTeam(frame, t.index)} (fog of war)` });
   if (cache.view !== SPECTATOR && !teams.some((t) => String(t.index) === cache.view)) cache.view = SPECTATOR;
   return [{ key: "view", label: "view as", value: cache.view, choices }];
 }
@@ -681,7 +688,6 @@ registerRenderer("datspulse", {
   size: { width: W, height: H },
   colors: TEAM_COLORS,
   title: () => "DatsPulse",
-  seatLabel: (replay, seat) => `team ${seat + 1}`,
   init(canvas, replay) {
     if (cache.owner !== replay) { // a new replay (not live steps appended to the same one)
       cache.owner = replay;

@@ -1,23 +1,23 @@
 // Devops Game renderer (spec devops.md section 12): the omniscient map with owner-tinted tiles, corner
 // icons (base top-left, resource top-right, fortification bottom-left, bomb bottom-right in its owner's
-// colour), units as lettered squares in their faction's colour, and a live ranking panel (spec 6 order).
+// colour), units as lettered squares in their faction's colour. The live ranking (spec 6 order) is the
+// side panel of the page: each faction's card holds its rank, score, gold, territory, units, kills,
+// bombs and status, so the map has the whole canvas (issue 26 item 9: at `course` size, 200 x 160
+// tiles, a 500 px box gave about 3 px a tile).
 //
 // Keyframes carry whole states; every step's record carries the tiles changed that turn plus every
 // unit and faction, so step i is the latest keyframe at or before it with the later records applied.
 
-import { StepStates, THEME, registerRenderer, scoreline } from "../registry.js";
+import { StepStates, keyframeBefore, registerRenderer, scoreline, seatName } from "../registry.js";
 
-const W = 960;
-const H = 540;
+// The canvas: the map's shape, its longer side LONG logical pixels (the page scales it to the stage).
+const LONG = 1200;
+const MARGIN = 4;
 export const FACTION_COLORS = ["#E6194B", "#3CB44B", "#4363D8", "#F58231", "#911EB4", "#42D4F4", "#F032E6",
   "#BFEF45", "#FABED4", "#469990", "#DCBEFF", "#9A6324", "#800000", "#AAFFC3", "#808000", "#000075"];
 const NEUTRAL = "#D3D3D3";
-const BG = THEME.bg;
-const TEXT = THEME.text;
-const MUTED = THEME.muted;
-const FONT = THEME.font;
-const BOARD = { x: 20, y: 20, w: 500, h: 500 };
-const SIDE = { x: 545, y: 20, w: 400 };
+const BG = "#0b1220";
+const FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, sans-serif";
 const LETTER = { PIONEER: "P", WORKER: "W", FIGHTER: "F", CLERIC: "C", SAPPER: "S" };
 
 const colorOf = (id) => FACTION_COLORS[(id - 1) % FACTION_COLORS.length];
@@ -65,9 +65,27 @@ const states = new StepStates({
 });
 const stateAt = (replay, i) => states.at(replay, i);
 
+// The map's width and height in tiles, from the keyframes (960 x 540 before the first arrives).
+function mapShape(replay) {
+  const kf = keyframeBefore(replay, Number.MAX_SAFE_INTEGER);
+  const s = kf && kf.state;
+  return s && s.mapWidth > 0 && s.mapHeight > 0 ? { width: s.mapWidth, height: s.mapHeight } : null;
+}
+
+function sizeOf(shape) {
+  const cell = Math.max(1, LONG / Math.max(shape.width, shape.height));
+  return { width: Math.round(cell * shape.width) + 2 * MARGIN, height: Math.round(cell * shape.height) + 2 * MARGIN };
+}
+
+function canvasSize(replay) {
+  const shape = mapShape(replay);
+  return shape ? sizeOf(shape) : { width: 960, height: 540 };
+}
+
 function geometry(state) {
-  const cell = Math.max(1, Math.min(BOARD.w / state.width, BOARD.h / state.height));
-  return { x: BOARD.x, y: BOARD.y, cell, w: cell * state.width, h: cell * state.height };
+  const { width, height } = sizeOf(state);
+  const cell = Math.min((width - 2 * MARGIN) / state.width, (height - 2 * MARGIN) / state.height);
+  return { x: MARGIN, y: MARGIN, cell, w: cell * state.width, h: cell * state.height, canvas: { width, height } };
 }
 
 const tileXY = (g, x, y) => ({ x: g.x + x * g.cell, y: g.y + y * g.cell });
@@ -83,14 +101,14 @@ function ranking(state) {
   return rows;
 }
 
-function nameOf(replay, id) {
-  return replay.players?.[id - 1]?.name || `faction ${id}`;
-}
+// Faction id k (1-based, the game's own) is seat k - 1.
+const nameOf = (replay, id) => seatName(replay, id - 1);
 
 function draw(ctx, replay, i) {
-  ctx.fillStyle = BG;
-  ctx.fillRect(0, 0, W, H);
   const state = stateAt(replay, Math.min(i, replay.steps.length - 1));
+  const size = state ? geometry(state).canvas : canvasSize(replay);
+  ctx.fillStyle = BG;
+  ctx.fillRect(0, 0, size.width, size.height);
   if (!state) return;
   const g = geometry(state);
   ctx.fillStyle = NEUTRAL;
@@ -164,30 +182,9 @@ function draw(ctx, replay, i) {
       ctx.fillRect(ux + side - 2, uy, 2, 2);
     }
   }
-  // ranking panel
-  ctx.textAlign = "left";
-  ctx.textBaseline = "alphabetic";
-  ctx.fillStyle = TEXT;
-  ctx.font = `bold 15px ${FONT}`;
-  ctx.fillText(`Turn ${state.turn}`, SIDE.x, SIDE.y + 12);
-  ctx.font = `11px ${FONT}`;
-  ctx.fillStyle = MUTED;
-  ctx.fillText("# name            score    gold  terr  pop/cap kills bombs", SIDE.x, SIDE.y + 32);
-  const rows = ranking(state);
-  const lineH = Math.max(10, Math.min(18, Math.floor((H - 80) / Math.max(1, rows.length))));
-  rows.forEach((f, k) => {
-    const y = SIDE.y + 50 + k * lineH;
-    if (y > H - 6) return;
-    ctx.fillStyle = colorOf(f[0]);
-    ctx.fillRect(SIDE.x, y - lineH + 4, 10, lineH - 4);
-    ctx.fillStyle = f[8] > 0 ? MUTED : TEXT;
-    const status = f[8] > 0 ? `defeated t${f[8]}` : "";
-    const name = nameOf(replay, f[0]).slice(0, 14).padEnd(14);
-    ctx.fillText(`${k + 1} ${name} ${String(f[1]).padStart(6)} ${String(f[2]).padStart(6)} ${String(f[3]).padStart(4)} ${String(f[4]).padStart(3)}/${f[5]} ${String(f[6]).padStart(4)} ${String(f[7]).padStart(4)} ${status}`, SIDE.x + 14, y);
-  });
 }
 
-// What the map's colours and glyphs mean (units in faction 1's colour: every faction's are alike).
+// What the map's colours and glyphs mean (units in seat 0's colour: every seat's are alike).
 function legend() {
   return [
     { shape: "square", color: NEUTRAL, label: "unowned tile" },
@@ -232,11 +229,15 @@ function playerFields(replay, i, seat) {
   const state = stateAt(replay, Math.min(i, replay.steps.length - 1));
   const f = state?.factions.find((row) => row[0] === seat + 1);
   if (!f) return [];
+  const rank = ranking(state).findIndex((row) => row[0] === f[0]) + 1;
   return [
+    { key: "rank", label: "rank", value: `${rank} of ${state.factions.length}` },
     { key: "score", label: "score", value: String(f[1]) },
     { key: "gold", label: "gold", value: String(f[2]) },
     { key: "territory", label: "territory", value: String(f[3]) },
     { key: "units", label: "units", value: `${f[4]}/${f[5]}` },
+    { key: "kills", label: "kills", value: String(f[6]) },
+    { key: "bombs", label: "bombs", value: String(f[7]) },
     { key: "status", label: "status", value: f[8] > 0 ? `defeated at turn ${f[8]}` : "alive" },
   ];
 }
@@ -255,6 +256,8 @@ function probe(replay, i) {
   const occupied = new Set(state.units.map((u) => `${u[3]},${u[4]}`));
   return {
     cell: s,
+    map: { x: g.x, y: g.y, w: g.w, h: g.h },
+    canvas: g.canvas,
     turn: state.turn,
     tiles: tiles.filter((t) => t.owner && !occupied.has(`${t.x},${t.y}`) && s >= 6),
     units: state.units.map(([id, owner, type, x, y]) => {
@@ -266,10 +269,9 @@ function probe(replay, i) {
 }
 
 registerRenderer("devops", {
-  size: { width: W, height: H },
+  size: canvasSize,
   colors: FACTION_COLORS,
   title: () => "Devops Game",
-  seatLabel: (replay, seat) => `faction ${seat + 1}`,
   init(canvas, replay) {
     states.reset();
     stateAt(replay, 0);

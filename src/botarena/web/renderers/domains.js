@@ -5,7 +5,7 @@
 // and bonus lists; keyframes carry whole boards. The board after step i is the latest keyframe at or
 // before it with the later records applied (cached, so playing forward is incremental).
 
-import { StepStates, THEME, registerRenderer, scoreline } from "../registry.js";
+import { StepStates, THEME, fitText, registerRenderer, scoreline, seatName } from "../registry.js";
 
 const W = 960;
 const H = 540;
@@ -179,7 +179,7 @@ function drawSide(ctx, replay, board) {
     ctx.fillRect(SIDE.x + 16, top, 8, 80);
     ctx.fillStyle = TEXT;
     ctx.font = `700 16px ${FONT}`;
-    ctx.fillText(replay.players?.[p]?.name || `player ${p}`, SIDE.x + 36, top + 18);
+    ctx.fillText(fitText(ctx, seatName(replay, p), SIDE.w - 52), SIDE.x + 36, top + 18);
     ctx.font = `700 26px ${FONT}`;
     ctx.fillText(String(board.points?.[p] ?? 0), SIDE.x + 36, top + 50);
     const units = board.units.filter((u) => u[1] === p);
@@ -216,7 +216,7 @@ function describe(replay, i) {
   const record = replay.steps[i]?.record;
   if (!record) return "";
   const lines = [`Round ${record.round}: points ${record.points.join(" / ")}`];
-  (record.orders || []).forEach((orders, p) => lines.push(`player ${p}: ${orders.length} orders`));
+  (record.orders || []).forEach((orders, p) => lines.push(`${seatName(replay, p)}: ${orders.length} orders`));
   const fights = (record.events || []).filter((e) => e[0] === "fight");
   if (fights.length) lines.push(`${fights.length} fight(s)`);
   const refused = (record.events || []).filter((e) => e[0] !== "fight");
@@ -229,7 +229,7 @@ function resultText(replay) {
   if (!result || !result.ranks) return "";
   const n = result.ranks.length;
   const winners = [];
-  for (let p = 0; p < n; p++) if (result.ranks[p] === 1) winners.push(replay.players?.[p]?.name || `player ${p}`);
+  for (let p = 0; p < n; p++) if (result.ranks[p] === 1) winners.push(seatName(replay, p));
   const head = winners.length > 1 ? `Tie: ${winners.join(", ")}` : `${winners[0]} wins`;
   return result.scores && result.scores.length ? `${head} (${scoreline(result.scores)})` : head;
 }
@@ -291,7 +291,7 @@ function probe(replay, i) {
   };
 }
 
-// What the board's colours and glyphs mean (shown with player 0's colour: every player's are alike).
+// What the board's colours and glyphs mean (shown with seat 0's colour: every seat's are alike).
 function legend() {
   return [
     { shape: "square", color: PAINT[0], label: "owned square (its painter's colour, darkened)" },
@@ -309,7 +309,6 @@ registerRenderer("domains", {
   size: { width: W, height: H },
   colors: COLORS,
   title: () => "Domains",
-  seatLabel: (replay, seat) => `player ${seat}`,
   init(canvas, replay) {
     boards.reset();
     boardAt(replay, 0);

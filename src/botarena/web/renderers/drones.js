@@ -2,7 +2,7 @@
 // the turn's production, the applied actions (attack arrows), the clash on a round's last turn,
 // round tallies so far and a strip with one cell per round.
 
-import { THEME, registerRenderer, scoreline } from "../registry.js";
+import { THEME, fitText, registerRenderer, scoreline, seatName } from "../registry.js";
 
 const W = 960;
 const H = 540;
@@ -15,6 +15,7 @@ const LINE = "#24314d";
 const TEXT = THEME.text;
 const MUTED = THEME.muted;
 const STATUS_COLORS = { INVALID: "#f59e0b", TIMEOUT: "#a855f7", CRASHED: "#ef4444" };
+// The game's own outcome values (spec drones.md); the viewer labels seats "seat N · name", 0-based.
 const SEATS = ["PLAYER 1", "PLAYER 2"];
 const FONT = THEME.font;
 
@@ -108,7 +109,7 @@ function compactJson(value) {
 
 function roundWinnerText(replay, rr) {
   const seat = winnerSeat(rr.outcome);
-  return seat < 0 ? `round ${rr.round} is a DRAW` : `${rr.outcome} (${nameOf(replay, seat)}) wins round ${rr.round}`;
+  return seat < 0 ? `round ${rr.round} is a DRAW` : `${seatName(replay, seat)} wins round ${rr.round}`;
 }
 
 function describe(replay, i) {
@@ -118,7 +119,7 @@ function describe(replay, i) {
   const lines = [`Round ${record.round} of ${m.rounds} · Turn ${record.turn}${limit ? ` of ${limit}` : ""}`];
   (record.players || []).forEach((p, seat) => {
     const status = p.status === "OK" ? "OK" : `${p.status} (${p.reason}${p.detail ? `: ${p.detail}` : ""})`;
-    lines.push(`${SEATS[seat]} ${nameOf(replay, seat)}: ${status}`);
+    lines.push(`${seatName(replay, seat)}: ${status}`);
     lines.push(`  requested ${compactJson(p.requested)}`);
     lines.push(`  applied   ${actionText(p.applied)}`);
     lines.push(`  now       ${p.producers} producers, ${p.soldiers} soldiers`);
@@ -130,11 +131,11 @@ function describe(replay, i) {
     lines.push(`  after ${rr.turnsPlayed} of ${rr.turnLimit} turns`);
     [rr.player1, rr.player2].forEach((side, seat) => {
       const attack = side.launchedAttack ? ", attacked" : "";
-      lines.push(`  ${SEATS[seat]}: ${side.producers} producers, ${side.soldiers} soldiers${attack}`);
+      lines.push(`  seat ${seat}: ${side.producers} producers, ${side.soldiers} soldiers${attack}`);
     });
   }
   const [w1, w2, d] = m.tallies[i] || [0, 0, 0];
-  lines.push(`Rounds won so far: ${SEATS[0]} ${w1} · ${SEATS[1]} ${w2}${d ? ` · draws ${d}` : ""}`);
+  lines.push(`Rounds won so far: seat 0 ${w1} · seat 1 ${w2}${d ? ` · draws ${d}` : ""}`);
   return lines.join("\n");
 }
 
@@ -159,7 +160,7 @@ function playerFields(replay, i, seat) {
 // What the colours mean: the seats, a drawn round, and the statuses of a bad reply.
 function legend(replay) {
   return [
-    ...[0, 1].map((seat) => ({ shape: "bar", color: COLORS[seat], label: `${nameOf(replay, seat)} (${SEATS[seat]}): producers and soldiers, log scale` })),
+    ...[0, 1].map((seat) => ({ shape: "bar", color: COLORS[seat], label: `${seatName(replay, seat)}: producers and soldiers, log scale` })),
     { shape: "square", color: DRAW_COLOR, label: "drawn round" },
     ...Object.entries(STATUS_COLORS).map(([status, color]) => ({ shape: "dot", color, label: `${status} reply` })),
   ];
@@ -173,7 +174,7 @@ function resultText(replay) {
   const drawn = totals.draws ? `, ${plural(totals.draws, "drawn round")}` : "";
   const seat = winnerSeat(details.outcome);
   if (seat < 0) return `Draw ${score}${drawn}`;
-  return `${nameOf(replay, seat)} (${details.outcome}) wins ${score}${drawn}`;
+  return `${seatName(replay, seat)} wins ${score}${drawn}`;
 }
 
 // ------------------------------------------------------------------------------------ drawing
@@ -252,11 +253,11 @@ function drawSide(ctx, replay, m, seat, p) {
 
   ctx.fillStyle = color;
   ctx.font = font(18, 700);
-  ctx.fillText(nameOf(replay, seat), panel.x + 16, panel.y + 30);
+  ctx.fillText(fitText(ctx, nameOf(replay, seat), panel.w - 100), panel.x + 16, panel.y + 30);
   ctx.fillStyle = MUTED;
   ctx.font = font(12, 600);
   ctx.textAlign = "right";
-  ctx.fillText(SEATS[seat], panel.x + panel.w - 16, panel.y + 30);
+  ctx.fillText(`seat ${seat}`, panel.x + panel.w - 16, panel.y + 30);
   ctx.textAlign = "start";
 
   for (const key of ["producers", "soldiers"]) {
@@ -510,7 +511,6 @@ registerRenderer("drones", {
   size: { width: W, height: H },
   colors: COLORS,
   title: () => "GameOfDrones",
-  seatLabel: (replay, seat) => SEATS[seat] || `seat ${seat}`,
   init(canvas, replay) {
     model(replay);
   },

@@ -12,7 +12,79 @@ const CARDS = [
   { x: 80, y: 120, w: 340, h: 300 },
   { x: 540, y: 120, w: 340, h: 300 },
 ];
-const GLYPH = { rock: "✊", paper: "✋", scissors: "✌" };
+// The hands are drawn as shapes, not emoji: a browser without an emoji font (Debian's chromium)
+// draws emoji as empty boxes (issue 26 item 9).
+const HAND = "#e2e8f0";
+const HAND_EDGE = "#0b1220";
+
+function drawRock(ctx, cx, cy, r) {
+  ctx.beginPath(); // a lumpy stone: an irregular polygon
+  const lumps = [1, 0.86, 0.97, 0.8, 0.94, 0.84, 1, 0.9];
+  lumps.forEach((k, n) => {
+    const a = (n / lumps.length) * Math.PI * 2;
+    const x = cx + Math.cos(a) * r * k;
+    const y = cy + Math.sin(a) * r * k * 0.8;
+    if (n === 0) ctx.moveTo(x, y); else ctx.lineTo(x, y);
+  });
+  ctx.closePath();
+  ctx.fill();
+  ctx.stroke();
+}
+
+function drawPaper(ctx, cx, cy, r) {
+  const w = r * 1.4;
+  const h = r * 1.8;
+  ctx.beginPath(); // a sheet with a folded corner and ruled lines
+  ctx.moveTo(cx - w / 2, cy - h / 2);
+  ctx.lineTo(cx + w / 2 - r * 0.4, cy - h / 2);
+  ctx.lineTo(cx + w / 2, cy - h / 2 + r * 0.4);
+  ctx.lineTo(cx + w / 2, cy + h / 2);
+  ctx.lineTo(cx - w / 2, cy + h / 2);
+  ctx.closePath();
+  ctx.fill();
+  ctx.stroke();
+  ctx.beginPath();
+  for (let k = 1; k <= 4; k++) {
+    const y = cy - h / 2 + (k * h) / 5;
+    ctx.moveTo(cx - w / 2 + r * 0.2, y);
+    ctx.lineTo(cx + w / 2 - r * 0.2, y);
+  }
+  ctx.stroke();
+}
+
+function drawScissors(ctx, cx, cy, r) {
+  ctx.save(); // two crossed blades and two ring handles
+  ctx.lineWidth = r * 0.18;
+  ctx.strokeStyle = HAND;
+  ctx.beginPath();
+  ctx.moveTo(cx - r * 0.35, cy + r * 0.35);
+  ctx.lineTo(cx + r * 0.55, cy - r * 0.95);
+  ctx.moveTo(cx + r * 0.35, cy + r * 0.35);
+  ctx.lineTo(cx - r * 0.55, cy - r * 0.95);
+  ctx.stroke();
+  ctx.lineWidth = r * 0.12;
+  for (const side of [-1, 1]) {
+    ctx.beginPath();
+    ctx.arc(cx + side * r * 0.45, cy + r * 0.65, r * 0.28, 0, Math.PI * 2);
+    ctx.stroke();
+  }
+  ctx.restore();
+}
+
+const SHAPES = { rock: drawRock, paper: drawPaper, scissors: drawScissors };
+const HAND_R = 62;
+const handCentre = (card) => [card.x + card.w / 2, card.y + 140, HAND_R];
+// A point of each shape in the hand's fill (the scissors: where the blades cross).
+const HAND_SAMPLE = { rock: [0, 0], paper: [0, 0], scissors: [0, -0.155] };
+
+function drawHand(ctx, move, cx, cy, r) {
+  ctx.save();
+  ctx.fillStyle = HAND;
+  ctx.strokeStyle = HAND_EDGE;
+  ctx.lineWidth = 3;
+  SHAPES[move](ctx, cx, cy, r);
+  ctx.restore();
+}
 
 const recordOf = (replay, i) => (replay.steps[i] && replay.steps[i].record) || null;
 const nameOf = (replay, seat) => ((replay.players || [])[seat] || {}).name || `seat ${seat}`;
@@ -41,9 +113,12 @@ function drawCard(ctx, replay, record, seat) {
   ctx.fillStyle = COLORS[seat];
   ctx.font = font(20, 700);
   ctx.fillText(nameOf(replay, seat), card.x + card.w / 2, card.y + 36);
-  ctx.fillStyle = THEME.text;
-  ctx.font = font(96, 400);
-  ctx.fillText(move ? GLYPH[move] : "–", card.x + card.w / 2, card.y + 170);
+  if (SHAPES[move]) drawHand(ctx, move, ...handCentre(card));
+  else {
+    ctx.fillStyle = THEME.text;
+    ctx.font = font(96, 400);
+    ctx.fillText("–", card.x + card.w / 2, card.y + 170);
+  }
   ctx.font = font(22, 800);
   ctx.fillStyle = "#ffffff";
   ctx.fillText(moveText(move).toUpperCase(), card.x + card.w / 2, card.y + card.h - 22);
@@ -118,6 +193,13 @@ function probe(replay, i) {
       y: card.y + card.h - 8,
       color: record.moves[seat] ? COLORS[seat] : FORFEIT,
     })),
+    hands: CARDS.flatMap((card, seat) => {
+      const move = record.moves[seat];
+      if (!SHAPES[move]) return [];
+      const [cx, cy, r] = handCentre(card);
+      const [dx, dy] = HAND_SAMPLE[move];
+      return [{ seat, move, sample: { x: Math.round(cx + dx * r), y: Math.round(cy + dy * r) } }];
+    }),
   };
 }
 
