@@ -7,8 +7,7 @@ and in-process Python bots that raise in `setup`, in every `act` or in `end`, or
 Every other game gets a subprocess bot that crashes at its first turn.
 
 The failure report itself (which seat, which reason) is checked by the per-seat report's tests
-(runner/failures.py); until that report maps Devops' per-call verdicts to their seats it can end in
-an internal error after the replay is written: those cases are xfail at their last assertion.
+(tests/runner/test_failures.py).
 """
 
 from __future__ import annotations
@@ -79,7 +78,6 @@ OTHER_GAMES = {
     "craftingquest": ("prospector", ["--set", "rounds=1"]),
     "rps": ("rock", []),
 }
-REPORT_PENDING = "the per-seat failure report (runner/failures.py, issue 26 item 1 part A) is not merged"
 
 
 @dataclass
@@ -100,16 +98,13 @@ def play(game: str, bot: str, other: str, seat: int, extra: list[str], tmp_path:
 
 
 def assert_finished(played: Played, game: str) -> None:
-    """The replay on disk is a whole game that re-runs, and `play` said nothing of an internal error
-    (xfail while the Devops per-seat report is pending)."""
+    """The replay on disk is a whole game that re-runs, and `play` said nothing of an internal error."""
     replay = played.replay
     assert not replay.partial, played.err
     assert replay.result and replay.end, played.err
     assert verify_replay(replay).identical
     assert "go on with: botarena play --resume" not in played.err
     assert played.code in (0, 1), played.err
-    if "internal error" in played.err and game in ("devops", "craftingquest"):
-        pytest.xfail(REPORT_PENDING)
     assert "internal error" not in played.err, played.err
 
 
