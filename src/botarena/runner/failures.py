@@ -107,7 +107,7 @@ def seat_reports(replay: Any, tail_lines: int = LOG_TAIL_LINES) -> list[SeatRepo
     of what it holds rather than an error."""
     seats = len(getattr(replay, "players", None) or [])
     tallies = [_Tally() for _ in range(seats)]
-    for where, seat, verdict, reply in _verdicts(replay):
+    for where, seat, verdict, reply in seat_verdicts(replay):
         if 0 <= seat < seats:
             tallies[seat].add(where, verdict, reply)
     logs = _logs(replay)
@@ -138,7 +138,7 @@ def exchanges(replay: Any) -> list[tuple[str, Mapping[str, Any]]]:
     return [(where, exchange) for where, exchange in found if isinstance(exchange, Mapping)]
 
 
-def _verdicts(replay: Any) -> Iterator[tuple[str, int, list[Any], Mapping[str, Any]]]:
+def seat_verdicts(replay: Any) -> Iterator[tuple[str, int, list[Any], Mapping[str, Any]]]:
     """(where, seat, verdict, reply) of every verdict, the seat taken from the verdict's reply."""
     for where, exchange in exchanges(replay):
         replies = exchange.get("replies") or []
@@ -198,6 +198,11 @@ def _detail(verdict: list[Any], warnings: Sequence[Mapping[str, Any]]) -> str:
     if detail is None and warnings:
         detail = str(warnings[0].get("detail") or warnings[0].get("code") or "")
     return _cut(detail or "")
+
+
+def verdict_detail(verdict: list[Any], reply: Mapping[str, Any]) -> str:
+    """A recorded verdict's detail as a report shows it (cut to DETAIL_CHARS; "" when it has none)."""
+    return _detail(verdict, _warnings(verdict, reply))
 
 
 def _opt_str(verdict: list[Any], index: int) -> str | None:

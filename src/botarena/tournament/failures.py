@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from botarena.core.replay import Replay
+from botarena.runner.failures import seat_verdicts, verdict_detail
 
 FailureKind = Literal["never_started", "crashed", "timeout", "invalid"]
 KINDS: tuple[FailureKind, ...] = ("never_started", "crashed", "timeout", "invalid")
@@ -31,23 +32,6 @@ LABELS: dict[FailureKind, str] = {
     "invalid": "invalid",
 }
 _KIND_OF_STATUS: dict[str, FailureKind] = {"CRASHED": "crashed", "TIMEOUT": "timeout", "INVALID": "invalid"}
-MAX_DETAIL_CHARS = 300  # a traceback's last line is enough to say why; the replay has the rest
-
-
-def _verdict_detail(verdict: Sequence[Any], reply: Mapping[str, Any]) -> str | None:
-    """The verdict's detail, else its first warning's (an in-process bot's exception), else the reply's."""
-    detail = verdict[2] if len(verdict) > 2 and verdict[2] else None
-    warnings = verdict[3] if len(verdict) > 3 and verdict[3] else reply.get("warnings") or []
-    if detail is None and warnings and isinstance(warnings[0], Mapping):
-        detail = warnings[0].get("detail") or warnings[0].get("code")
-    return str(detail)[:MAX_DETAIL_CHARS] if detail else None
-
-
-def _exchanges(replay: Replay) -> Iterable[tuple[str, Mapping[str, Any]]]:
-    yield "start", replay.start or {}
-    for index, step in enumerate(replay.steps, start=1):
-        yield f"step {index}", step or {}
-    yield "end", replay.end or {}
 
 
 def seat_failures(replay: Replay) -> list[dict[str, Any] | None]:
@@ -59,30 +43,24 @@ def seat_failures(replay: Replay) -> list[dict[str, Any] | None]:
     seats = len(replay.players)
     first: dict[int, dict[str, Any]] = {}
     kinds: dict[int, set[FailureKind]] = {}
-    for where, exchange in _exchanges(replay):
-        replies = exchange.get("replies") or []
-        for index, verdict in enumerate(exchange.get("verdicts") or []):
-            if not verdict or verdict[0] == "OK":
-                continue
-            reply = replies[index] if index < len(replies) and isinstance(replies[index], Mapping) else {}
-            seat = reply.get("seat", index)
-            if not isinstance(seat, int) or not 0 <= seat < seats:
-                continue
-            found = kinds.setdefault(seat, set())
-            kind = _KIND_OF_STATUS.get(str(verdict[0]))
-            if kind is not None:
-                found.add(kind)
-            if where == "start":
-                found.add("never_started")
-            first.setdefault(
-                seat,
-                {
-                    "status": str(verdict[0]),
-                    "reason": verdict[1] if len(verdict) > 1 else None,
-                    "detail": _verdict_detail(verdict, reply),
-                    "where": where,
-                },
-            )
+    for where, seat, verdict, reply in seat_verdicts(replay):
+        if verdict[0] == "OK" or not 0 <= seat < seats:
+            continue
+        found = kinds.setdefault(seat, set())
+        kind = _KIND_OF_STATUS.get(str(verdict[0]))
+        if kind is not None:
+            found.add(kind)
+        if where == "start":
+            found.add("never_started")
+        first.setdefault(
+            seat,
+            {
+                "status": str(verdict[0]),
+                "reason": verdict[1] if len(verdict) > 1 else None,
+                "detail": verdict_detail(verdict, reply) or None,
+                "where": where,
+            },
+        )
     return [
         {"kinds": [k for k in KINDS if k in kinds[seat]], **first[seat]} if seat in first else None
         for seat in range(seats)
