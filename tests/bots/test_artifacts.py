@@ -30,12 +30,10 @@ from botarena.bots.artifacts import (
     ArtifactCacheError,
     ArtifactError,
     ArtifactUnavailable,
-    artifact_source,
     extract,
     materialize,
     materialize_specs,
     pack_spec,
-    store_fetcher,
 )
 from botarena.bots.nofollow import Folder, Listed, UnsafeFileError
 from botarena.bots.resolve import TRUSTED, BotSpecError, check_spec, resolve_bot, untrusted
@@ -44,6 +42,8 @@ from botarena.bots.subprocess import SubprocessBot
 from botarena.core.registry import get_game
 from botarena.runner import run_match
 from botarena.store import Store, StoreError
+from botarena.store import artifacts as store_artifacts
+from botarena.store.artifacts import artifact_source, store_fetcher
 from botarena.store.models import Artifact
 from botarena.tournament.executor import MatchFailure, MatchTask, MatchTaskError, play_batch, play_task
 
@@ -752,7 +752,7 @@ def test_a_cache_disk_that_cannot_take_an_artifact_says_so_and_the_match_is_the_
         artifact_source=artifact_source(f"sqlite:///{tmp_path / 'none.db'}"),
         isolation=untrusted(sandbox=None),
     )  # fmt: skip
-    monkeypatch.setattr(artifacts, "store_fetcher", lambda url: lambda digest: packed.data)
+    monkeypatch.setattr(store_artifacts, "store_fetcher", lambda url: lambda digest: packed.data)
     (failure,) = play_batch([task])
     assert isinstance(failure, MatchFailure) and failure.platform and failure.retry, failure
     assert failure.error == f"ArtifactCacheError: {expected}"
@@ -908,7 +908,9 @@ def test_a_tampered_store_fails_the_match_naming_the_digest(
 def test_an_unreachable_store_is_worth_retrying_and_creates_no_database(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'nowhere' / 'arena.db'}"
     with pytest.raises(ArtifactUnavailable, match=r"not a database file this worker can read"):
-        materialize_specs(["{artifact}"], ["3" * 64], url, cache=ArtifactCache(tmp_path / "cache"))
+        materialize_specs(
+            ["{artifact}"], ["3" * 64], store_fetcher(url), cache=ArtifactCache(tmp_path / "cache")
+        )
     assert not (tmp_path / "nowhere").exists()
 
 

@@ -16,11 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from botarena.bots.artifacts import ArtifactCache, artifact_source, materialize_specs, pack_spec
+from botarena.bots.artifacts import ArtifactCache, materialize_specs, pack_spec
 from botarena.core import credentials
 from botarena.core.credentials import WorkerSecrets, hold
 from botarena.core.registry import get_game
 from botarena.store import Store
+from botarena.store.artifacts import artifact_source, store_fetcher
 from botarena.tournament import executor
 from botarena.tournament.executor import MatchFailure, MatchTask, play_batch
 
@@ -64,11 +65,15 @@ def test_a_worker_without_the_store_password_says_what_is_missing(
     assert "\n" not in failure.error
     # with the password in its environment, or held from its coordinator, the same task is played
     monkeypatch.setenv("BOTARENA_DB", db_url)
-    specs = materialize_specs(task.specs, task.artifacts, source, cache=ArtifactCache(tmp_path / "c1"))
+    specs = materialize_specs(
+        task.specs, task.artifacts, store_fetcher(source), cache=ArtifactCache(tmp_path / "c1")
+    )
     assert Path(specs[0]).is_dir() and specs[1] == "zergy"
     monkeypatch.delenv("BOTARENA_DB")
     hold(WorkerSecrets.of(db_url))
-    specs = materialize_specs(task.specs, task.artifacts, source, cache=ArtifactCache(tmp_path / "c2"))
+    specs = materialize_specs(
+        task.specs, task.artifacts, store_fetcher(source), cache=ArtifactCache(tmp_path / "c2")
+    )
     assert Path(specs[0]).is_dir()
 
 

@@ -5,7 +5,7 @@ unpack into a local cache instead of reading the entrant's original paths.
     packed = pack_spec("bots/mybot/", game)   # PackedBot(data, digest, run_spec="{artifact}")
     store.put_artifact(packed.digest, packed.data)
     ...                                       # on a worker, in another directory or machine:
-    specs = materialize_specs(task.specs, task.artifacts, task.artifact_source)
+    specs = materialize_specs(task.specs, task.artifacts, store_fetcher(task.artifact_source))
 
 The archive is canonical (entries sorted, times, owners and names zeroed, modes 0o644/0o755 keeping
 only the exec bit, gzip without a time or name), so the same files always give the same digest and
@@ -34,7 +34,6 @@ import stat
 import sys
 import tarfile
 import tempfile
-import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -44,8 +43,6 @@ from botarena.bots.nofollow import Folder, Listed
 from botarena.bots.resolve import CPP_SUFFIXES, BotSpecError, command_files, split_command
 
 if TYPE_CHECKING:
-    from sqlalchemy import Engine
-
     from botarena.core.game import GameInfo
 
 PLACEHOLDER = "{artifact}"
@@ -471,90 +468,7 @@ def _remove(folder: Path) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-# -- fetching from the store, and the specs a worker runs ------------------------------------------
-
-_engines: dict[str, Engine] = {}
-_engines_lock = threading.Lock()
-
-
-def _engine(url: str) -> Engine:
-    """One light engine per store URL (as connected to, password included) per process: no
-    migration, no replay folder, no new database."""
-    with _engines_lock:
-        found = _engines.get(url)
-        if found is not None:
-            return found
-        from botarena.store import engine as eng
-
-        parsed = eng.normalize_url(url)
-        database = eng.sqlite_file(parsed)
-        if parsed.get_backend_name() == "sqlite" and (database is None or not os.path.isfile(database)):
-            shown = parsed.render_as_string(hide_password=True)
-            raise ArtifactUnavailable(f"the store {shown} is not a database file this worker can read")
-        made = eng.make_engine(parsed)
-        _engines[url] = made
-        return made
-
-
-def artifact_source(url: str) -> str:
-    """The store URL as workers should get it: without its password (each worker has its own:
-    `botarena.core.credentials.connect_url`), a SQLite file's path made absolute (a worker on this
-    machine may run in another directory; one on another machine needs PostgreSQL anyway)."""
-    from sqlalchemy.engine import make_url
-
-    from botarena.core.credentials import without_secrets
-
-    parsed = make_url(without_secrets(url))
-    database = parsed.database
-    if parsed.get_backend_name() != "sqlite" or not database or database == ":memory:":
-        return parsed.render_as_string(hide_password=False)
-    return parsed.set(database=os.path.abspath(database)).render_as_string(hide_password=False)
-
-
-def _missing_password(url: str) -> str:
-    """What a worker that could not log in to the store at `url` lacks, in words (or "")."""
-    from sqlalchemy.engine import make_url
-
-    from botarena.core.credentials import DB_ENV, has_credentials
-
-    if make_url(url).get_backend_name() != "postgresql" or has_credentials(url):
-        return ""
-    if (
-        os.environ.get("PGPASSWORD")
-        or os.environ.get("PGPASSFILE")
-        or Path("~/.pgpass").expanduser().exists()
-    ):
-        return ""  # libpq's own: the password there was wrong, or the server said something else
-    return (
-        f"; this worker has no password for the store: set {DB_ENV} (the store's URL) or"
-        f" {DB_ENV}_FILE, or PGPASSWORD or ~/.pgpass, in its environment"
-    )
-
-
-def store_fetcher(url: str) -> Fetch:
-    """`fetch(digest) -> bytes` reading the `artifacts` table of the store at `url`, logged in with
-    the password this process has for it (`botarena.core.credentials.connect_url`) when `url` has none."""
-
-    def fetch(digest: str) -> bytes:
-        from sqlalchemy import select
-        from sqlalchemy.exc import SQLAlchemyError
-
-        from botarena.core.credentials import connect_url
-        from botarena.store.engine import one_line
-        from botarena.store.models import Artifact
-
-        try:
-            with _engine(connect_url(url)).connect() as conn:
-                data = conn.scalar(select(Artifact.data).where(Artifact.digest == digest))
-        except SQLAlchemyError as exc:
-            raise ArtifactUnavailable(
-                f"cannot fetch artifact {digest}: {one_line(exc)}{_missing_password(url)}"
-            ) from None
-        if data is None:
-            raise ArtifactError(f"artifact {digest} is not in the store")
-        return bytes(data)
-
-    return fetch
+# -- the specs a worker runs (the store layer fetches: botarena.store.artifacts.store_fetcher) -------
 
 
 def materialize(run_spec: str, folder: Path) -> str:
@@ -571,13 +485,13 @@ _default_cache: ArtifactCache | None = None
 def materialize_specs(
     specs: Sequence[str],
     artifacts: Sequence[str | None],
-    source: str | None,
+    fetch: Fetch | None,
     *,
     cache: ArtifactCache | None = None,
-    fetch: Fetch | None = None,
 ) -> tuple[str, ...]:
     """The specs a worker resolves: each seat with an artifact has it unpacked in `cache` (default:
-    `default_cache_root()`), fetched from the store at `source` on a miss, and PLACEHOLDER replaced.
+    `default_cache_root()`), fetched with `fetch` on a miss (a worker's is
+    `botarena.store.artifacts.store_fetcher(task.artifact_source)`), and PLACEHOLDER replaced.
     Seats without one (or tasks made before artifacts) keep their spec as it is."""
     global _default_cache
     if cache is None:
@@ -590,12 +504,9 @@ def materialize_specs(
         if digest is None:
             out.append(spec)
             continue
-        getter = fetch
-        if getter is None:
-            if not source:
-                raise ArtifactError(f"artifact {digest}: the task names no store to fetch it from")
-            getter = store_fetcher(source)
-        out.append(materialize(spec, cache.unpacked(digest, getter)))
+        if fetch is None:
+            raise ArtifactError(f"artifact {digest}: the task names no store to fetch it from")
+        out.append(materialize(spec, cache.unpacked(digest, fetch)))
     return tuple(out)
 
 
@@ -606,12 +517,10 @@ __all__ = [
     "ArtifactError",
     "ArtifactUnavailable",
     "PackedBot",
-    "artifact_source",
     "check_digest",
     "default_cache_root",
     "extract",
     "materialize",
     "materialize_specs",
     "pack_spec",
-    "store_fetcher",
 ]

@@ -234,6 +234,7 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
     from botarena.core.config import ConfigError
     from botarena.core.registry import get_game
     from botarena.runner.match import run_match
+    from botarena.store.artifacts import store_fetcher
     from botarena.tournament.failures import seat_failures
 
     started = time.perf_counter()
@@ -243,7 +244,8 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
     try:
         game = get_game(task.game)
         config = game.config(task.preset, task.overrides)
-        specs = materialize_specs(task.specs, task.artifacts, task.artifact_source)  # bots' files, fetched
+        fetch = store_fetcher(task.artifact_source) if task.artifact_source else None
+        specs = materialize_specs(task.specs, task.artifacts, fetch)  # bots' files, fetched
         bots = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
     except (BotSpecError, ConfigError, LookupError, ValueError) as exc:
         raise MatchTaskError(f"{task.key}: {exc}") from None

@@ -396,8 +396,8 @@ class _Coordinator:
         self.format = tournament_format(tournament)
         self.specs = {e.name: e.run_spec or e.spec for e in tournament.entrants}
         self.artifacts = {e.name: e.artifact for e in tournament.entrants}  # workers fetch them by digest
-        from botarena.bots.artifacts import artifact_source
         from botarena.core.credentials import WorkerSecrets, hold
+        from botarena.store.artifacts import artifact_source
 
         self.artifact_source = artifact_source(store.connect_url)  # without the password
         hold(WorkerSecrets.of(store.connect_url))  # for the matches this process plays itself
