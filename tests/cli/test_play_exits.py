@@ -6,6 +6,7 @@ docs/security.md): these are a participant's accidents, not a sandbox."""
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -52,7 +53,10 @@ def test_play_completes_and_names_the_bot_that_exited(tmp_path: Path, attack: st
     assert proc.returncode == 0, proc.stderr  # the match completed: its result is the output
     assert "outcome:" in proc.stdout and f"replay written to {replay}" in proc.stdout
     lines = proc.stderr.strip().splitlines()
-    assert lines[0] == f"botarena: seat {seat} ({attack}, {bot}) {EXPECTED[attack]}"
+    first = f"botarena: seat {seat} ({attack}, {bot}) {EXPECTED[attack]}"
+    assert re.fullmatch(rf"{re.escape(first)} \[CRASHED:\d+\]", lines[0]), (
+        lines
+    )  # then its counts (issue 26 item 1)
     assert all(line.startswith("    ") for line in lines[1:])  # then the last lines of its log
     # and the replay of the match tells the truth
     verified = botarena("replay", str(replay), "--verify", cwd=tmp_path)

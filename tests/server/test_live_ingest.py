@@ -12,7 +12,6 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -258,19 +257,21 @@ def test_parallel_posts_are_read_and_parsed_two_at_a_time(
     lock = threading.Lock()
     real_authorize, real_parse = app_module.authorize, app_module.parse_events
 
+    all_arrived = threading.Event()
+
     def authorize(*args: Any) -> None:  # before the bound: counts the posts that reached the server
         real_authorize(*args)
         with lock:
             arrived.append(1)
+            if len(arrived) == posts:
+                all_arrived.set()
 
     def parse(body: bytes) -> list[dict[str, Any]]:
         with lock:
             running[0] += 1
             most[0] = max(most[0], running[0])
         try:
-            deadline = time.monotonic() + 10
-            while len(arrived) < posts and time.monotonic() < deadline:
-                time.sleep(0.01)  # a bounded poll: every post is in, so that all could run now
+            all_arrived.wait(120)  # every post is in, so that all could run now (bounded, never hangs)
             return real_parse(body)
         finally:
             with lock:

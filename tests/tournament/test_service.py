@@ -76,7 +76,13 @@ def test_round_robin_inline_records_every_match_with_its_replay(store: Store) ->
     names = [r["name"] for r in board["leaderboard"]["rows"]]
     assert sorted(names) == sorted(STARTERS)
     assert [r.name for r in store.ratings(tournament.id)] == names  # saved ratings = leaderboard order
-    assert board["tournament"]["matches"] == {"scheduled": 0, "running": 0, "finished": 3, "failed": 0}
+    assert board["tournament"]["matches"] == {
+        "scheduled": 0,
+        "running": 0,
+        "finished": 3,
+        "failed": 0,
+        "empty": 0,
+    }
 
 
 def test_a_process_pool_gives_the_same_results_as_inline(store: Store) -> None:

@@ -43,7 +43,12 @@ def test_dummy_orders_match_the_plain_search(players: int, size: int, seed: int)
     game = get_game("domains")
     rounds = 120 if size == 50 else 300
     config = game.config(
-        overrides={"number_of_rounds": rounds, "board_height": size, "board_width": size + seed % 2}
+        overrides={
+            "number_of_rounds": rounds,
+            "board_height": size,
+            "board_width": size + seed % 2,
+            "turn_timeout_ms": 60_000,  # the twin runs two searches a round: no TIMEOUT on a loaded box
+        }
     )
     twins: list[Twin] = []
 
