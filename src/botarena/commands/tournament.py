@@ -3,6 +3,7 @@ failed in it) and `botarena leaderboard [TOURNAMENT]` (print one, as tables or -
 
 from __future__ import annotations
 
+import dataclasses
 import secrets
 import sys
 import time
@@ -126,8 +127,8 @@ def tournament_command(
             get_game(game_id)
             plan = _plan(game_id, format_, bots, name, seed, preset, config_overrides(config_file, set_))
             options = {"rounds": rounds, "cycles": cycles, "matches": matches, "pace_ms": pace_ms or None}
-            plan.options = {key: value for key, value in options.items() if value is not None}
-            plan.players = players
+            chosen = {key: value for key, value in options.items() if value is not None}
+            plan = dataclasses.replace(plan, options=chosen, players=players)
             tournament = _created(store, plan, sealed)
         summary = _run_with_progress(store, tournament, workers, dask, progress, sealed, live)
         _print_summary(summary)
@@ -147,7 +148,7 @@ def _plan(
     preset: str | None,
     overrides: dict[str, Any],
 ) -> Any:
-    """A new tournament's plan from the command line (its options and seats are set by the caller)."""
+    """A new tournament's plan from the command line (the caller adds its options and seats)."""
     from botarena.tournament.service import TournamentPlan
 
     return TournamentPlan(
