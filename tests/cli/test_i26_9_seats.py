@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import botarena
-from botarena.cli import _print_partial
+from botarena.commands.replay import print_partial as _print_partial
 
 
 def test_i26_9_partial_summary_lists_seats(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -124,7 +124,7 @@ def test_serve_demo_exits_anyway_when_something_holds_it_after_the_stop() -> Non
     every thread's stack on stderr to show what held it."""
     script = (
         "import threading\n"
-        "from botarena.cli import _exit_anyway_after\n"
+        "from botarena.commands.serve import _exit_anyway_after\n"
         "stop = threading.Event()\n"
         "_exit_anyway_after(stop, 0.2)\n"
         "stop.set()\n"

@@ -29,7 +29,6 @@ constexpr bomb costs the host at most the timeout.
 
 from __future__ import annotations
 
-import argparse
 import functools
 import hashlib
 import importlib.resources
@@ -38,7 +37,6 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -429,19 +427,12 @@ executable (called as `builder(path)` or `builder(path, sandbox=policy)`): how
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m botarena.bots.cppkit")
-    parser.add_argument("sources", nargs="+", help="the player's .cc files")
-    parser.add_argument("-o", "--output", required=True, help="the executable to write")
-    args = parser.parse_args(argv)
-    try:
-        build_player(args.sources, args.output)
-    except CppKitError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        if exc.diagnostics:
-            print(exc.diagnostics, file=sys.stderr, end="")
-        return 1
-    print(args.output)
-    return 0
+    """`python -m botarena.bots.cppkit SOURCE.cc... -o OUTPUT`: compile a player and print OUTPUT
+    (`botarena.bots.cppkit_cli`, a typer app: imported only here, so users of the kit never pay
+    for typer). Returns 0 when built, 1 on a compile error, 2 on a usage mistake."""
+    from botarena.bots.cppkit_cli import main as run
+
+    return run(argv)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import gzip
 import socket
-import sys
 import zlib
 from importlib.resources import files
 from pathlib import Path
@@ -208,16 +207,10 @@ def serve_viewer(
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Command-line entry (`REPLAY [PORT]`) for a CLI command to call; returns the exit code."""
-    args = sys.argv[1:] if argv is None else argv
-    if not args or args[0] in ("-h", "--help"):
-        print("usage: python -m botarena.server.viewer REPLAY.json.gz [PORT]")
-        return 0 if args else 2
-    try:
-        serve_viewer(args[0], port=int(args[1]) if len(args) > 1 else 0)
-    except (ReplayError, ServerDependencyError, OSError, ValueError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        pass
-    return 0
+    """Command-line entry (`REPLAY [PORT]`) for a CLI command to call (`botarena.server.viewer_cli`,
+    a typer app: imported only here, so the server never pays for typer). Returns 0 when served
+    until Ctrl-C, 1 for a file or port that cannot be served (one line on stderr), 2 for a usage
+    mistake."""
+    from botarena.server.viewer_cli import main as run
+
+    return run(argv)
