@@ -16,6 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import orjson
 import pytest
 
 from botarena.tournament.executor import MatchOutcome, MatchTask, play_task
@@ -288,3 +289,79 @@ def test_one_sink_per_url_and_token(caplog: pytest.LogCaptureFixture) -> None:
     ]
     first.close()
     assert live_sink(url, TOKEN) is not first  # a closed sink is replaced
+
+
+# ------------------------------------------------------------------------------------- stale keep-alive
+
+
+class ClosesAfterOneAnswer:
+    """Answers the first request of each connection (keep-alive), then reads the next one on it and
+    closes without a word: what uvicorn does to a connection idle past its keep-alive timeout when
+    the client's next request crosses the close."""
+
+    ANSWER = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\n{}"
+
+    def __init__(self) -> None:
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.bodies: list[bytes] = []
+        self.dropped_requests = 0
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _read_request(self, conn: socket.socket, buffer: bytes) -> tuple[bytes, bytes] | None:
+        while b"\r\n\r\n" not in buffer:
+            chunk = conn.recv(65536)
+            if not chunk:
+                return None
+            buffer += chunk
+        head, rest = buffer.split(b"\r\n\r\n", 1)
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length")
+        )
+        while len(rest) < length:
+            rest += conn.recv(65536)
+        return rest[:length], rest[length:]
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            first = self._read_request(conn, b"")
+            if first is None:
+                return
+            self.bodies.append(first[0])
+            conn.sendall(self.ANSWER)
+            if self._read_request(conn, first[1]) is not None:
+                self.dropped_requests += 1  # read, never answered: the connection just closes
+
+    def _run(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_a_connection_the_server_closed_is_retried_on_a_new_one() -> None:
+    """Every second post on a connection meets a close: each is sent again on a new connection, once,
+    and nothing is dropped (under load, a stale keep-alive connection cost a whole live match)."""
+    server = ClosesAfterOneAnswer()
+    sink = HttpLiveSink(server.url, TOKEN, end_wait_s=60, request_timeout_s=60)
+    try:
+        for index in range(4):
+            sink({"type": "steps", "key": "t5/x", "first": index, "steps": [{"n": index}]})
+            assert sink.flush(60)  # one post per event: each meets a connection the server will close
+        stats = sink.stats()
+        assert stats["dropped"] == 0 and stats["failures"] == 0 and stats["sent"] == 4, stats
+        assert server.dropped_requests >= 3  # the close was met, and the post went out again
+        assert [orjson.loads(body)[0]["first"] for body in server.bodies] == [0, 1, 2, 3]
+    finally:
+        sink.close()
+        server.close()

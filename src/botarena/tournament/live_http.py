@@ -38,6 +38,10 @@ from urllib.parse import urlsplit
 
 import orjson
 
+KEEPALIVE_S = 2.0
+"""How long an idle connection to the server is kept: less than the server's own keep-alive
+(`botarena.server.httpconfig`, 5 s), so the client is the one that closes it, mostly."""
+
 log = logging.getLogger(__name__)
 
 INGEST_PATH = "/api/live/ingest"
@@ -242,7 +246,7 @@ class HttpLiveSink:
     async def _new_session(self) -> Any:
         aiohttp = self._aiohttp
         return aiohttp.ClientSession(
-            connector=aiohttp.TCPConnector(limit=1, keepalive_timeout=30.0), headers=self._headers
+            connector=aiohttp.TCPConnector(limit=1, keepalive_timeout=KEEPALIVE_S), headers=self._headers
         )
 
     def _send(self, loop: asyncio.AbstractEventLoop, session: Any, events: list[dict[str, Any]]) -> None:
@@ -290,20 +294,29 @@ class HttpLiveSink:
         aiohttp = self._aiohttp
         try:
             async with asyncio.timeout(self.request_timeout_s):  # the total deadline, whatever happens
-                async with session.post(
-                    self.endpoint,
-                    data=body,
-                    allow_redirects=False,
-                    timeout=aiohttp.ClientTimeout(total=self.request_timeout_s),
-                ) as response:
-                    detail = (await response.content.read(300)).decode("utf-8", "replace")
-                    if 200 <= response.status < 300:
-                        return True, ""
-                    return False, f"HTTP {response.status} from {self.endpoint}: {_detail(detail)}"
+                try:
+                    return await self._post_once(session, body)
+                except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+                    # A kept-alive connection the server closed while idle (uvicorn's keep-alive
+                    # timeout) fails the next post on it: try once more, on a new connection. The
+                    # hub takes a resent batch as it came (steps by index, a header restarts it).
+                    return await self._post_once(session, body)
         except TimeoutError:
             return False, f"no answer from {self.endpoint} within {self.request_timeout_s:g} s"
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             return False, f"cannot post to {self.endpoint}: {type(exc).__name__}: {exc}"
+
+    async def _post_once(self, session: Any, body: bytes) -> tuple[bool, str]:
+        async with session.post(
+            self.endpoint,
+            data=body,
+            allow_redirects=False,
+            timeout=self._aiohttp.ClientTimeout(total=self.request_timeout_s),
+        ) as response:
+            detail = (await response.content.read(300)).decode("utf-8", "replace")
+            if 200 <= response.status < 300:
+                return True, ""
+            return False, f"HTTP {response.status} from {self.endpoint}: {_detail(detail)}"
 
 
 def _detail(body: str) -> str:
