@@ -92,7 +92,7 @@ class PlayedMatch:
 
     def html(self) -> str:
         """The self-contained viewer page of this match (`botarena view FILE --html`'s page)."""
-        from botarena.server.standalone import standalone_html
+        from botarena.standalone import standalone_html
 
         return standalone_html(self.replay)
 
@@ -113,7 +113,7 @@ class PlayedMatch:
         JSON, as `botarena play --replay` writes it). Returns the path written."""
         target = Path(path)
         if target.suffix.lower() in (".html", ".htm"):
-            from botarena.server.standalone import write_standalone_html
+            from botarena.standalone import write_standalone_html
 
             return write_standalone_html(self.replay, target)
         from botarena.core.replay import write_replay

@@ -138,7 +138,7 @@ class _GameMatches:
             return self.raster.draw(self.game.text_renderer(self.session.engine.keyframe()))
         if self.render_mode == "ansi":
             return self.game.text_renderer(self.session.engine.keyframe())
-        from botarena.server.standalone import standalone_html
+        from botarena.standalone import standalone_html
 
         return standalone_html(self.session.replay)
 
