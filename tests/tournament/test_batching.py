@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
+from botarena.runner.record import MatchRecord
 from botarena.store import Store
 from botarena.tournament import service
 from botarena.tournament.executor import (
     MatchFailure,
-    MatchOutcome,
     MatchTask,
     close_executor,
     make_executor,
@@ -140,8 +140,8 @@ def test_the_tail_of_a_tournament_is_spread_over_every_slot(
 def failing(keys: dict[str, bool]) -> Callable[[list[MatchTask], Any], Any]:
     """An `alter` that turns the first result of each key in `keys` into a failure (retry or not)."""
 
-    def alter(tasks: list[MatchTask], found: list[MatchOutcome | MatchFailure]) -> Any:
-        altered: list[MatchOutcome | MatchFailure] = []
+    def alter(tasks: list[MatchTask], found: list[MatchRecord | MatchFailure]) -> Any:
+        altered: list[MatchRecord | MatchFailure] = []
         for result in found:
             if result.key in keys:
                 retry = keys.pop(result.key)
@@ -189,14 +189,14 @@ def test_play_batch_plays_on_past_a_match_that_cannot_be_played() -> None:
         seed=1, seats=("a", "b"), specs=("zergy", "pacifist"),
     )  # fmt: skip
     found = play_batch([task, broken, task])
-    assert [type(result).__name__ for result in found] == ["MatchOutcome", "MatchFailure", "MatchOutcome"]
+    assert [type(result).__name__ for result in found] == ["MatchRecord", "MatchFailure", "MatchRecord"]
     failure = found[1]
     assert isinstance(failure, MatchFailure)
     assert (
         failure.key == "bad" and failure.retry is False and failure.error.startswith("MatchTaskError: bad:")
     )
     first, third = found[0], found[2]
-    assert isinstance(first, MatchOutcome) and isinstance(third, MatchOutcome)
+    assert isinstance(first, MatchRecord) and isinstance(third, MatchRecord)
     assert (first.ranks, first.scores) == (third.ranks, third.scores)  # the same seed, the same match
 
 

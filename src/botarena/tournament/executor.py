@@ -42,11 +42,12 @@ import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from botarena.core.game import Engine
 from botarena.core.replay import Replay
+from botarena.runner.record import MatchRecord
 
 if TYPE_CHECKING:
     from botarena.bots.resolve import Isolation
@@ -102,23 +103,6 @@ class MatchTask:
         return f"t{self.tournament_id}/{self.key}"
 
 
-@dataclass(frozen=True)
-class MatchOutcome:
-    """What a finished match task returns: the result in platform terms and the gzip replay."""
-
-    key: str
-    ranks: list[int]
-    scores: list[float]
-    statuses: list[dict[str, int]]
-    time_used_ms: list[float]
-    steps: int
-    duration_s: float
-    replay_gz: bytes = field(repr=False)
-    replay_hash: str | None = None  # set when the worker wrote the replay to `replay_target` itself
-    # per seat: its failures in the match, None when all OK (botarena.tournament.failures)
-    failures: list[dict[str, Any] | None] = field(default_factory=list)
-
-
 class MatchTaskError(RuntimeError):
     """A match could not be played at all (a bot spec that no longer resolves, a bad config)."""
 
@@ -140,7 +124,7 @@ class MatchFailure:
     unfit_worker: str | None = None
 
 
-MatchBatchResult = list[MatchOutcome | MatchFailure]
+MatchBatchResult = list[MatchRecord | MatchFailure]
 
 
 def task_isolation(task: MatchTask) -> Isolation:
@@ -150,7 +134,7 @@ def task_isolation(task: MatchTask) -> Isolation:
     return task.isolation if task.isolation is not None else untrusted()
 
 
-def play_task(task: MatchTask, live: LiveSink | None = None) -> MatchOutcome:
+def play_task(task: MatchTask, live: LiveSink | None = None) -> MatchRecord:
     """Play `task` and return its outcome; stream it to `live` (or the worker's live queue) if set.
 
     In a pool worker a SIGTERM during the match unwinds it (its bots are closed) and ends the worker
@@ -228,7 +212,7 @@ def _dask_worker_address() -> str | None:
         return None
 
 
-def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
+def _play_task(task: MatchTask, live: LiveSink | None) -> MatchRecord:
     from botarena.bots.artifacts import materialize_specs
     from botarena.bots.resolve import BotSpecError, resolve_bot
     from botarena.core.config import ConfigError
@@ -272,7 +256,7 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
         from botarena.store.replays import ship_replay
 
         replay_gz, replay_hash = ship_replay(task.replay_target, replay_gz)
-    return MatchOutcome(
+    return MatchRecord(
         key=task.key,
         ranks=list(run.result.ranks),
         scores=list(run.result.scores),
