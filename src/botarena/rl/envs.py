@@ -70,7 +70,7 @@ class _GameMatches:
         isolation: Isolation,
         render_mode: str | None,
     ) -> None:
-        self.game: GameInfo = get_game(game_id)
+        self.game: GameInfo[Any] = get_game(game_id)
         seats = self.game.min_players if seats is None else seats
         self.game.check_players(seats)
         self.preset = preset

@@ -39,7 +39,7 @@ from botarena.core.replay import Replay, exchange_entry, recorded_statuses, resu
 from botarena.core.rng import check_seed
 from botarena.core.status import Reason, Status
 
-StepObserver = Callable[[int, dict[str, Any], Engine], None]
+StepObserver = Callable[[int, dict[str, Any], Engine[Any]], None]
 BeginObserver = Callable[[Replay], None]
 
 _CRASHED = Status.CRASHED
@@ -536,7 +536,7 @@ def config_json(config: Any) -> dict[str, Any]:
 
 
 def run_match(
-    game: GameInfo,
+    game: GameInfo[Any],
     bots: Sequence[Bot],
     *,
     config: Any = None,
@@ -600,7 +600,7 @@ def resume_match(
     partial: Replay,
     bots: Sequence[Bot],
     *,
-    game: GameInfo | None = None,
+    game: GameInfo[Any] | None = None,
     external: Sequence[dict[str, Any]] = (),
     on_step: StepObserver | None = None,
     on_begin: BeginObserver | None = None,
@@ -676,7 +676,7 @@ def _going_on(partial: Replay) -> Replay:
 def _start_over(
     partial: Replay,
     bots: Sequence[Bot],
-    game: GameInfo,
+    game: GameInfo[Any],
     external: Sequence[dict[str, Any]],
     on_step: StepObserver | None,
     on_begin: BeginObserver | None,
@@ -697,15 +697,15 @@ def _start_over(
 class _Match:
     """What `run_match` and `resume_match` set up for `_drive`."""
 
-    game: GameInfo
-    engine: Engine
+    game: GameInfo[Any]
+    engine: Engine[Any]
     exchange: _Exchange
     bots: Sequence[Bot]
     replay: Replay
     statuses: list[dict[str, int]]
 
 
-def new_exchange(engine: Engine, bots: Sequence[Bot], config: Any) -> _Exchange:
+def new_exchange(engine: Engine[Any], bots: Sequence[Bot], config: Any) -> _Exchange:
     """The exchange that asks `bots` (seat i is bots[i]) the requests of `engine`'s batches within
     `config`'s limits: `run(requests) -> replies`, and `collect_late()` when the engine takes late
     replies. The bots are opened by the caller (the RL layer asks only its opponents' seats)."""
@@ -770,7 +770,7 @@ def _drive(
 
 
 def _play(
-    engine: Engine,
+    engine: Engine[Any],
     exchange: _Exchange,
     replay: Replay,
     statuses: list[dict[str, int]],
@@ -818,7 +818,7 @@ def _play(
         keyframes.append({"step": index, "state": engine.keyframe()})
 
 
-def _deliver_late(engine: Engine, exchange: _LateExchange, replay: Replay, after_step: int) -> None:
+def _deliver_late(engine: Engine[Any], exchange: _LateExchange, replay: Replay, after_step: int) -> None:
     """Hand the engine every owed answer that has arrived, and record each with the step it followed
     (runner/verify.py feeds them back at the same point)."""
     for reply in exchange.collect_late():

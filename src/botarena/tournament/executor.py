@@ -398,7 +398,7 @@ class LiveStreamer:
         self.sink(self._event("header", replay=header))
         self.last_flush = time.monotonic()
 
-    def step(self, index: int, record: dict[str, Any], engine: Engine) -> None:
+    def step(self, index: int, record: dict[str, Any], engine: Engine[Any]) -> None:
         if self.pace_s:
             time.sleep(self.pace_s)
         now = time.monotonic()
