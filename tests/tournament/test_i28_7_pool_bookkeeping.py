@@ -54,5 +54,6 @@ def test_i28_7_a_cancelled_pool_ends_workers_that_never_return() -> None:
 def test_i28_7_the_executor_seam_reads_no_private_attribute_of_other_objects() -> None:
     source = Path(executor_module.__file__).read_text(encoding="utf-8")
     probes = re.findall(r"getattr\([^)]*[\"']_[a-z]\w*[\"']", source)
-    foreign = re.findall(r"\b(?!self\b|cls\b)[a-z_]\w*\._(?:processes|max_workers|client|pool|broken)\b", source)
+    private = r"_(?:processes|max_workers|client|pool|broken)\b"
+    foreign = re.findall(r"\b(?!self\b|cls\b)[a-z_]\w*\." + private, source)
     assert probes == [] and foreign == []
