@@ -33,7 +33,7 @@ from botarena import __version__
 from botarena.bots.base import Bot, LogClock
 from botarena.bots.inprocess import PythonBot
 from botarena.core.config import LimitsConfig, PacedConfig, config_to_dict
-from botarena.core.game import Engine, GameInfo, MatchResult
+from botarena.core.game import ConfigT, Engine, GameInfo, MatchResult
 from botarena.core.protocol import NOT_AWAITED, MessageType, Reply, Request
 from botarena.core.replay import Replay, exchange_entry, recorded_statuses, resume_entry
 from botarena.core.rng import check_seed
@@ -536,10 +536,10 @@ def config_json(config: Any) -> dict[str, Any]:
 
 
 def run_match(
-    game: GameInfo[Any],
+    game: GameInfo[ConfigT],
     bots: Sequence[Bot],
     *,
-    config: Any = None,
+    config: ConfigT | None = None,
     seed: int = 0,
     preset: str = "default",
     match_id: str | None = None,

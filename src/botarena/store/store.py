@@ -386,7 +386,7 @@ class Store:
         assert row is not None
         return row
 
-    def _tournaments(self) -> Any:
+    def _tournaments(self) -> Select[Tournament]:
         return select(Tournament).options(
             selectinload(Tournament.entrants).selectinload(TournamentEntrant.bot_version)
         )

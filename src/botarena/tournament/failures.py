@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from botarena.core.replay import Replay
 from botarena.runner.failures import seat_verdicts, verdict_detail
+from botarena.store.rows import MatchRow
 
 FailureKind = Literal["never_started", "crashed", "timeout", "invalid"]
 KINDS: tuple[FailureKind, ...] = ("never_started", "crashed", "timeout", "invalid")
@@ -178,7 +179,7 @@ class FailureTally:
                 }
 
     @classmethod
-    def from_rows(cls, names: Iterable[str], rows: Iterable[Any]) -> FailureTally:
+    def from_rows(cls, names: Iterable[str], rows: Iterable[MatchRow]) -> FailureTally:
         """The tally of the finished ones of `rows` (the store's MatchRows)."""
         tally = cls(names)
         for row in rows:
