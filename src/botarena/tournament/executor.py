@@ -43,6 +43,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from multiprocessing.queues import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
 from botarena.core.game import Engine
@@ -430,7 +431,7 @@ def _init_worker(
     live_queue: Any,
     coordinator_pid: int | None = None,
     credentials: WorkerSecrets | None = None,
-    started: Any = None,
+    started: SimpleQueue[int] | None = None,
 ) -> None:
     global _worker_live_queue
     if started is not None:  # WorkerPool's own record of its workers: this one's pid, before anything
@@ -609,7 +610,7 @@ class WorkerPool(ProcessPoolExecutor):
         """How many matches the pool plays at once (`executor_slots`)."""
         # A SimpleQueue's put writes to the pipe at once (no feeder thread): a pid put by a worker's
         # initializer is readable before that worker plays anything.
-        self._pids_started = context.SimpleQueue()
+        self._pids_started: SimpleQueue[int] = context.SimpleQueue()
         self._worker_handles: dict[int, _WorkerHandle] = {}
         self._worker_handles_lock = threading.Lock()
         super().__init__(
