@@ -22,7 +22,7 @@ import gc
 import select
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -124,7 +124,7 @@ class _Budgets:
     def __init__(self, seats: int, overage_bank_ms: int) -> None:
         self.banks = [float(overage_bank_ms)] * seats
         self.time_used_ms = [0.0] * seats
-        self.chain_spent_ms: dict[Any, float] = {}
+        self.chain_spent_ms: dict[Hashable, float] = {}
 
     def allowance(self, request: Request, chain_elapsed_ms: float | None = None) -> float:
         """The request's hard limit in ms; zero or less when its chain's budget is spent."""
@@ -353,7 +353,7 @@ class _LateExchange(_Exchange):
         super().__init__(bots, overage_bank_ms)
         self.owed: list[_Owed | None] = [None] * len(bots)
         self.owing = 0  # how many seats owe: the poll between batches is skipped while none do
-        self.chain_clock: list[tuple[Any, float] | None] = [None] * len(bots)  # (chain, started)
+        self.chain_clock: list[tuple[Hashable, float] | None] = [None] * len(bots)  # (chain, started)
         self.given_up: set[int] = set()  # restarted seats that never answered their start (resume)
 
     def run(self, requests: list[Request]) -> list[Reply]:
