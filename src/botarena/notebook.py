@@ -92,7 +92,7 @@ class PlayedMatch:
 
     def html(self) -> str:
         """The self-contained viewer page of this match (`botarena view FILE --html`'s page)."""
-        from botarena.server.standalone import standalone_html
+        from botarena.standalone import standalone_html
 
         return standalone_html(self.replay)
 
@@ -113,7 +113,7 @@ class PlayedMatch:
         JSON, as `botarena play --replay` writes it). Returns the path written."""
         target = Path(path)
         if target.suffix.lower() in (".html", ".htm"):
-            from botarena.server.standalone import write_standalone_html
+            from botarena.standalone import write_standalone_html
 
             return write_standalone_html(self.replay, target)
         from botarena.core.replay import write_replay
@@ -191,7 +191,7 @@ def play(
     return PlayedMatch(info.id, seed, run.result, run.replay)
 
 
-def _game(game_id: str) -> GameInfo:
+def _game(game_id: str) -> GameInfo[Any]:
     from botarena.core.registry import UnknownGameError, get_game
 
     if not isinstance(game_id, str):
@@ -202,7 +202,7 @@ def _game(game_id: str) -> GameInfo:
         raise PlayError(str(exc)) from None
 
 
-def _config(game: GameInfo, config: Mapping[str, Any] | Any, preset: str) -> Any:
+def _config(game: GameInfo[Any], config: Mapping[str, Any] | Any, preset: str) -> Any:
     from botarena.core.config import ConfigError
 
     if isinstance(config, game.config_class):
@@ -215,7 +215,7 @@ def _config(game: GameInfo, config: Mapping[str, Any] | Any, preset: str) -> Any
         raise PlayError(f"{game.id} config: {exc}") from None
 
 
-def _bot(bot: BotLike, game: GameInfo, seat: int) -> Bot:
+def _bot(bot: BotLike, game: GameInfo[Any], seat: int) -> Bot:
     """The Bot for one seat (see the module docstring for what may be given)."""
     from botarena.bots.inprocess import PythonBot
     from botarena.bots.resolve import BotSpecError, resolve_bot

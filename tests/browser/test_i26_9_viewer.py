@@ -24,7 +24,7 @@ from botarena.core.registry import get_game
 from botarena.core.replay import Replay
 from botarena.notebook import IFRAME_HEIGHT
 from botarena.runner import run_match
-from botarena.server.standalone import write_standalone_html
+from botarena.standalone import write_standalone_html
 
 pytestmark = pytest.mark.browser
 

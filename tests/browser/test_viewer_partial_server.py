@@ -19,7 +19,7 @@ from test_viewer_server import get  # the same raw HTTP client
 
 from botarena.cli import main
 from botarena.core.replay import read_replay
-from botarena.server.standalone import embedded_replay
+from botarena.standalone import embedded_replay
 
 pytest.importorskip("fastapi", reason="the server extra (fastapi) is not installed")
 pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")

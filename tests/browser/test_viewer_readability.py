@@ -14,7 +14,7 @@ from short_replays import GAMES, play_short
 from viewer_page import scrub, text, texts
 
 from botarena.core.replay import Replay
-from botarena.server.standalone import write_standalone_html
+from botarena.standalone import write_standalone_html
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ from short_replays import GAMES, play_short
 from viewer_page import scrub, texts
 
 from botarena.cli import main
-from botarena.server.standalone import embedded_replay
+from botarena.standalone import embedded_replay
 
 pytestmark = pytest.mark.browser
 

@@ -21,7 +21,7 @@ from botarena.core.registry import all_games
 from botarena.core.replay import Replay, read_replay
 from botarena.notebook import PlayedMatch, PlayError
 from botarena.runner.verify import verify_replay
-from botarena.server.standalone import standalone_html
+from botarena.standalone import standalone_html
 from botarena.testing.play import blanked
 
 GAMES = all_games()

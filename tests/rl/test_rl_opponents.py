@@ -21,7 +21,7 @@ import pytest
 from botarena import rl
 from botarena.rl.envs import BotarenaGymEnv
 from botarena.runner.verify import verify_replay
-from botarena.server.standalone import embedded_replay
+from botarena.standalone import embedded_replay
 from zoo.http_bots import HonestHttp, HostileHttp
 
 ZOO = Path(__file__).resolve().parent.parent / "zoo" / "bots"

@@ -19,7 +19,8 @@ from typing import Any
 import orjson
 import pytest
 
-from botarena.tournament.executor import MatchOutcome, MatchTask, play_task
+from botarena.runner.record import MatchRecord
+from botarena.tournament.executor import MatchTask, play_task
 from botarena.tournament.live_http import HttpLiveSink, live_sink, split_event
 
 from .conftest import LIVE_TOKEN, Server, get_json
@@ -43,7 +44,7 @@ def task(key: str = "r01-m001", tournament_id: int = 5) -> MatchTask:
     )
 
 
-def play(sink: Any, match: MatchTask | None = None) -> MatchOutcome:
+def play(sink: Any, match: MatchTask | None = None) -> MatchRecord:
     """Play a match streaming to `sink`, in a worker thread (the bots' timers want one under
     pytest-timeout); the bound is a safety net, the test's claim is that it returns at all."""
     with ThreadPoolExecutor(1) as pool:

@@ -19,9 +19,10 @@ import pytest
 
 from botarena.bots.resolve import untrusted
 from botarena.core.replay import Replay
+from botarena.runner.record import MatchRecord
 from botarena.store import Store
 from botarena.store.replays import ReplayBlobs, ReplayFiles
-from botarena.tournament.executor import MatchOutcome, close_executor
+from botarena.tournament.executor import close_executor
 from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, run_tournament
 
 from .conftest import Server, get, get_json
@@ -48,12 +49,12 @@ def cluster() -> Iterator[Any]:
 
 
 class Recording(Executor):
-    """An executor that hands tasks to `inner` and keeps every MatchOutcome its futures return,
+    """An executor that hands tasks to `inner` and keeps every MatchRecord its futures return,
     i.e. exactly what reached the coordinator."""
 
     def __init__(self, inner: Executor) -> None:
         self.inner = inner
-        self.outcomes: list[MatchOutcome] = []
+        self.outcomes: list[MatchRecord] = []
         self._lock = threading.Lock()
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:

@@ -14,7 +14,7 @@ from botarena.core.game import MatchResult
 from botarena.core.registry import get_game
 from botarena.core.replay import Replay, ReplayError
 from botarena.notebook import PlayedMatch
-from botarena.server.standalone import DATA_OPEN, embedded_replay, standalone_html
+from botarena.standalone import DATA_OPEN, embedded_replay, standalone_html
 
 # medium games: long enough that the replay, not the viewer's fixed code, is most of the page
 MEDIUM: dict[str, tuple[list[str], str, dict[str, Any]]] = {

@@ -10,15 +10,15 @@ from types import SimpleNamespace
 import pytest
 from sqlalchemy import create_engine
 
+from botarena.runner.record import MatchRecord
 from botarena.store import Store, StoreError
-from botarena.store.store import MatchResult
 
 from .helpers import result, spec
 
 
-def outcome(key: str, replay: bytes | None = None, **overrides: object) -> MatchResult:
+def outcome(key: str, replay: bytes | None = None, **overrides: object) -> MatchRecord:
     fields = result(replay=replay if replay is not None else key.encode(), **overrides)
-    return MatchResult(key=key, **fields)
+    return MatchRecord(key=key, **fields)
 
 
 def player_rows(store: Store) -> int:

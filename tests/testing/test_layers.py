@@ -94,3 +94,25 @@ def test_game_functions_stay_small() -> None:
     ]
     done = subprocess.run(args, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout
+
+
+ABOVE_THE_SERVER = ("botarena.server", "botarena.cli", "botarena.commands", "botarena.arena")
+BELOW_THE_SERVER = ("core", "games", "bots", "runner", "rl", "testing", "standalone.py")
+
+
+def test_i28_7_layers_below_the_server_never_import_it() -> None:
+    """Issue 28 item 7: rl rendered through `server.standalone`; the page builder now sits below the
+    server (`botarena.standalone`), and no layer under the server imports it or the CLI."""
+    wrong = []
+    for layer in BELOW_THE_SERVER:
+        root = SRC / layer
+        files = [root] if root.is_file() else sorted(root.rglob("*.py"))
+        assert files, f"no sources found for {layer}"
+        wrong += [
+            f"{path.relative_to(SRC)}: {module}"
+            for path in files
+            for module in _botarena_imports(path)
+            if module.startswith(ABOVE_THE_SERVER)
+        ]
+    assert wrong == []
+    assert "botarena.standalone" in _botarena_imports(SRC / "rl" / "envs.py")  # how rl renders now

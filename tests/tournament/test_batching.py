@@ -11,13 +11,15 @@ from typing import Any
 
 import pytest
 
+from botarena.runner.record import MatchRecord
 from botarena.store import Store
 from botarena.tournament import service
 from botarena.tournament.executor import (
+    DaskExecutor,
     MatchFailure,
-    MatchOutcome,
     MatchTask,
     close_executor,
+    executor_slots,
     make_executor,
     play_batch,
 )
@@ -58,7 +60,7 @@ class RecordingExecutor(Executor):
         self.inner = inner
         self.batches: list[list[str]] = []
         self.alter = alter
-        self._max_workers = getattr(inner, "_max_workers", 2)
+        self.slots = executor_slots(inner)  # as many as the executor it wraps
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         assert fn is play_batch
@@ -78,7 +80,7 @@ class RecordingExecutor(Executor):
 class InlineExecutor(Executor):
     """Runs each submitted call at once in this thread (a stand-in for a pool in unit tests)."""
 
-    _max_workers = 2
+    slots = 2
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
         future: Future[Any] = Future()
@@ -140,8 +142,8 @@ def test_the_tail_of_a_tournament_is_spread_over_every_slot(
 def failing(keys: dict[str, bool]) -> Callable[[list[MatchTask], Any], Any]:
     """An `alter` that turns the first result of each key in `keys` into a failure (retry or not)."""
 
-    def alter(tasks: list[MatchTask], found: list[MatchOutcome | MatchFailure]) -> Any:
-        altered: list[MatchOutcome | MatchFailure] = []
+    def alter(tasks: list[MatchTask], found: list[MatchRecord | MatchFailure]) -> Any:
+        altered: list[MatchRecord | MatchFailure] = []
         for result in found:
             if result.key in keys:
                 retry = keys.pop(result.key)
@@ -189,14 +191,14 @@ def test_play_batch_plays_on_past_a_match_that_cannot_be_played() -> None:
         seed=1, seats=("a", "b"), specs=("zergy", "pacifist"),
     )  # fmt: skip
     found = play_batch([task, broken, task])
-    assert [type(result).__name__ for result in found] == ["MatchOutcome", "MatchFailure", "MatchOutcome"]
+    assert [type(result).__name__ for result in found] == ["MatchRecord", "MatchFailure", "MatchRecord"]
     failure = found[1]
     assert isinstance(failure, MatchFailure)
     assert (
         failure.key == "bad" and failure.retry is False and failure.error.startswith("MatchTaskError: bad:")
     )
     first, third = found[0], found[2]
-    assert isinstance(first, MatchOutcome) and isinstance(third, MatchOutcome)
+    assert isinstance(first, MatchRecord) and isinstance(third, MatchRecord)
     assert (first.ranks, first.scores) == (third.ranks, third.scores)  # the same seed, the same match
 
 
@@ -204,15 +206,13 @@ def test_a_dask_clusters_slots_are_its_worker_threads() -> None:
     """The coordinator keeps two tasks per slot in flight: on Dask the slots are the workers'
     threads (a fixed guess would starve a big cluster)."""
     distributed = pytest.importorskip("distributed")
-    from botarena.tournament.executor import executor_slots
-
     with (
         distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+            n_workers=3, threads_per_worker=1, processes=False, dashboard_address=None
         ) as cluster,
         distributed.Client(cluster) as client,
     ):
-        assert executor_slots(client.get_executor()) == 2
+        assert executor_slots(DaskExecutor(client)) == 3  # not the default of 2
     assert executor_slots(InlineExecutor()) == 2
     pool = make_executor(1)
     try:

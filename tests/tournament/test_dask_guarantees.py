@@ -52,7 +52,13 @@ from botarena.bots.resolve import untrusted
 from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.status import Status
 from botarena.store import Store, StoreError
-from botarena.tournament.executor import MatchTaskError, close_executor, dask_executor, is_worker_loss
+from botarena.tournament.executor import (
+    MatchTaskError,
+    close_executor,
+    dask_client,
+    dask_executor,
+    is_worker_loss,
+)
 from botarena.tournament.service import (
     SOLO_BREAKS,
     Entrant,
@@ -580,7 +586,7 @@ class RouteSpy(Executor):
 
     def __init__(self, inner: Executor) -> None:
         self.inner = inner
-        self._client = inner._client  # type: ignore[attr-defined]  # still a Dask executor to the coordinator
+        self.client = dask_client(inner)  # still a Dask executor to the coordinator
         self.routes: list[dict[str, Any]] = []
 
     def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:

@@ -33,7 +33,7 @@ from botarena.games.drones import rules
 from botarena.games.drones.bots import examples
 from botarena.runner.verify import verify_replay
 from botarena.store import Store
-from botarena.tournament.executor import close_executor, make_executor
+from botarena.tournament.executor import WorkerPool, close_executor, make_executor
 from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, run_tournament
 
 ENTRANTS = Path(__file__).parent / "entrants"
@@ -137,8 +137,9 @@ def test_a_pool_found_broken_at_submit_is_replaced(store: Store) -> None:
     broken = factory()
     probe = broken.submit(os.kill, os.getpid(), 0)
     probe.result(timeout=120)  # the worker is up
-    for process in list(broken._processes.values()):  # type: ignore[attr-defined]
-        os.kill(process.pid, signal.SIGKILL)
+    assert isinstance(broken, WorkerPool)
+    for pid in broken.worker_pids():  # the worker that played the probe reported itself first
+        os.kill(pid, signal.SIGKILL)
     with pytest.raises(BrokenProcessPool):  # the pool knows it is broken once this fails
         broken.submit(os.getpid).result(timeout=120)
     tournament = create_tournament(store, plan("t", ENTRANTS / "quiet.py"))

@@ -38,7 +38,13 @@ from tournament_entrants import ENTRANTS, sandbox_ready, unreferenced_replays
 from botarena.bots.resolve import untrusted
 from botarena.core.replay import parse_replay
 from botarena.store import Store
-from botarena.tournament.executor import MatchFailure, MatchTask, close_executor, make_executor, play_batch
+from botarena.tournament.executor import (
+    MatchFailure,
+    MatchTask,
+    WorkerPool,
+    close_executor,
+    play_batch,
+)
 from botarena.tournament.service import (
     PLATFORM_ATTEMPTS,
     Entrant,
@@ -115,16 +121,16 @@ def test_pool_workers_sigkilled_from_outside_fail_no_sandboxed_match(store: Stor
     reference = create_tournament(store, plan("undisturbed", entrants, **SANDBOXED))
     assert run_tournament(store, reference.id).status == "finished"
 
-    pools: list[Any] = []
+    pools: list[WorkerPool] = []
 
     def factory() -> Executor:
-        pools.append(make_executor(2))
+        pools.append(WorkerPool(2))  # what make_executor(2) makes
         return pools[-1]
 
     def worker_in_a_match() -> int | None:
-        for process in list((getattr(pools[-1], "_processes", None) or {}).values()):
-            if process.pid and children(process.pid):  # its match's bot is running under it
-                return int(process.pid)
+        for pid in pools[-1].worker_pids():
+            if children(pid):  # its match's bot is running under it
+                return pid
         return None
 
     killed: list[int] = []
@@ -165,7 +171,7 @@ class AlteringExecutor(Executor):
     """Plays each batch at once in this thread, then lets `alter` change what the task gives back:
     a list of results, or an exception for the whole task."""
 
-    _max_workers = 2
+    slots = 2
 
     def __init__(self, alter: Callable[[list[MatchTask], Any], Any]) -> None:
         self.alter = alter

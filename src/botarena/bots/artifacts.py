@@ -37,7 +37,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from botarena.bots.nofollow import Folder, Listed
 from botarena.bots.resolve import CPP_SUFFIXES, BotSpecError, command_files, split_command
@@ -101,7 +101,7 @@ class PackedBot:
 # -- packing (the coordinator) ---------------------------------------------------------------------
 
 
-def pack_spec(spec: str, game: GameInfo) -> PackedBot | None:
+def pack_spec(spec: str, game: GameInfo[Any]) -> PackedBot | None:
     """The files `spec` names, packed; None for a spec that names no files (a starter bot, a URL, a
     command of system programs). Raises BotSpecError (one line naming the path and what it is) for
     what cannot be shipped: any symlink or hard link (packing never follows one: nofollow.py), a

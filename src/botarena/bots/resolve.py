@@ -101,7 +101,7 @@ def python_file_factory(path: Path) -> Callable[[], Any]:
     raise BotSpecError(f"{path} defines no create_bot(), Bot class or act() function")
 
 
-def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> Bot:
+def resolve_bot(spec: str, game: GameInfo[Any], *, isolation: Isolation = TRUSTED) -> Bot:
     """The Bot a spec names for `game` (raises BotSpecError with a one-line reason)."""
     if spec in game.starter_bots:
         return PythonBot(game.starter_bots[spec], name=spec)
@@ -135,7 +135,7 @@ def resolve_bot(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) ->
     return _command_bot(spec, isolation)
 
 
-def check_spec(spec: str, game: GameInfo, *, isolation: Isolation = TRUSTED) -> None:
+def check_spec(spec: str, game: GameInfo[Any], *, isolation: Isolation = TRUSTED) -> None:
     """Validate a spec without importing or running any entrant code (raises BotSpecError).
 
     For a .py file under TRUSTED isolation this only checks that the file exists: loading it would
@@ -180,7 +180,7 @@ def folder_entry(folder: Path) -> Path:
     )
 
 
-def _folder_bot(folder: Path, game: GameInfo, spec: str, isolation: Isolation) -> Bot:
+def _folder_bot(folder: Path, game: GameInfo[Any], spec: str, isolation: Isolation) -> Bot:
     """A folder bot: its entry runs as a process with the whole folder visible (bound read-only in
     the sandbox, its working directory), so it can import or read its other files."""
     from botarena.bots.subprocess import SubprocessBot
@@ -215,7 +215,7 @@ CPP_SUFFIXES = (".cc", ".cpp", ".cxx")
 """A bot file with one of these suffixes is C++ source for the game's C++ kit (`GameInfo.kits.cpp`)."""
 
 
-def _cpp_builder(game: GameInfo, spec: str) -> Callable[..., Path]:
+def _cpp_builder(game: GameInfo[Any], spec: str) -> Callable[..., Path]:
     """The function that compiles a player's source for the game's C++ kit into a cached executable."""
     from botarena.bots.cppkit import CPP_BUILDERS
 
@@ -225,7 +225,7 @@ def _cpp_builder(game: GameInfo, spec: str) -> Callable[..., Path]:
     return builder
 
 
-def _compile_cpp(path: Path, game: GameInfo, spec: str, isolation: Isolation) -> Path:
+def _compile_cpp(path: Path, game: GameInfo[Any], spec: str, isolation: Isolation) -> Path:
     """Compile (or find in the cache) a C++ player; a compile error is a one-line BotSpecError.
 
     Under a sandbox the compiler runs sealed too (`sandbox=` the bots' policy): a stranger's source
@@ -239,7 +239,7 @@ def _compile_cpp(path: Path, game: GameInfo, spec: str, isolation: Isolation) ->
         raise BotSpecError(str(exc)) from None
 
 
-def _file_kind(path: Path, game: GameInfo, spec: str) -> str:
+def _file_kind(path: Path, game: GameInfo[Any], spec: str) -> str:
     """ ".py", ".js" or "exe" for a bot file, or BotSpecError saying why it is none of them."""
     suffix = path.suffix.lower()
     if suffix == ".py":
@@ -253,7 +253,7 @@ def _file_kind(path: Path, game: GameInfo, spec: str) -> str:
     raise BotSpecError(f"{spec} is not a .py or .js bot and not executable")
 
 
-def _check_command_spec(spec: str, game: GameInfo) -> None:
+def _check_command_spec(spec: str, game: GameInfo[Any]) -> None:
     """A spec that is not a file must at least look like a command line."""
     if not any(ch.isspace() for ch in spec):
         starters = ", ".join(sorted(game.starter_bots))

@@ -179,7 +179,7 @@ def _write_html(file: Path, html: Path) -> None:
     """`view --html`: the replay (or game file) as one self-contained page."""
     from botarena.commands.domains import is_game_file
     from botarena.core.replay import read_replay
-    from botarena.server.standalone import StandaloneError, write_standalone_html
+    from botarena.standalone import StandaloneError, write_standalone_html
 
     shown = _imported_game_file(file) if is_game_file(file) else read_replay(file)
     try:

@@ -35,14 +35,14 @@ class ResumePlan:
     """A killed game, ready to go on: its partial replay, game, bot specs and isolation."""
 
     partial: Replay
-    game: GameInfo
+    game: GameInfo[Any]
     specs: list[str]
     sandbox: bool
     resume: dict[str, Any]
     external: list[dict[str, Any]]
 
 
-def resume_header(specs: list[str], game: GameInfo, *, sandbox: bool) -> dict[str, Any]:
+def resume_header(specs: list[str], game: GameInfo[Any], *, sandbox: bool) -> dict[str, Any]:
     """What a journal's header keeps so that `play --resume` can start the same bots again."""
     return {
         "format": RESUME_FORMAT,
@@ -52,7 +52,7 @@ def resume_header(specs: list[str], game: GameInfo, *, sandbox: bool) -> dict[st
     }
 
 
-def spec_digests(spec: str, game: GameInfo) -> dict[str, str]:
+def spec_digests(spec: str, game: GameInfo[Any]) -> dict[str, str]:
     """sha256 of every file a bot spec names (a file, or a command line's program and path
     arguments; a folder counts as all its files), by absolute path. Starters and URLs name none."""
     from botarena.bots.resolve import command_files, is_file, split_command

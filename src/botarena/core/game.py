@@ -20,7 +20,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar, Self, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 from botarena.core.protocol import Reply, Request, Verdict
 
@@ -49,7 +49,12 @@ class MatchResult:
         return {"ranks": self.ranks, "scores": self.scores, "details": self.details}
 
 
-class Engine(ABC):
+ConfigT = TypeVar("ConfigT")
+"""A game's config class (a frozen dataclass): it types the config through the seam, from
+`GameInfo.config()` to `new_engine` to `Engine.config`. Code that handles any game says `Any`."""
+
+
+class Engine(ABC, Generic[ConfigT]):
     """One match of one game. Subclasses hold the state; see the module docstring for the loop.
 
     Late replies (opt in with `late_replies = True`; Crafting Quest CQ-31 to CQ-35): a request that
@@ -68,7 +73,7 @@ class Engine(ABC):
 
     late_replies: ClassVar[bool] = False
 
-    config: Any
+    config: ConfigT
     """The config this match plays; it may differ from the one given (Domains follows the seat count)."""
 
     def set_player_names(self, names: list[str]) -> None:
@@ -238,7 +243,7 @@ match and `details` is the match's `MatchResult.details` (None when it is not kn
 or a replay that cannot be read). The table is `{"title": str, "columns": [{"key": str, "label":
 str}, ...], "rows": [{key: JSON value}, ...]}`, rows best first."""
 
-HiddenInfoCheck = Callable[["GameInfo"], None]
+HiddenInfoCheck = Callable[["GameInfo[Any]"], None]
 """A game's own check that no payload shows a seat what the rules hide from it: it drives the engine
 through short games and raises AssertionError on a leak (the conformance suite runs it)."""
 
@@ -250,7 +255,7 @@ NativeResultWriter = Callable[[Any], str]
 
 
 @dataclass(frozen=True)
-class GameInfo:
+class GameInfo(Generic[ConfigT]):
     """Everything the platform needs to know about a game: registered once per game package.
 
     Every extension point is a typed field here; nothing is looked up by name elsewhere
@@ -263,9 +268,9 @@ class GameInfo:
     max_players: int
     dynamics: Dynamics
     information: Information
-    config_class: type[Any]
+    config_class: type[ConfigT]
     presets: Mapping[str, Mapping[str, Any]]
-    new_engine: Callable[[Any, int, int], Engine]
+    new_engine: Callable[[ConfigT, int, int], Engine[ConfigT]]
     starter_bots: Mapping[str, BotFactory]
     random_bot: BotFactory
     text_renderer: TextRenderer
@@ -284,7 +289,7 @@ class GameInfo:
     tournament_standings: GameStandings | None = None
     demo: DemoTournament = DemoTournament()
 
-    def config(self, preset: str = "default", overrides: Mapping[str, Any] | None = None) -> Any:
+    def config(self, preset: str = "default", overrides: Mapping[str, Any] | None = None) -> ConfigT:
         """Build and validate this game's config (raises ConfigError)."""
         from botarena.core.config import build_config
 

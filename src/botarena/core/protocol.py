@@ -7,6 +7,7 @@ An engine asks for decisions with `Request`s; the runner turns each into an enve
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -48,7 +49,7 @@ class Request:
     timeout_ms: int
     type: MessageType = MessageType.TURN
     turn: int = 0
-    chain: Any = None
+    chain: Hashable | None = None  # any key, e.g. (round, seat): equal keys are one chain
     chain_budget_ms: int = 0
     await_reply: bool = True
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+from typing import Any
 
 from botarena.core.game import GameInfo
 
@@ -15,7 +16,7 @@ _GAME_MODULES: dict[str, str] = {
     "drones": "botarena.games.drones",
     "rps": "botarena.games.rps",
 }
-_loaded: dict[str, GameInfo] = {}
+_loaded: dict[str, GameInfo[Any]] = {}
 
 
 class UnknownGameError(LookupError):
@@ -27,7 +28,7 @@ def game_ids() -> list[str]:
     return sorted(_GAME_MODULES)
 
 
-def get_game(game_id: str) -> GameInfo:
+def get_game(game_id: str) -> GameInfo[Any]:
     """The GameInfo of `game_id` (raises UnknownGameError with the known ids)."""
     info = _loaded.get(game_id)
     if info is not None:
@@ -41,6 +42,6 @@ def get_game(game_id: str) -> GameInfo:
     return info
 
 
-def all_games() -> list[GameInfo]:
+def all_games() -> list[GameInfo[Any]]:
     """Every registered game."""
     return [get_game(game_id) for game_id in game_ids()]

@@ -70,7 +70,7 @@ class _GameMatches:
         isolation: Isolation,
         render_mode: str | None,
     ) -> None:
-        self.game: GameInfo = get_game(game_id)
+        self.game: GameInfo[Any] = get_game(game_id)
         seats = self.game.min_players if seats is None else seats
         self.game.check_players(seats)
         self.preset = preset
@@ -138,7 +138,7 @@ class _GameMatches:
             return self.raster.draw(self.game.text_renderer(self.session.engine.keyframe()))
         if self.render_mode == "ansi":
             return self.game.text_renderer(self.session.engine.keyframe())
-        from botarena.server.standalone import standalone_html
+        from botarena.standalone import standalone_html
 
         return standalone_html(self.session.replay)
 

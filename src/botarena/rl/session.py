@@ -54,8 +54,8 @@ class MatchSession:
     Call `start()`, then `step(actions)` while not `done`, then `close()` (also on abandon).
     """
 
-    game: GameInfo
-    engine: Engine
+    game: GameInfo[Any]
+    engine: Engine[Any]
     encoding: Encoding
     seed: int
     opponents: Mapping[int, Bot] = field(default_factory=dict)

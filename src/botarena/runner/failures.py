@@ -17,6 +17,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from botarena.core.replay import Replay
 from botarena.core.status import DROPPED_ENTRY, UNKNOWN_KEY, Status
 
 LOG_TAIL_LINES = 5
@@ -101,7 +102,7 @@ class SeatReport:
         return out
 
 
-def seat_reports(replay: Any, tail_lines: int = LOG_TAIL_LINES) -> list[SeatReport]:
+def seat_reports(replay: Replay, tail_lines: int = LOG_TAIL_LINES) -> list[SeatReport]:
     """A report for each seat of `replay` that had a non-OK verdict or lost part of a reply, in
     seat order. Reads only plain replay fields, so a partial or hand-edited replay gives a report
     of what it holds rather than an error."""
@@ -131,14 +132,14 @@ def seat_reports(replay: Any, tail_lines: int = LOG_TAIL_LINES) -> list[SeatRepo
     return reports
 
 
-def exchanges(replay: Any) -> list[tuple[str, Mapping[str, Any]]]:
+def exchanges(replay: Replay) -> list[tuple[str, Mapping[str, Any]]]:
     """Every recorded exchange of a replay with where it happened: start, step 1..n, end."""
     steps = [(f"step {i}", step) for i, step in enumerate(getattr(replay, "steps", None) or [], start=1)]
     found = [("start", getattr(replay, "start", None)), *steps, ("end", getattr(replay, "end", None))]
     return [(where, exchange) for where, exchange in found if isinstance(exchange, Mapping)]
 
 
-def seat_verdicts(replay: Any) -> Iterator[tuple[str, int, list[Any], Mapping[str, Any]]]:
+def seat_verdicts(replay: Replay) -> Iterator[tuple[str, int, list[Any], Mapping[str, Any]]]:
     """(where, seat, verdict, reply) of every verdict, the seat taken from the verdict's reply."""
     for where, exchange in exchanges(replay):
         replies = exchange.get("replies") or []
@@ -216,7 +217,7 @@ def _loss_text(loss: FirstOf) -> str:
     return f"{loss.count} {what} ({loss.code}), the first at {loss.where}{_colon(loss.detail)}"
 
 
-def _logs(replay: Any) -> dict[int, str]:
+def _logs(replay: Replay) -> dict[int, str]:
     found: dict[int, str] = {}
     for index, entry in enumerate(getattr(replay, "logs", None) or []):
         if isinstance(entry, Mapping) and isinstance(entry.get("text"), str):

@@ -22,7 +22,7 @@ import gc
 import select
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -33,13 +33,13 @@ from botarena import __version__
 from botarena.bots.base import Bot, LogClock
 from botarena.bots.inprocess import PythonBot
 from botarena.core.config import LimitsConfig, PacedConfig, config_to_dict
-from botarena.core.game import Engine, GameInfo, MatchResult
+from botarena.core.game import ConfigT, Engine, GameInfo, MatchResult
 from botarena.core.protocol import NOT_AWAITED, MessageType, Reply, Request
 from botarena.core.replay import Replay, exchange_entry, recorded_statuses, resume_entry
 from botarena.core.rng import check_seed
 from botarena.core.status import Reason, Status
 
-StepObserver = Callable[[int, dict[str, Any], Engine], None]
+StepObserver = Callable[[int, dict[str, Any], Engine[Any]], None]
 BeginObserver = Callable[[Replay], None]
 
 _CRASHED = Status.CRASHED
@@ -124,7 +124,7 @@ class _Budgets:
     def __init__(self, seats: int, overage_bank_ms: int) -> None:
         self.banks = [float(overage_bank_ms)] * seats
         self.time_used_ms = [0.0] * seats
-        self.chain_spent_ms: dict[Any, float] = {}
+        self.chain_spent_ms: dict[Hashable, float] = {}
 
     def allowance(self, request: Request, chain_elapsed_ms: float | None = None) -> float:
         """The request's hard limit in ms; zero or less when its chain's budget is spent."""
@@ -353,7 +353,7 @@ class _LateExchange(_Exchange):
         super().__init__(bots, overage_bank_ms)
         self.owed: list[_Owed | None] = [None] * len(bots)
         self.owing = 0  # how many seats owe: the poll between batches is skipped while none do
-        self.chain_clock: list[tuple[Any, float] | None] = [None] * len(bots)  # (chain, started)
+        self.chain_clock: list[tuple[Hashable, float] | None] = [None] * len(bots)  # (chain, started)
         self.given_up: set[int] = set()  # restarted seats that never answered their start (resume)
 
     def run(self, requests: list[Request]) -> list[Reply]:
@@ -536,10 +536,10 @@ def config_json(config: Any) -> dict[str, Any]:
 
 
 def run_match(
-    game: GameInfo,
+    game: GameInfo[ConfigT],
     bots: Sequence[Bot],
     *,
-    config: Any = None,
+    config: ConfigT | None = None,
     seed: int = 0,
     preset: str = "default",
     match_id: str | None = None,
@@ -600,7 +600,7 @@ def resume_match(
     partial: Replay,
     bots: Sequence[Bot],
     *,
-    game: GameInfo | None = None,
+    game: GameInfo[Any] | None = None,
     external: Sequence[dict[str, Any]] = (),
     on_step: StepObserver | None = None,
     on_begin: BeginObserver | None = None,
@@ -676,7 +676,7 @@ def _going_on(partial: Replay) -> Replay:
 def _start_over(
     partial: Replay,
     bots: Sequence[Bot],
-    game: GameInfo,
+    game: GameInfo[Any],
     external: Sequence[dict[str, Any]],
     on_step: StepObserver | None,
     on_begin: BeginObserver | None,
@@ -697,15 +697,15 @@ def _start_over(
 class _Match:
     """What `run_match` and `resume_match` set up for `_drive`."""
 
-    game: GameInfo
-    engine: Engine
+    game: GameInfo[Any]
+    engine: Engine[Any]
     exchange: _Exchange
     bots: Sequence[Bot]
     replay: Replay
     statuses: list[dict[str, int]]
 
 
-def new_exchange(engine: Engine, bots: Sequence[Bot], config: Any) -> _Exchange:
+def new_exchange(engine: Engine[Any], bots: Sequence[Bot], config: Any) -> _Exchange:
     """The exchange that asks `bots` (seat i is bots[i]) the requests of `engine`'s batches within
     `config`'s limits: `run(requests) -> replies`, and `collect_late()` when the engine takes late
     replies. The bots are opened by the caller (the RL layer asks only its opponents' seats)."""
@@ -770,7 +770,7 @@ def _drive(
 
 
 def _play(
-    engine: Engine,
+    engine: Engine[Any],
     exchange: _Exchange,
     replay: Replay,
     statuses: list[dict[str, int]],
@@ -818,7 +818,7 @@ def _play(
         keyframes.append({"step": index, "state": engine.keyframe()})
 
 
-def _deliver_late(engine: Engine, exchange: _LateExchange, replay: Replay, after_step: int) -> None:
+def _deliver_late(engine: Engine[Any], exchange: _LateExchange, replay: Replay, after_step: int) -> None:
     """Hand the engine every owed answer that has arrived, and record each with the step it followed
     (runner/verify.py feeds them back at the same point)."""
     for reply in exchange.collect_late():

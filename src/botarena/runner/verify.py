@@ -149,7 +149,7 @@ class ReplayRerun:
     to another bot (runner/feed.py).
     """
 
-    def __init__(self, replay: Replay, game: GameInfo | None = None) -> None:
+    def __init__(self, replay: Replay, game: GameInfo[Any] | None = None) -> None:
         game = game or get_game(replay.game)
         if replay.rules != game.rules_version:
             raise RerunMismatch("header", f"rules {replay.rules!r}, this botarena has {game.rules_version!r}")
@@ -268,7 +268,7 @@ class ReplayRerun:
             self.engine.late_reply(reply)
 
 
-def new_engine_for(replay: Replay, game: GameInfo | None = None) -> Engine:
+def new_engine_for(replay: Replay, game: GameInfo[Any] | None = None) -> Engine[Any]:
     """A fresh engine set up as the replay's match was: its game (`game`, a wrapped copy, or the
     registered one), config, seed, seats and names."""
     game = game or get_game(replay.game)

@@ -12,8 +12,8 @@ from botarena.server.viewer import (
     mount_web,
     replay_response,
     serve_viewer,
-    web_root,
 )
+from botarena.standalone import web_root
 
 __all__ = [
     "ServerDependencyError",

@@ -18,12 +18,12 @@ from __future__ import annotations
 import gzip
 import socket
 import zlib
-from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from botarena import __version__
 from botarena.core.replay import JOURNAL_MARK, Replay, ReplayError, is_journal, read_replay
+from botarena.standalone import web_root
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -45,11 +45,6 @@ def _require(module: str) -> Any:
         raise ServerDependencyError(
             f"the viewer needs {module}, which is not installed; run: {PIP_HINT}"
         ) from None
-
-
-def web_root() -> Path:
-    """The folder holding the static viewer (index.html, player.js, renderers/)."""
-    return Path(str(files("botarena") / "web"))
 
 
 def mount_web(app: FastAPI, path: str = "/", name: str = "web") -> None:

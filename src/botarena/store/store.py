@@ -22,6 +22,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, selectinload, sessionmaker
 
 from botarena.core.replay import Replay, ReplayError, parse_replay
+from botarena.runner.record import MatchRecord
 from botarena.store import engine as eng
 from botarena.store.models import (
     Artifact,
@@ -124,48 +125,6 @@ class MatchSpecLike(Protocol):
     def seats(self) -> Sequence[str]: ...
     @property
     def seed(self) -> int: ...
-
-
-class MatchResultLike(Protocol):
-    """A finished match's result as `record_results` takes it (e.g. the tournament's MatchOutcome)."""
-
-    @property
-    def key(self) -> str: ...
-    @property
-    def ranks(self) -> Sequence[int]: ...
-    @property
-    def scores(self) -> Sequence[float]: ...
-    @property
-    def statuses(self) -> Sequence[Mapping[str, int]]: ...
-    @property
-    def time_used_ms(self) -> Sequence[float]: ...
-    @property
-    def steps(self) -> int: ...
-    @property
-    def duration_s(self) -> float: ...
-    @property
-    def replay_gz(self) -> bytes: ...
-    @property
-    def replay_hash(self) -> str | None: ...  # set instead of replay_gz: a worker wrote the replay
-
-    # Optionally also `failures`: per seat, its failures in the match or None
-    # (botarena.tournament.failures.seat_failures); a result without them records NULL.
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    """`MatchResultLike` as plain data (what `record_result`'s keywords make)."""
-
-    key: str
-    ranks: Sequence[int]
-    scores: Sequence[float]
-    statuses: Sequence[Mapping[str, int]]
-    time_used_ms: Sequence[float]
-    steps: int
-    duration_s: float
-    replay_gz: bytes
-    replay_hash: str | None = None
-    failures: Sequence[Mapping[str, Any] | None] | None = None
 
 
 class RatingLike(Protocol):
@@ -427,7 +386,7 @@ class Store:
         assert row is not None
         return row
 
-    def _tournaments(self) -> Any:
+    def _tournaments(self) -> Select[Tournament]:
         return select(Tournament).options(
             selectinload(Tournament.entrants).selectinload(TournamentEntrant.bot_version)
         )
@@ -655,12 +614,12 @@ class Store:
         `replay_hash` instead of `replay_gz`: a worker wrote the replay to the store's shared
         location itself; ReplayMissing (a StoreError) if it is not there. `failures`: per seat, its
         failures (`botarena.tournament.failures.seat_failures`), kept with its result."""
-        result = MatchResult(
+        result = MatchRecord(
             key, ranks, scores, statuses, time_used_ms, steps, duration_s, replay_gz, replay_hash, failures
         )
         return self.record_results(tournament_id, [result])[0]
 
-    def record_results(self, tournament_id: int, results: Sequence[MatchResultLike]) -> list[bool]:
+    def record_results(self, tournament_id: int, results: Sequence[MatchRecord]) -> list[bool]:
         """Record finished matches exactly once each, in one transaction: for each result, True if
         this call recorded it, False (and nothing changed) if it was already finished (or repeated
         earlier in `results`).
@@ -674,7 +633,7 @@ class Store:
         if not results:
             return []
         found = self._find_matches(tournament_id, [r.key for r in results])
-        chosen: dict[str, MatchResultLike] = {}
+        chosen: dict[str, MatchRecord] = {}
         for result in results:
             match_id, status, seats = found[result.key]
             _check_result_fits(result, len(seats))
@@ -890,12 +849,17 @@ class Store:
         return result
 
 
-def _check_result_fits(result: MatchResultLike, seats: int) -> None:
-    for label in ("ranks", "scores", "statuses", "time_used_ms"):
-        values = getattr(result, label)
+def _check_result_fits(result: MatchRecord, seats: int) -> None:
+    per_seat = {
+        "ranks": result.ranks,
+        "scores": result.scores,
+        "statuses": result.statuses,
+        "time_used_ms": result.time_used_ms,
+    }
+    for label, values in per_seat.items():
         if len(values) != seats:
             raise StoreError(f"match {result.key!r}: {len(values)} {label} for {seats} seats")
-    failures = getattr(result, "failures", None)
+    failures = result.failures
     if failures is not None:
         if len(failures) != seats:
             raise StoreError(f"match {result.key!r}: {len(failures)} failures for {seats} seats")
@@ -903,7 +867,7 @@ def _check_result_fits(result: MatchResultLike, seats: int) -> None:
 
 
 def _player_row(
-    match_id: int, seat: int, name: str, version: int | None, result: MatchResultLike
+    match_id: int, seat: int, name: str, version: int | None, result: MatchRecord
 ) -> dict[str, Any]:
     return {
         "match_id": match_id,
@@ -918,10 +882,9 @@ def _player_row(
     }
 
 
-def _seat_failure(result: MatchResultLike, seat: int) -> dict[str, Any] | None:
-    """The seat's failure summary, if the result has them (a MatchResultLike need not: older callers)."""
-    failures = getattr(result, "failures", None)
-    failure = failures[seat] if failures is not None else None
+def _seat_failure(result: MatchRecord, seat: int) -> dict[str, Any] | None:
+    """The seat's failure summary, if the record has them (one made without them has None)."""
+    failure = result.failures[seat] if result.failures is not None else None
     return dict(failure) if failure else None
 
 

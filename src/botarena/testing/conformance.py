@@ -37,7 +37,7 @@ from botarena.testing.play import (
 )
 from botarena.testing.spies import NOT_ACTIONS, BadReplier, Log, recording, scribbling
 
-Check = Callable[[GameInfo], None]
+Check = Callable[[GameInfo[Any]], None]
 
 CHECKS: dict[str, Check] = {}
 """Every check by name, in the order `check_game` runs them."""
@@ -58,7 +58,7 @@ def conformance_check(rule: str) -> Callable[[Check], Check]:
         name = function.__name__.removeprefix("check_")
 
         @functools.wraps(function)
-        def run(game: GameInfo) -> None:
+        def run(game: GameInfo[Any]) -> None:
             try:
                 function(game)
             except AssertionError as error:
@@ -82,7 +82,7 @@ def conformance_check(rule: str) -> Callable[[Check], Check]:
     "and information, a hidden_info_check when information is HIDDEN, starter bots, a config with "
     "overage_bank_ms for the default preset and the test overrides, secret_config_keys that are config keys"
 )
-def check_declaration(game: GameInfo) -> None:
+def check_declaration(game: GameInfo[Any]) -> None:
     require(1 <= game.min_players <= game.max_players, "need 1 <= min_players <= max_players")
     require(isinstance(game.dynamics, Dynamics), f"dynamics {game.dynamics!r} is not a Dynamics")
     require(isinstance(game.information, Information), f"information {game.information!r} is no Information")
@@ -108,7 +108,7 @@ def check_declaration(game: GameInfo) -> None:
 
 
 @conformance_check("random legal play (the game's random_bot in every seat) ends with every verdict OK")
-def check_random_play(game: GameInfo) -> None:
+def check_random_play(game: GameInfo[Any]) -> None:
     for seats in seat_counts(game):
         for seed in (1, BIG_SEED):
             replay = play(game, [game.random_bot] * seats, seed=seed)
@@ -126,7 +126,7 @@ def check_random_play(game: GameInfo) -> None:
 @conformance_check(
     "each seat gets exactly one start request first, then turn requests only, then one end request"
 )
-def check_exchange(game: GameInfo) -> None:
+def check_exchange(game: GameInfo[Any]) -> None:
     seats = game.min_players
     logs: list[Log] = [[] for _ in range(seats)]
     replay = play(game, [recording(game.random_bot, logs[seat]) for seat in range(seats)])
@@ -145,7 +145,7 @@ def check_exchange(game: GameInfo) -> None:
 
 
 @conformance_check("the starter bots play each other (every ordered pair) without one failed exchange")
-def check_starter_bots(game: GameInfo) -> None:
+def check_starter_bots(game: GameInfo[Any]) -> None:
     require(bool(game.starter_bots), "no starter_bots")
     replay = None
     for lineup in starter_lineups(game):
@@ -156,7 +156,7 @@ def check_starter_bots(game: GameInfo) -> None:
     require(report is not None and report.identical, f"the last starter match does not re-run: {report}")
 
 
-def starter_lineups(game: GameInfo) -> list[tuple[str, ...]]:
+def starter_lineups(game: GameInfo[Any]) -> list[tuple[str, ...]]:
     """Every ordered pair of starter bots (filled up by rotation for games of more seats)."""
     names = sorted(game.starter_bots)
     lineups = []
@@ -171,7 +171,7 @@ def starter_lineups(game: GameInfo) -> list[tuple[str, ...]]:
     "a recorded status: a turn's reply that is no action is not a silent OK, an exception is CRASHED; "
     "the match ends, the other seats stay OK, and the replay re-runs"
 )
-def check_bad_replies(game: GameInfo) -> None:
+def check_bad_replies(game: GameInfo[Any]) -> None:
     seats = max(game.min_players, min(2, game.max_players))
     for bad in range(seats):
         factories = [BadReplier if seat == bad else game.random_bot for seat in range(seats)]
@@ -211,7 +211,7 @@ def _judge_bad_reply(reply: dict[str, Any], verdict: list[Any], bad: int, where:
     "the same seed gives the byte-identical replay (match id, timings and logs aside), another seed "
     "another one"
 )
-def check_determinism(game: GameInfo) -> None:
+def check_determinism(game: GameInfo[Any]) -> None:
     for seats in seat_counts(game):
         one = play(game, [game.random_bot] * seats)
         two = play(game, [game.random_bot] * seats)
@@ -222,7 +222,7 @@ def check_determinism(game: GameInfo) -> None:
 
 
 @conformance_check("a replay written to a file reads back unchanged and re-runs identically (verify_replay)")
-def check_replay_reruns(game: GameInfo) -> None:
+def check_replay_reruns(game: GameInfo[Any]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         for seats in seat_counts(game):
             replay = play(game, [game.random_bot] * seats)
@@ -237,7 +237,7 @@ def check_replay_reruns(game: GameInfo) -> None:
     "every engine survives copy.deepcopy and pickle at any point of a game, and the copy plays on "
     "identically (same records, verdicts, keyframes and result)"
 )
-def check_engine_copies(game: GameInfo) -> None:
+def check_engine_copies(game: GameInfo[Any]) -> None:
     seats = game.min_players
     replay = play(game, [game.random_bot] * seats)
     steps = len(replay.steps)
@@ -255,7 +255,7 @@ def check_engine_copies(game: GameInfo) -> None:
     "next_requests() is a query: asked twice before apply() it gives the same requests, and the game "
     "plays on as if asked once (same records, verdicts, keyframes and result)"
 )
-def check_requests_are_queries(game: GameInfo) -> None:
+def check_requests_are_queries(game: GameInfo[Any]) -> None:
     seats = game.min_players
     replay = play(game, [game.random_bot] * seats)
     engine = _started_engine(game, replay)
@@ -264,14 +264,14 @@ def check_requests_are_queries(game: GameInfo) -> None:
     _finish(engine, replay, "asked twice")
 
 
-def _ask_twice(engine: Engine, who: str) -> None:
+def _ask_twice(engine: Engine[Any], who: str) -> None:
     """`next_requests()` twice in a row: the second answer must be the first's."""
     first, second = (orjson.loads(orjson.dumps(engine.next_requests())) for _ in range(2))
     found = first_difference(first, second)
     require(found is None, f"{who}: next_requests() asked again answers differently: {found}")
 
 
-def _clones(engine: Engine) -> Iterator[tuple[str, Engine]]:
+def _clones(engine: Engine[Any]) -> Iterator[tuple[str, Engine[Any]]]:
     try:
         yield "copy.deepcopy", copy.deepcopy(engine)
     except Exception as error:
@@ -282,7 +282,7 @@ def _clones(engine: Engine) -> Iterator[tuple[str, Engine]]:
         raise AssertionError(f"pickle.dumps(engine) raises {error!r}") from error
 
 
-def _started_engine(game: GameInfo, replay: Replay) -> Engine:
+def _started_engine(game: GameInfo[Any], replay: Replay) -> Engine[Any]:
     """A fresh engine of the replay's match, through its start exchange."""
     engine = game.new_engine(game.config("default", replay.config), replay.seed, len(replay.players))
     engine.set_player_names([str(player.get("name", "")) for player in replay.players])
@@ -292,7 +292,12 @@ def _started_engine(game: GameInfo, replay: Replay) -> Engine:
 
 
 def _play_step(
-    engine: Engine, replay: Replay, index: int, recorded: dict[str, Any], who: str, ask_twice: bool = False
+    engine: Engine[Any],
+    replay: Replay,
+    index: int,
+    recorded: dict[str, Any],
+    who: str,
+    ask_twice: bool = False,
 ) -> None:
     """Feed step `index`'s recorded replies to `engine`; its record and verdicts must be the replay's.
     With `ask_twice`, the step's requests are asked for twice more before the replies go in."""
@@ -311,14 +316,14 @@ def _play_step(
     require(found is None, f"{who}, step {index}: verdicts {found}")
 
 
-def _play_on(engine: Engine, replay: Replay, first: int, who: str) -> None:
+def _play_on(engine: Engine[Any], replay: Replay, first: int, who: str) -> None:
     """Play `engine` from step `first` to the end of the replay, checking every step and the result."""
     for index in range(first, len(replay.steps) + 1):
         _play_step(engine, replay, index, replay.steps[index - 1], who)
     _finish(engine, replay, who)
 
 
-def _finish(engine: Engine, replay: Replay, who: str) -> None:
+def _finish(engine: Engine[Any], replay: Replay, who: str) -> None:
     for entry in replay.late:
         if entry["after_step"] == len(replay.steps):
             engine.late_reply(Reply.from_json(entry["reply"]))
@@ -333,7 +338,7 @@ def _finish(engine: Engine, replay: Replay, who: str) -> None:
     "every keyframe (engine.keyframe() after the start and after every step) is JSON: orjson writes "
     "it and reads back what it wrote"
 )
-def check_keyframes_json(game: GameInfo) -> None:
+def check_keyframes_json(game: GameInfo[Any]) -> None:
     for step, keyframe in _every_keyframe(game):
         try:
             text = orjson.dumps(keyframe)
@@ -343,7 +348,7 @@ def check_keyframes_json(game: GameInfo) -> None:
 
 
 @conformance_check("text_renderer draws every keyframe, as the replay stores it, as a str")
-def check_text_renderer(game: GameInfo) -> None:
+def check_text_renderer(game: GameInfo[Any]) -> None:
     render = game.text_renderer
     for step, keyframe in _every_keyframe(game):
         try:
@@ -353,7 +358,7 @@ def check_text_renderer(game: GameInfo) -> None:
         require(isinstance(text, str) and bool(text), f"the keyframe after step {step} gives {type(text)}")
 
 
-def _every_keyframe(game: GameInfo) -> list[tuple[int, Any]]:
+def _every_keyframe(game: GameInfo[Any]) -> list[tuple[int, Any]]:
     """(step, engine.keyframe()) after the start and after every step of a random game."""
     frames: list[tuple[int, Any]] = []
     replay = play(
@@ -368,7 +373,7 @@ def _every_keyframe(game: GameInfo) -> list[tuple[int, Any]]:
     "dynamics matches the engine's batches: ALTERNATING asks one seat per batch, SIMULTANEOUS asks "
     "several seats in a batch"
 )
-def check_dynamics(game: GameInfo) -> None:
+def check_dynamics(game: GameInfo[Any]) -> None:
     seats = max(game.min_players, min(2, game.max_players))
     replay = play(game, [game.random_bot] * seats)
     asked = [{reply["seat"] for reply in step["replies"]} for step in replay.steps]
@@ -417,7 +422,7 @@ class NumbersShown:
     "bot seeds never leak: each seat's start carries its own bot_seed, and no request carries the "
     "match seed or another seat's bot_seed"
 )
-def check_seeds_private(game: GameInfo) -> None:
+def check_seeds_private(game: GameInfo[Any]) -> None:
     secrets = [BIG_SEED, BIG_SEED & 0xFFFFFFFF, BIG_SEED >> 32]
     for seats in seat_counts(game):
         logs: list[Log] = [[] for _ in range(seats)]
@@ -440,7 +445,7 @@ def check_seeds_private(game: GameInfo) -> None:
     "payloads are fresh: in-process bots get the engine's payloads without a copy, so an engine never "
     "reads back what it handed out (bots that scribble over their requests change nothing)"
 )
-def check_payloads_fresh(game: GameInfo) -> None:
+def check_payloads_fresh(game: GameInfo[Any]) -> None:
     for seats in seat_counts(game):
         clean = play(game, [game.random_bot] * seats)
         messy = play(game, [scribbling(game.random_bot)] * seats)
@@ -449,12 +454,12 @@ def check_payloads_fresh(game: GameInfo) -> None:
 
 
 @conformance_check("the game's own hidden_info_check (when declared): no payload shows what the rules hide")
-def check_hidden_info(game: GameInfo) -> None:
+def check_hidden_info(game: GameInfo[Any]) -> None:
     if game.hidden_info_check is not None:
         game.hidden_info_check(game)
 
 
-def check_game(game: GameInfo, skip: tuple[str, ...] = ()) -> None:
+def check_game(game: GameInfo[Any], skip: tuple[str, ...] = ()) -> None:
     """Run every check of `CHECKS` on `game` (but those named in `skip`), in order; the first that
     fails raises AssertionError naming the game, the check, its rule and what broke it."""
     unknown = set(skip) - set(CHECKS)

@@ -41,14 +41,14 @@ class GoldenMatch:
     overrides: Mapping[str, Any] = field(default_factory=dict)
 
 
-def bot_factory(game: GameInfo, name: str) -> Callable[[], Any]:
+def bot_factory(game: GameInfo[Any], name: str) -> Callable[[], Any]:
     """The factory of a bot of `game` by name: `"random"` or a starter bot."""
     if name == "random":
         return game.random_bot
     return game.starter_bots[name]
 
 
-def play_golden(game: GameInfo, match: GoldenMatch) -> Replay:
+def play_golden(game: GameInfo[Any], match: GoldenMatch) -> Replay:
     """Play `match` with in-process bots and return its replay."""
     bots = [PythonBot(bot_factory(game, name), name) for name in match.lineup]
     config = game.config(overrides={**RELAXED_LIMITS, **match.overrides})
@@ -68,7 +68,7 @@ def canonical_replay(replay: Replay) -> bytes:
     return orjson.dumps(data, option=orjson.OPT_SORT_KEYS) + b"\n"
 
 
-def check_golden(game: GameInfo, match: GoldenMatch, path: Path, regenerate: bool = False) -> None:
+def check_golden(game: GameInfo[Any], match: GoldenMatch, path: Path, regenerate: bool = False) -> None:
     """Play `match` and compare it byte for byte with the golden file at `path` (or write the file,
     with `regenerate`). Raises AssertionError naming the first difference."""
     played = canonical_replay(play_golden(game, match))

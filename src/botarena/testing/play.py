@@ -9,7 +9,7 @@ from typing import Any
 import orjson
 
 from botarena.bots.inprocess import PythonBot
-from botarena.core.game import GameInfo
+from botarena.core.game import ConfigT, GameInfo
 from botarena.core.replay import Replay
 from botarena.runner import run_match
 from botarena.runner.match import StepObserver
@@ -20,19 +20,19 @@ BIG_SEED = 0xA5C3_9E37_79B9_7F4B
 BotFactory = Callable[[], Any]
 
 
-def seat_counts(game: GameInfo) -> list[int]:
+def seat_counts(game: GameInfo[Any]) -> list[int]:
     """The smallest and the largest number of seats of the game."""
     return sorted({game.min_players, game.max_players})
 
 
-def checks_config(game: GameInfo, **extra: Any) -> Any:
+def checks_config(game: GameInfo[ConfigT], **extra: Any) -> ConfigT:
     """The game's default config with its `test_overrides` (and `extra`)."""
     overrides = {**game.test_overrides, **extra}
     return game.config(overrides=overrides or None)
 
 
 def play(
-    game: GameInfo,
+    game: GameInfo[Any],
     factories: Sequence[BotFactory],
     seed: int = BIG_SEED,
     config: Any = None,

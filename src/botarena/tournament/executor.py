@@ -40,13 +40,15 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from multiprocessing.queues import SimpleQueue
 from typing import TYPE_CHECKING, Any
 
 from botarena.core.game import Engine
 from botarena.core.replay import Replay
+from botarena.runner.record import MatchRecord
 
 if TYPE_CHECKING:
     from botarena.bots.resolve import Isolation
@@ -102,23 +104,6 @@ class MatchTask:
         return f"t{self.tournament_id}/{self.key}"
 
 
-@dataclass(frozen=True)
-class MatchOutcome:
-    """What a finished match task returns: the result in platform terms and the gzip replay."""
-
-    key: str
-    ranks: list[int]
-    scores: list[float]
-    statuses: list[dict[str, int]]
-    time_used_ms: list[float]
-    steps: int
-    duration_s: float
-    replay_gz: bytes = field(repr=False)
-    replay_hash: str | None = None  # set when the worker wrote the replay to `replay_target` itself
-    # per seat: its failures in the match, None when all OK (botarena.tournament.failures)
-    failures: list[dict[str, Any] | None] = field(default_factory=list)
-
-
 class MatchTaskError(RuntimeError):
     """A match could not be played at all (a bot spec that no longer resolves, a bad config)."""
 
@@ -140,7 +125,7 @@ class MatchFailure:
     unfit_worker: str | None = None
 
 
-MatchBatchResult = list[MatchOutcome | MatchFailure]
+MatchBatchResult = list[MatchRecord | MatchFailure]
 
 
 def task_isolation(task: MatchTask) -> Isolation:
@@ -150,7 +135,7 @@ def task_isolation(task: MatchTask) -> Isolation:
     return task.isolation if task.isolation is not None else untrusted()
 
 
-def play_task(task: MatchTask, live: LiveSink | None = None) -> MatchOutcome:
+def play_task(task: MatchTask, live: LiveSink | None = None) -> MatchRecord:
     """Play `task` and return its outcome; stream it to `live` (or the worker's live queue) if set.
 
     In a pool worker a SIGTERM during the match unwinds it (its bots are closed) and ends the worker
@@ -228,7 +213,7 @@ def _dask_worker_address() -> str | None:
         return None
 
 
-def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
+def _play_task(task: MatchTask, live: LiveSink | None) -> MatchRecord:
     from botarena.bots.artifacts import materialize_specs
     from botarena.bots.resolve import BotSpecError, resolve_bot
     from botarena.core.config import ConfigError
@@ -272,7 +257,7 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchOutcome:
         from botarena.store.replays import ship_replay
 
         replay_gz, replay_hash = ship_replay(task.replay_target, replay_gz)
-    return MatchOutcome(
+    return MatchRecord(
         key=task.key,
         ranks=list(run.result.ranks),
         scores=list(run.result.scores),
@@ -414,7 +399,7 @@ class LiveStreamer:
         self.sink(self._event("header", replay=header))
         self.last_flush = time.monotonic()
 
-    def step(self, index: int, record: dict[str, Any], engine: Engine) -> None:
+    def step(self, index: int, record: dict[str, Any], engine: Engine[Any]) -> None:
         if self.pace_s:
             time.sleep(self.pace_s)
         now = time.monotonic()
@@ -443,9 +428,14 @@ class LiveStreamer:
 
 
 def _init_worker(
-    live_queue: Any, coordinator_pid: int | None = None, credentials: WorkerSecrets | None = None
+    live_queue: Any,
+    coordinator_pid: int | None = None,
+    credentials: WorkerSecrets | None = None,
+    started: SimpleQueue[int] | None = None,
 ) -> None:
     global _worker_live_queue
+    if started is not None:  # WorkerPool's own record of its workers: this one's pid, before anything
+        started.put(os.getpid())
     _worker_live_queue = live_queue
     if credentials is not None:  # the coordinator's store password and live token: never in a task
         from botarena.core.credentials import hold
@@ -560,14 +550,7 @@ def make_executor(
     """
     if dask_address:
         return dask_executor(dask_address)
-    if workers < 1:
-        raise ValueError(f"workers must be at least 1, got {workers}")
-    return ProcessPoolExecutor(
-        max_workers=workers,
-        mp_context=multiprocessing.get_context("forkserver"),
-        initializer=_init_worker,
-        initargs=(live_queue, os.getpid(), credentials),
-    )
+    return WorkerPool(workers, live_queue=live_queue, credentials=credentials)
 
 
 def live_queue_for_pool() -> Any:
@@ -587,10 +570,7 @@ def dask_executor(address: str, *, timeout_s: float = 10.0) -> Executor:
         client = Client(address, timeout=timeout_s, set_as_default=False)  # type: ignore[no-untyped-call]
     except OSError as exc:
         raise ValueError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
-    # pure=False: two tasks with equal arguments are two matches, never one cached result.
-    executor: Executor = client.get_executor(pure=False)  # type: ignore[no-untyped-call]
-    executor._botarena_client = client  # type: ignore[attr-defined]  # closed by close_executor
-    return executor
+    return DaskExecutor(client)
 
 
 def close_executor(executor: Executor, *, cancel: bool = False) -> None:
@@ -598,54 +578,157 @@ def close_executor(executor: Executor, *, cancel: bool = False) -> None:
 
     With `cancel`, matches under way are abandoned (a resumed tournament plays them again): queued
     ones are cancelled and a process pool's workers are terminated, so that stopping never waits for
-    a long match to end. A process pool never makes this hang: its workers get `FINISH_GRACE_S` to
+    a long match to end. A `WorkerPool` never makes this hang: its workers get `FINISH_GRACE_S` to
     exit (`TERMINATE_GRACE_S` when cancelled) and are killed after that.
     """
-    if isinstance(executor, ProcessPoolExecutor):
-        _stop_pool(executor, cancel=cancel)
-        return
-    client = getattr(executor, "_botarena_client", None)
-    if client is not None:  # Dask's executor: its shutdown takes no cancel_futures
-        executor.shutdown(wait=not cancel)
-        client.close()
-        return
-    executor.shutdown(wait=not cancel, cancel_futures=cancel)
+    if isinstance(executor, WorkerPool):
+        executor.stop(cancel=cancel)
+    elif isinstance(executor, DaskExecutor):
+        executor.shutdown(wait=not cancel)  # Dask's executor takes no cancel_futures
+    else:
+        executor.shutdown(wait=not cancel, cancel_futures=cancel)
 
 
-def _stop_pool(executor: ProcessPoolExecutor, *, cancel: bool) -> None:
-    processes = list((getattr(executor, "_processes", None) or {}).values())
-    executor.shutdown(wait=False, cancel_futures=cancel)
-    if cancel:
-        for process in processes:
-            with contextlib.suppress(OSError, ValueError):
-                process.terminate()
-    deadline = time.monotonic() + (TERMINATE_GRACE_S if cancel else FINISH_GRACE_S)
-    for process in processes:
-        with contextlib.suppress(ValueError):  # a process object already closed
-            process.join(timeout=max(0.0, deadline - time.monotonic()))
-            if process.is_alive():  # stuck in native code, or a lock a dead worker left held
-                process.kill()
-                process.join(timeout=5)
-    manager = getattr(executor, "_executor_manager_thread", None)
-    if manager is not None:  # its workers are gone: it ends promptly (bounded all the same)
-        manager.join(timeout=5)
+class WorkerPool(ProcessPoolExecutor):
+    """`make_executor`'s process pool: forkserver workers set up by `_init_worker`, with its own
+    record of them, so that stopping it (`stop`) and the tests that kill a worker from outside use
+    no private attribute of the standard library's pool.
+
+    Each worker puts its pid on the pool's `started` queue as its initializer begins; the pool reads
+    them when asked (`worker_pids`), and holds a pidfd for each, so a signal it sends later reaches
+    that worker and never a process that took the pid over after it exited. (A pid read after its
+    worker exited could in principle name another process already; the pidfd is opened as soon as
+    the pool looks, and a worker exits only when the pool is stopped or broken.)"""
+
+    def __init__(
+        self, workers: int, *, live_queue: Any = None, credentials: WorkerSecrets | None = None
+    ) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be at least 1, got {workers}")
+        context = multiprocessing.get_context("forkserver")
+        self.workers = workers
+        """How many matches the pool plays at once (`executor_slots`)."""
+        # A SimpleQueue's put writes to the pipe at once (no feeder thread): a pid put by a worker's
+        # initializer is readable before that worker plays anything.
+        self._pids_started: SimpleQueue[int] = context.SimpleQueue()
+        self._worker_handles: dict[int, _WorkerHandle] = {}
+        self._worker_handles_lock = threading.Lock()
+        super().__init__(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_init_worker,
+            initargs=(live_queue, os.getpid(), credentials, self._pids_started),
+        )
+
+    def worker_pids(self) -> list[int]:
+        """The pids of the workers that have started so far, whether or not they still run (none
+        once `stop` has returned: its record is closed with the pool)."""
+        return sorted(handle.pid for handle in self._known_workers())
+
+    def _known_workers(self) -> list[_WorkerHandle]:
+        with self._worker_handles_lock:
+            while not self._pids_started.empty():
+                pid = int(self._pids_started.get())
+                self._worker_handles.setdefault(pid, _WorkerHandle.open(pid))
+            return list(self._worker_handles.values())
+
+    def stop(self, *, cancel: bool) -> None:
+        """Shut down (see `close_executor`), bounded: the workers get `FINISH_GRACE_S` to finish
+        (`TERMINATE_GRACE_S` after a SIGTERM when `cancel`), then SIGKILL, then 5 s more."""
+        # The public shutdown, waiting, in a thread of its own: it returns once the pool's manager
+        # thread has joined every worker, and this thread bounds how long anyone waits for that.
+        closer = threading.Thread(
+            target=self.shutdown,
+            kwargs={"wait": True, "cancel_futures": cancel},
+            name="botarena-pool-stop",
+            daemon=True,
+        )
+        closer.start()
+        deadline = time.monotonic() + (TERMINATE_GRACE_S if cancel else FINISH_GRACE_S)
+        terminated: set[int] = set()
+        while closer.is_alive() and time.monotonic() < deadline:
+            if cancel:  # again each round: a worker still starting reports its pid late
+                for handle in self._known_workers():
+                    if handle.pid not in terminated:
+                        handle.send(signal.SIGTERM)
+                        terminated.add(handle.pid)
+            closer.join(timeout=min(0.05, max(0.0, deadline - time.monotonic())))
+        if closer.is_alive():  # a worker stuck in native code, or on a lock a dead worker left held
+            for handle in self._known_workers():
+                handle.send(signal.SIGKILL)
+            closer.join(timeout=5)
+        with self._worker_handles_lock:
+            for handle in self._worker_handles.values():
+                handle.close()
+            self._worker_handles.clear()
+
+
+@dataclass
+class _WorkerHandle:
+    """A pool worker the coordinator did not start itself (the forkserver did): its pid and a pidfd."""
+
+    pid: int
+    fd: int  # -1 where the kernel has no pidfds: signals then go by pid
+
+    @classmethod
+    def open(cls, pid: int) -> _WorkerHandle:
+        try:
+            return cls(pid, os.pidfd_open(pid))
+        except (AttributeError, OSError):  # no pidfds here, or the worker is gone already
+            return cls(pid, -1)
+
+    def send(self, sig: int) -> None:
+        """Send `sig` to the worker; nothing happens if it has exited."""
+        with contextlib.suppress(OSError):  # ProcessLookupError: exited; EBADF: closed
+            if self.fd >= 0:
+                signal.pidfd_send_signal(self.fd, sig)
+            else:
+                os.kill(self.pid, sig)
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = -1
+
+
+class DaskExecutor(Executor):
+    """A Dask cluster's `concurrent.futures` executor together with its `distributed.Client`, which
+    `shutdown` closes and `dask_client` and `executor_slots` read (no private attribute of Dask's)."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        # pure=False: two tasks with equal arguments are two matches, never one cached result.
+        self.inner: Executor = client.get_executor(pure=False)
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        """As `ClientExecutor.submit`: keywords Dask knows (workers=, resources=) route the task."""
+        return self.inner.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.inner.shutdown(wait=wait)  # Dask's shutdown takes no cancel_futures
+        self.client.close()
 
 
 def dask_client(executor: Executor) -> Any:
-    """The `distributed.Client` behind a Dask cluster's executor (`Client.get_executor()`), else None."""
-    client = getattr(executor, "_client", None)
+    """The `distributed.Client` behind a Dask cluster's executor, else None. An executor is Dask's
+    when its public `client` is a distributed Client: a `DaskExecutor`, or a wrapper that says so."""
+    client = getattr(executor, "client", None)
     if client is None or not type(client).__module__.startswith("distributed"):
         return None
     return client
 
 
 def executor_slots(executor: Executor) -> int:
-    """How many tasks `executor` runs at once: a pool's workers, a Dask cluster's worker threads
-    (at this moment), or 2 for an executor that does not say."""
-    client = getattr(executor, "_client", None)  # distributed's ClientExecutor
-    if client is not None and hasattr(client, "nthreads"):
+    """How many tasks `executor` runs at once: a `WorkerPool`'s workers, a Dask cluster's worker
+    threads (at this moment), an executor's own public `slots`, or 2 for one that does not say."""
+    if isinstance(executor, WorkerPool):
+        return executor.workers
+    client = dask_client(executor)
+    if client is not None:
         try:
             return max(1, int(sum(client.nthreads().values())))
         except Exception:  # the scheduler is unreachable just now: its tasks will say so
             return 1
-    return max(1, int(getattr(executor, "_max_workers", 2) or 2))
+    slots = getattr(executor, "slots", None)
+    return max(1, slots) if isinstance(slots, int) else 2

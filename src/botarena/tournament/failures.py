@@ -22,6 +22,7 @@ from typing import Any, Literal
 
 from botarena.core.replay import Replay
 from botarena.runner.failures import seat_verdicts, verdict_detail
+from botarena.store.rows import MatchRow
 
 FailureKind = Literal["never_started", "crashed", "timeout", "invalid"]
 KINDS: tuple[FailureKind, ...] = ("never_started", "crashed", "timeout", "invalid")
@@ -88,6 +89,22 @@ class EntrantFailures:
     def dead(self) -> bool:
         """Whether it never started in any match it played (and played one)."""
         return self.played > 0 and self.counts["never_started"] == self.played
+
+    def offer_first(self, failure: Mapping[str, Any], round_: int, key: str, match_id: int | None) -> None:
+        """Keep `failure` (of match `key`) as the first failure unless an earlier one is kept: one
+        with its reason beats one recorded without (before revision 0003), then the earlier round."""
+        at = (failure.get("status") is None, round_, key)
+        if self._first_at is not None and at >= self._first_at:
+            return
+        self._first_at = at
+        self.first = {
+            "status": failure.get("status"),
+            "reason": failure.get("reason"),
+            "detail": failure.get("detail"),
+            "where": failure.get("where"),
+            "match": key,
+            "match_id": match_id,
+        }
 
     def counts_text(self) -> str:
         """e.g. "crashed 3/3, timed out 1/3"."""
@@ -165,20 +182,11 @@ class FailureTally:
                 if kind in entrant.counts:
                     entrant.counts[kind] += 1
             # a failure with its reason is preferred to one recorded without (before revision 0003)
-            at = (first is None or first.get("status") is None, round_, key)
-            if first is not None and (entrant._first_at is None or at < entrant._first_at):
-                entrant._first_at = at
-                entrant.first = {
-                    "status": first.get("status"),
-                    "reason": first.get("reason"),
-                    "detail": first.get("detail"),
-                    "where": first.get("where"),
-                    "match": key,
-                    "match_id": match_id,
-                }
+            if first is not None:
+                entrant.offer_first(first, round_, key, match_id)
 
     @classmethod
-    def from_rows(cls, names: Iterable[str], rows: Iterable[Any]) -> FailureTally:
+    def from_rows(cls, names: Iterable[str], rows: Iterable[MatchRow]) -> FailureTally:
         """The tally of the finished ones of `rows` (the store's MatchRows)."""
         tally = cls(names)
         for row in rows:

@@ -172,6 +172,11 @@ class HttpLiveSink:
                 self._cond.wait(left)
             return True
 
+    @property
+    def closed(self) -> bool:
+        """Whether the sink has been closed (it then posts nothing more)."""
+        return self._closed
+
     def close(self, timeout_s: float = 5.0) -> None:
         """Post what is queued (waiting at most `timeout_s`, less if the server is failing), then stop."""
         with self._cond:
@@ -342,7 +347,7 @@ def live_sink(url: str, token: str) -> HttpLiveSink | None:
     key = (os.getpid(), url, token)  # a forked child makes its own: threads do not survive a fork
     with _sinks_lock:
         sink = _sinks.get(key)
-        if sink is not None and not sink._closed:
+        if sink is not None and not sink.closed:
             return sink
         try:
             sink = HttpLiveSink(url, token)

@@ -35,13 +35,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from botarena.core.registry import get_game
+from botarena.runner.record import MatchRecord
 from botarena.store import MatchRow, Store, TournamentRow
 from botarena.store.store import Deleted
 from botarena.tournament.executor import (
     LiveSink,
     MatchBatchResult,
     MatchFailure,
-    MatchOutcome,
     MatchTask,
     close_executor,
     dask_client,
@@ -643,7 +643,7 @@ class _Coordinator:
     def take(self, keys: tuple[str, ...], results: MatchBatchResult) -> None:
         """Record a finished task's outcomes in one transaction, then deal with its failures."""
         by_key = {result.key: result for result in results if result.key in keys}
-        outcomes = [r for r in by_key.values() if isinstance(r, MatchOutcome)]
+        outcomes = [r for r in by_key.values() if isinstance(r, MatchRecord)]
         self.record([outcome for outcome in outcomes if self.replay_kept(outcome)])
         for key in keys:
             result = by_key.get(key)
@@ -654,7 +654,7 @@ class _Coordinator:
             elif result is None:
                 self.platform_failed(key, "RuntimeError: the task returned no result for it")
 
-    def replay_kept(self, outcome: MatchOutcome) -> bool:
+    def replay_kept(self, outcome: MatchRecord) -> bool:
         """Whether the replay a worker wrote to the shared location itself is there (else the match
         is played again); a replay sent back as bytes is always kept."""
         if outcome.replay_hash is None or self.store.replays.exists(outcome.replay_hash):
@@ -663,7 +663,7 @@ class _Coordinator:
         self.platform_failed(outcome.key, message)  # the shared location's fault, never the bot's
         return False
 
-    def record(self, outcomes: Sequence[MatchOutcome]) -> None:
+    def record(self, outcomes: Sequence[MatchRecord]) -> None:
         if not outcomes:
             return
         self.store.record_results(self.tournament.id, outcomes)

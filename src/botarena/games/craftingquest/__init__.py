@@ -19,7 +19,7 @@ from botarena.games.craftingquest.engine import CraftingQuestEngine
 from botarena.games.craftingquest.observe import hidden_info_check
 from botarena.games.craftingquest.text import keyframe_text
 
-GAME = GameInfo(
+GAME: GameInfo[CraftingQuestConfig] = GameInfo(
     id=GAME_ID,
     rules_version=RULES_VERSION,
     title="Crafting Quest 2",

@@ -64,7 +64,7 @@ def _player(seat: int) -> int:
     return seat + 1
 
 
-class CraftingQuestEngine(Engine):
+class CraftingQuestEngine(Engine[CraftingQuestConfig]):
     """One game of Crafting Quest 2 between seats 0 and 1 (players 1 and 2)."""
 
     late_replies: ClassVar[bool] = True

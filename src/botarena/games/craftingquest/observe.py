@@ -543,7 +543,7 @@ def _acting_unit(state: GameState, player: int, request: Any) -> Unit | None:
     return None
 
 
-def hidden_info_check(game: GameInfo) -> None:
+def hidden_info_check(game: GameInfo[CraftingQuestConfig]) -> None:
     """The conformance hook: short games on generated 50x50 maps between the Prospector and the
     random bot, both seats, every payload audited (spec 4.6); drives the game's engine directly."""
     config = game.config(overrides={"width": 50, "height": 50, "rounds": 12, "turn_budget_ms": 0})

@@ -35,7 +35,7 @@ from botarena.games.datspulse.text import keyframe_text
 #: per team (R = 12 for one team, 100 for a hundred) keep it to about 30 s of CPU.
 CONFORMANCE_OVERRIDES = {"turns": 3, "map_hexes_per_team": 300}
 
-GAME = GameInfo(
+GAME: GameInfo[DatsPulseConfig] = GameInfo(
     id=GAME_ID,
     rules_version=RULES_VERSION,
     title="DatsPulse",

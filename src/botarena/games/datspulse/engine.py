@@ -264,7 +264,7 @@ def default_team_names(count: int) -> list[str]:
     return [f"team{seat}" for seat in range(count)]
 
 
-class DatsPulseEngine(Engine):
+class DatsPulseEngine(Engine[DatsPulseConfig]):
     """One lockstep DatsPulse round between `num_players` seats (seat s is team index s, DP-5)."""
 
     def __init__(self, config: DatsPulseConfig, seed: int, num_players: int = 1) -> None:

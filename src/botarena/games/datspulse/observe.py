@@ -24,7 +24,7 @@ from botarena.core.game import GameInfo
 from botarena.core.protocol import Reply
 from botarena.core.status import Status
 from botarena.games.datspulse.bots import STARTERS, RandomWalker
-from botarena.games.datspulse.config import GAME_ID, RULES_VERSION
+from botarena.games.datspulse.config import GAME_ID, RULES_VERSION, DatsPulseConfig
 from botarena.games.datspulse.hexgrid import Hex
 from botarena.games.datspulse.state import FoodType, State, Unit
 
@@ -243,7 +243,7 @@ def end_payload(arena: dict[str, Any], seat: int, results: Sequence[Mapping[str,
 # -- the check of §4 *Hidden* -----------------------------------------------------------------------
 
 
-def hidden_info_check(game: GameInfo) -> None:
+def hidden_info_check(game: GameInfo[DatsPulseConfig]) -> None:
     """The conformance suite's check of §4 *Hidden* (`GameInfo.extras["hidden_info_check"]`).
 
     Seat 0 plays the same seeded random walker against opponents that play very differently, on a map
@@ -260,7 +260,7 @@ def hidden_info_check(game: GameInfo) -> None:
         assert view == views[0], "seat 0's observations depend on what seat 1 does"
 
 
-def _seat_zero_views(game: GameInfo, config: Any, opponent: Any) -> list[Any]:
+def _seat_zero_views(game: GameInfo[DatsPulseConfig], config: DatsPulseConfig, opponent: Any) -> list[Any]:
     engine = game.new_engine(config, 20250711, 2)
     starts = engine.start_requests()
     engine.apply_start([Reply(r.seat, Status.OK, {}) for r in starts])

@@ -17,7 +17,7 @@ from botarena.games.devops.engine import DevopsEngine
 from botarena.games.devops.observe import hidden_info_check
 from botarena.games.devops.text import keyframe_text
 
-GAME = GameInfo(
+GAME: GameInfo[DevopsConfig] = GameInfo(
     id=GAME_ID,
     rules_version=RULES_VERSION,
     title="Devops Game",

@@ -29,7 +29,7 @@ from botarena.games.devops.vocabulary import OutcomeKind
 Call = dict[str, Any]
 
 
-class DevopsEngine(Engine):
+class DevopsEngine(Engine[DevopsConfig]):
     """One Devops Game between N factions (seat s is faction s + 1)."""
 
     def __init__(self, config: DevopsConfig, seed: int, num_players: int = 2) -> None:

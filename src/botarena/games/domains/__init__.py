@@ -23,7 +23,7 @@ from botarena.games.domains.engine import DomainsEngine
 from botarena.games.domains.observe import hidden_info_check
 from botarena.games.domains.text import keyframe_text
 
-GAME = GameInfo(
+GAME: GameInfo[DomainsConfig] = GameInfo(
     id=GAME_ID,
     rules_version=RULES_VERSION,
     title="Domains",

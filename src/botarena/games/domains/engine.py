@@ -32,7 +32,7 @@ from botarena.games.domains.rules import DomainsGame
 from botarena.games.domains.state import State
 
 
-class DomainsEngine(Engine):
+class DomainsEngine(Engine[DomainsConfig]):
     """One Domains match between 2-4 seats (the config's `num_players` follows the seat count)."""
 
     def __init__(self, config: DomainsConfig, seed: int, num_players: int | None = None) -> None:

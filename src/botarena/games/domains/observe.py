@@ -167,7 +167,7 @@ def end_payload(points: list[int]) -> dict[str, Any]:
     return {"points": list(points), "ranks": competition_ranks(points)}
 
 
-def hidden_info_check(game: GameInfo) -> None:
+def hidden_info_check(game: GameInfo[DomainsConfig]) -> None:
     """Section 1 and 4: information is full, so every seat's observation is the same apart from `me`,
     and the start payloads differ only in `me` and `bot_seed` (the registry-wide suite checks seeds).
 

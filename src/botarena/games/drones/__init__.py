@@ -30,7 +30,7 @@ from botarena.games.drones.observe import hidden_info_check
 from botarena.games.drones.protocol import original_result_json
 from botarena.games.drones.text import keyframe_text
 
-GAME = GameInfo(
+GAME: GameInfo[DronesConfig] = GameInfo(
     id=GAME_ID,
     rules_version=RULES_VERSION,
     title="GameOfDrones",

@@ -20,7 +20,7 @@ from botarena.games.drones.config import DronesConfig
 from botarena.games.drones.observe import end_payload, round_view, start_payload, turn_observation
 
 
-class DronesEngine(Engine):
+class DronesEngine(Engine[DronesConfig]):
     """One GameOfDrones match between two seats."""
 
     def __init__(self, config: DronesConfig, seed: int, num_players: int = 2) -> None:

@@ -105,7 +105,7 @@ _OPPONENTS: dict[str, Callable[[Payload], Reply]] = {
 
 
 def _subject_views(
-    game: GameInfo, config: Any, seat: int, opponent: Callable[[Payload], Reply]
+    game: GameInfo[DronesConfig], config: DronesConfig, seat: int, opponent: Callable[[Payload], Reply]
 ) -> list[Payload]:
     """Every turn observation the subject in `seat` gets in a 2-round match against `opponent`."""
     engine = game.new_engine(config, 12345, 2)
@@ -123,7 +123,7 @@ def _subject_views(
     return views
 
 
-def hidden_info_check(game: GameInfo) -> None:
+def hidden_info_check(game: GameInfo[DronesConfig]) -> None:
     """Spec 4.5: during a round a bot sees nothing of the other side.
 
     Drives the engine directly: in each seat, the same subject plays against opponents that play

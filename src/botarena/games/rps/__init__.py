@@ -28,7 +28,7 @@ from botarena.games.rps.config import GAME_ID, PRESETS, RULES_VERSION, RpsConfig
 from botarena.games.rps.engine import RpsEngine
 from botarena.games.rps.text import keyframe_text
 
-GAME = GameInfo(
+GAME: GameInfo[RpsConfig] = GameInfo(
     id=GAME_ID,
     rules_version=RULES_VERSION,
     title="Rock-paper-scissors",

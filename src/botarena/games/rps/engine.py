@@ -15,7 +15,7 @@ from botarena.games.rps.observe import end_payload, start_payload, turn_payload
 SEATS = (0, 1)
 
 
-class RpsEngine(Engine):
+class RpsEngine(Engine[RpsConfig]):
     """One match: a start exchange, `rounds` simultaneous rounds, an end exchange."""
 
     def __init__(self, config: RpsConfig, seed: int, num_players: int = 2) -> None:
