@@ -23,7 +23,7 @@ from botarena.core import registry
 from botarena.core.formats import FinishedMatch, RoundRobin
 from botarena.core.game import GameInfo, TournamentFormat
 from botarena.store import Store
-from botarena.tournament.formats import FORMATS, declared_format, make_format
+from botarena.tournament.formats import FORMATS, FormatError, declared_format, make_format
 from botarena.tournament.leaderboard import leaderboard
 from botarena.tournament.service import (
     Entrant,
@@ -196,3 +196,23 @@ def test_i28_3_a_declared_formats_sections_never_replace_the_leaderboards_own(
         leaderboard(["a", "b"], [match], format_name="toy-kings", game=info.id)
     plain = leaderboard(["a", "b"], [match], format_name="round-robin", game=info.id)
     assert set(plain) == {"rows", "pairs"}  # a generic format adds nothing
+
+
+class KingsTwin(KingsOfTheHill):
+    name = "toy-twin"
+
+
+@pytest.mark.parametrize(
+    ("formats", "taken"),
+    [
+        ((TOY_FORMAT, TournamentFormat(format=KingsOfTheHill)), "toy-kings"),  # a name twice
+        ((TOY_FORMAT, TournamentFormat(format=KingsTwin, aliases=("kings",))), "kings"),  # an alias twice
+        ((TournamentFormat(format=KingsTwin, aliases=("round-robin",)),), "round-robin"),  # a generic name
+    ],
+)
+def test_i28_3_a_declared_name_or_alias_taken_twice_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, formats: tuple[TournamentFormat, ...], taken: str
+) -> None:
+    info = register_toy(monkeypatch, *formats)
+    with pytest.raises(FormatError, match=f"game 'toyevent' declares format '{taken}', a name already taken"):
+        make_format("toy-twin", ["a", "b"], seed=1, players=2, game=info.id)

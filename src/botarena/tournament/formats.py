@@ -508,15 +508,17 @@ GENERIC_FORMATS: dict[str, type[Format]] = {
 def declared_formats(game: str | None = None) -> dict[str, TournamentFormat]:
     """The formats game `game` declares (every registered game's when None), by name.
 
-    Raises FormatError when a declared name is taken twice (by a generic format or another game's):
-    a tournament stores only the name, so it must say which format it was."""
+    Raises FormatError when a declared name or alias is taken twice (by a generic format or another
+    declared one): a tournament stores only the name, so it must say which format it was."""
     games = all_games() if game is None else _registered(game)
     found: dict[str, TournamentFormat] = {}
+    taken = set(GENERIC_FORMATS)
     for info in games:
         for declared in info.tournament_formats:
-            taken = declared.name in GENERIC_FORMATS or declared.name in found
-            if taken:
-                raise FormatError(f"game {info.id!r} declares format {declared.name!r}, a name already taken")
+            for name in declared.names:
+                if name in taken:
+                    raise FormatError(f"game {info.id!r} declares format {name!r}, a name already taken")
+                taken.add(name)
             found[declared.name] = declared
     return found
 
