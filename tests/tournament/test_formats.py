@@ -12,8 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from botarena.core.formats import FinishedMatch
+from botarena.core.roundrobin import circle_schedule
+from botarena.games.drones.event2018 import DRONES_2018_PRESET
 from botarena.tournament.formats import (
-    DRONES_2018_PRESET,
     FORMATS,
     Format,
     FormatError,
@@ -27,8 +29,6 @@ from botarena.tournament.formats import (
     pick_groups,
 )
 from botarena.tournament.ratings import MODEL
-from botarena.tournament.results import FinishedMatch
-from botarena.tournament.roundrobin import circle_schedule
 
 NAMES = [f"e{i:02d}" for i in range(40)]
 
@@ -289,7 +289,7 @@ def test_e18_schedule_and_standings() -> None:
         ranks = [1, 2] if one > two else [2, 1] if two > one else [1, 1]
         finished[spec.key] = finish(spec, ranks, [float(one), float(two)])
     assert fmt.done(matches, finished)
-    from botarena.tournament.formats import drones_2018_standings
+    from botarena.games.drones.event2018 import drones_2018_standings
 
     table = drones_2018_standings(["A", "B", "C", "D"], finished.values())
     assert [(s.entrant, s.rank, s.points) for s in table] == [
@@ -301,7 +301,7 @@ def test_e18_schedule_and_standings() -> None:
 
 
 def test_6_3_drones_2018_odd_count_and_failed_match() -> None:
-    from botarena.tournament.formats import drones_2018_standings
+    from botarena.games.drones.event2018 import drones_2018_standings
 
     fmt = make_format("drones-2018", ["A", "B", "C", "D", "E"], seed=1, players=2, options={})
     matches = fmt.schedule([], {})
@@ -322,7 +322,7 @@ def _drones_details(draws: int, metas: Sequence[object] | None = None) -> dict[s
 
 
 def test_6_3_drones_2018_standings_count_round_draws_and_print_the_summary() -> None:
-    from botarena.tournament.formats import drones_2018_standings, drones_2018_summary
+    from botarena.games.drones.event2018 import drones_2018_standings, drones_2018_summary
 
     fmt = make_format("drones-2018", ["A", "B", "C"], seed=1, players=2, options={})
     matches = fmt.schedule([], {})
@@ -351,7 +351,7 @@ def test_6_3_drones_2018_standings_count_round_draws_and_print_the_summary() -> 
 
 
 def test_6_3_drones_2018_notes_name_entrants_the_event_would_have_dropped() -> None:
-    from botarena.tournament.formats import drones_2018_notes
+    from botarena.games.drones.event2018 import drones_2018_notes
 
     fmt = make_format("drones-2018", ["A", "B", "C", "D"], seed=1, players=2, options={})
     matches = fmt.schedule([], {})

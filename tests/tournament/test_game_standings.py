@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
+from botarena.core.formats import FinishedMatch
 from botarena.core.registry import get_game
 from botarena.core.replay import read_replay
 from botarena.games.datspulse import tournament_standings
 from botarena.store import Store
 from botarena.tournament.leaderboard import declared_standings, game_standings, leaderboard
-from botarena.tournament.results import FinishedMatch
 from botarena.tournament.service import (
     Entrant,
     TournamentPlan,

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from openskill.models import PlackettLuce
 
+from botarena.core.formats import FinishedMatch
 from botarena.tournament.leaderboard import leaderboard
 from botarena.tournament.ratings import (
     Z95,
@@ -18,7 +19,6 @@ from botarena.tournament.ratings import (
     rate,
     wilson_interval,
 )
-from botarena.tournament.results import FinishedMatch
 
 
 def fm(key: str, seats: tuple[str, ...], ranks: tuple[int, ...] | None, round_: int = 1) -> FinishedMatch:

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, ClassVar, Generic, Self, TypeVar
 
+from botarena.core.formats import FinishedMatch, Format
 from botarena.core.protocol import Reply, Request, Verdict
 
 
@@ -211,16 +212,45 @@ class Kits:
     """A C++ kit (`kits/<cpp>/`): `.cc` players are compiled against it before they play."""
 
 
-@dataclass(frozen=True)
-class TournamentPreset:
-    """A named tournament set-up of a game: `botarena tournament GAME --format NAME` plays it."""
+FormatStandings = Callable[
+    [Sequence[str], Sequence["FinishedMatch"], Mapping[str, Mapping[str, Any]] | None], Mapping[str, Any]
+]
+"""A declared format's own leaderboard sections: `(entrants, finished, details) -> {key: JSON value}`.
 
-    format: str
-    """The tournament format it plays (the name stored with the tournament)."""
-    preset: str
-    """The game preset of its matches."""
+`entrants` are in registration order, `finished` are the tournament's finished and failed matches,
+`details` maps a match key to its result details (`MatchResult.details`, from its replay; a key is
+missing when the replay cannot be read). The keys it returns are added to the tournament's
+leaderboard as they are (e.g. drones' 2018 event: `standings`, `standings_summary`,
+`standings_notes`); they must not be the leaderboard's own (`rows`, `pairs`, `game_standings`)."""
+
+
+@dataclass(frozen=True)
+class TournamentFormat:
+    """A tournament format a game declares (`GameInfo.tournament_formats`): its schedule, the game
+    set-up it plays, and what it adds to the leaderboard. `botarena tournament GAME --format NAME`
+    plays it under its `name` or any of its `aliases`; the tournament is stored with `name`."""
+
+    format: type[Format]
+    """The schedule: a `core.formats.Format` subclass (often a `RoundRobin` with the event's seating);
+    its `name` is the format's name, unique among every game's and the generic formats."""
+    preset: str = "default"
+    """The game preset of its matches (a tournament's own `--preset` wins)."""
     config: Mapping[str, Any] = field(default_factory=dict)
-    """Config overrides on top of `preset`."""
+    """Config overrides on top of `preset` (a tournament's own overrides win)."""
+    aliases: tuple[str, ...] = ()
+    """Other names users may give it, with the same behaviour (the name stored stays `name`)."""
+    standings: FormatStandings | None = None
+    """The format's own leaderboard sections (None: ratings and the pair matrix only)."""
+
+    @property
+    def name(self) -> str:
+        """The name stored with a tournament of this format."""
+        return self.format.name
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The name, then the aliases: every name that selects this format."""
+        return (self.name, *self.aliases)
 
 
 @dataclass(frozen=True)
@@ -285,8 +315,11 @@ class GameInfo(Generic[ConfigT]):
     test_overrides: Mapping[str, Any] = field(default_factory=dict)
     """Config overrides that keep whole-game checks (the conformance suite) quick."""
     native_result_json: NativeResultWriter | None = None
-    tournament_presets: Mapping[str, TournamentPreset] = field(default_factory=dict)
+    tournament_formats: tuple[TournamentFormat, ...] = ()
+    """Tournament formats of the game's own (an event's schedule and standings), next to the generic
+    ones every game plays; `botarena.tournament.formats` finds them by name through this field."""
     tournament_standings: GameStandings | None = None
+    """The game's own standings table on every tournament leaderboard of the game (`game_standings`)."""
     demo: DemoTournament = DemoTournament()
 
     def config(self, preset: str = "default", overrides: Mapping[str, Any] | None = None) -> ConfigT:

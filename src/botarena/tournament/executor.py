@@ -346,7 +346,7 @@ class LiveStreamer:
     `begin` and `step` are `run_match`'s `on_begin` and `on_step` observers; call `end(replay)` once
     the match is over. `pace_ms` sleeps after each step (for spectators; a game's own
     `turn_interval_ms` is the runner's pacing and needs nothing here). `flush_s`: 0 sends each
-    step as it comes (a DatsPulse round, whose turns take a second: a spectator policy counts the
+    step as it comes (a real-time round whose turns take a second: a spectator policy counts the
     steps played by what it has received).
     """
 

@@ -39,7 +39,7 @@ def seat_failures(replay: Replay) -> list[dict[str, Any] | None]:
     """Per seat of `replay`: None when all its verdicts were OK, else {"kinds": [...], "status",
     "reason", "detail", "where"} with the kinds of failure it had and its first non-OK verdict.
 
-    A verdict's seat is its reply's `seat` (per-call and per-action games, Devops and Crafting Quest,
+    A verdict's seat is its reply's `seat` (games asked per call or per action within a turn
     have several verdicts per seat in one exchange, so its index is no seat)."""
     seats = len(replay.players)
     first: dict[int, dict[str, Any]] = {}

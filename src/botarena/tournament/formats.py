@@ -1,417 +1,90 @@
-"""Tournament formats: which matches to play, derived again from scratch at every step.
+"""Tournament formats: the generic ones every game plays, and the lookup of every format by name.
 
-A `Format` is built from (entrants, tournament seed, players per match, options) and answers two
-questions about the matches already `scheduled` and the ones `finished`: which matches to add now
-(`schedule`) and whether the tournament is over (`done`). It keeps no state of its own, so a resumed
-tournament continues exactly where it stopped, and its answers depend only on what the results are,
-never on the order they arrived in (the `finished` mapping is always read in (round, key) order).
+The format interface (`Format`: which matches to add now, whether the tournament is over, derived
+again from scratch at every step) and the round robin are in `botarena.core.formats`, so that a game
+can declare formats of its own (`GameInfo.tournament_formats`: an event's schedule, the game set-up
+it plays, its leaderboard sections). This module knows no game: `make_format` finds a name among
+`GENERIC_FORMATS`, then among the formats the registered games declare (`declared_formats`), which
+imports the games only when a name is not a generic one.
 
-Every match gets the seed `match_seed(tournament seed, key)`, so any match of any tournament can be
-re-run on its own. A failed match (`FinishedMatch.ranks is None`) is no result, and never rated:
+A failed match (`FinishedMatch.ranks is None`) is no result, and never rated:
 
-- round robins: it stays failed (finished, not replayed; no points in the drones standings);
+- round robins: it stays failed (finished, not replayed; no points in a declared format's standings);
 - swiss: 0 points to both sides, but it counts as a meeting and for the seats;
 - single elimination: replayed with seats swapped like a draw (nobody can be said to have lost it);
 - ladder: it counts as a game scheduled for both (so the least-played still play first).
 
-Formats (`FORMATS`):
+Generic formats (`GENERIC_FORMATS`):
 
 - `round-robin`: every pair meets `cycles` times (2 players), or every group of `players` entrants
   plays `players` matches per cycle with each member in each seat once (3..N players).
-- `drones-2018`: the GameOfDrones 2018 event (drones spec 2.3 and 6.3): the circle schedule with the
-  event's sides, and the spec's standings with the event's per-opponent summary. Users name it
-  `drones_2018_event` (the spec's name; `drones-2018` is an alias): for the drones game both also
-  select game preset `bravolt2018` and the event's config (`games.drones.config.EVENT_2018_TOURNAMENT`).
 - `swiss`: rounds paired by score with a maximum-weight matching, no rematch where one is avoidable.
 - `single-elimination`: a seeded bracket; drawn or failed matches are replayed with seats swapped.
 - `ladder`: continuous matchmaking in waves by rating uncertainty; nobody is ever starved of games.
+
+`FORMATS` is every format by name, the declared ones included (a lazy mapping: reading it imports the
+games). A declared format's aliases (`TournamentFormat.aliases`) are resolved by the tournament
+service for the tournament's own game; `make_format` takes format names only.
 """
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
-from abc import ABC, abstractmethod
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import networkx as nx  # type: ignore[import-untyped]
 from openskill.models import PlackettLuceRating
 
+from botarena.core.formats import (
+    MAX_SEED,
+    RUNNER_OPTIONS,
+    FinishedMatch,
+    FixedFormat,
+    Format,
+    FormatError,
+    MatchSpec,
+    RoundRobin,
+    canonical,
+    int_option,
+    key_width,
+    match_seed,
+    pick_groups,
+    tiebreak,
+)
+from botarena.core.game import GameInfo, TournamentFormat
+from botarena.core.registry import all_games, get_game
 from botarena.tournament.ratings import MODEL, openskill_ratings
-from botarena.tournament.results import FinishedMatch, canonical
-from botarena.tournament.roundrobin import MatchScore, Standing, circle_schedule, standings, summary_line
 
-DRONES_2018_PRESET = "bravolt2018"
-"""The drones game preset the `drones-2018` format plays (spec 2.2: `{"rules": "bravolt2018"}`)."""
-
-RUNNER_OPTIONS = frozenset({"players", "pace_ms"})
-"""Tournament options that belong to the runner, not to a format: every format accepts and ignores
-them (`players`, when present, must equal the `players` argument)."""
-
-MAX_SEED = 2**64 - 1
-MAX_GROUPS = 5000
-PICK_TRIES = 1000
-"""The most groups a 3..N-player round robin plays without an explicit `groups` option."""
-
-
-class FormatError(ValueError):
-    """A wrong format name, option or entrant list: the message is one line for the user."""
-
-
-@dataclass(frozen=True)
-class MatchSpec:
-    """A match to play. `key` is unique in its tournament and sorts in schedule order within a round."""
-
-    key: str
-    round: int
-    seats: tuple[str, ...]
-    seed: int
-
-
-def match_seed(tournament_seed: int, key: str) -> int:
-    """The seed of match `key` (0..2**32-1): the first four bytes of SHA-256 of seed and key.
-
-    Stable forever: changing it would change every re-run of every recorded tournament.
-    """
-    digest = hashlib.sha256(f"botarena.match/{tournament_seed}/{key}".encode()).digest()
-    return int.from_bytes(digest[:4], "big")
-
-
-def tiebreak(tournament_seed: int, salt: str, name: str) -> int:
-    """A seed-derived sort key that breaks ties between entrants without favouring list order."""
-    digest = hashlib.sha256(f"botarena.tiebreak/{tournament_seed}/{salt}/{name}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-def _width(count: int, minimum: int) -> int:
-    return max(minimum, len(str(max(count, 0))))
-
-
-def _int_option(options: Mapping[str, Any], name: str, default: int, low: int, high: int) -> int:
-    value = options.get(name, default)
-    # An integral float (3.0) is an integer, as everywhere on the platform; bools are not.
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if type(value) is not int or not low <= value <= high:
-        raise FormatError(f"option {name!r} must be an integer in {low}..{high}, got {value!r}")
-    return value
-
-
-class Format(ABC):
-    """A tournament format (see the module docstring). Subclasses set `name` and `options`."""
-
-    name: ClassVar[str]
-    options: ClassVar[frozenset[str]] = frozenset()
-    two_player_only: ClassVar[bool] = False
-
-    def __init__(self, entrants: Sequence[str], *, seed: int, players: int, options: Mapping[str, Any]):
-        if isinstance(entrants, str):
-            raise FormatError("entrants must be a list of names, not one string")
-        names = list(entrants)
-        for name in names:
-            if not isinstance(name, str) or not name:
-                raise FormatError(f"entrant names must be non-empty strings, got {name!r}")
-        duplicates = sorted({name for name in names if names.count(name) > 1})
-        if duplicates:
-            raise FormatError(f"entrant {duplicates[0]!r} is listed twice")
-        if type(seed) is not int or not 0 <= seed <= MAX_SEED:
-            raise FormatError(f"tournament seed must be an integer in 0..{MAX_SEED}, got {seed!r}")
-        if type(players) is not int or players < 2:
-            raise FormatError(f"players per match must be an integer >= 2, got {players!r}")
-        if self.two_player_only and players != 2:
-            raise FormatError(f"format {self.name!r} is for 2-player matches, not {players}")
-        if not isinstance(options, Mapping):
-            raise FormatError("options must be a mapping of option names to values")
-        unknown = sorted(str(key) for key in options if key not in self.options | RUNNER_OPTIONS)
-        if unknown:
-            allowed = ", ".join(sorted(self.options)) or "none"
-            raise FormatError(f"format {self.name!r} has no option {unknown[0]!r} (options: {allowed})")
-        if "players" in options and options["players"] != players:
-            raise FormatError(f"option 'players' is {options['players']!r} but the match has {players} seats")
-        minimum = max(2, players)
-        if len(names) < minimum:
-            raise FormatError(
-                f"format {self.name!r} with {players} players per match needs at least {minimum} "
-                f"entrants, got {len(names)}"
-            )
-        self.entrants: tuple[str, ...] = tuple(names)
-        self.seed = seed
-        self.players = players
-        self.index = {name: i for i, name in enumerate(names)}
-
-    def spec(self, key: str, round_: int, seats: Sequence[str]) -> MatchSpec:
-        """The match `key` with its seed derived from the tournament seed."""
-        return MatchSpec(key=key, round=round_, seats=tuple(seats), seed=match_seed(self.seed, key))
-
-    @abstractmethod
-    def schedule(
-        self, scheduled: Sequence[MatchSpec], finished: Mapping[str, FinishedMatch]
-    ) -> list[MatchSpec]:
-        """The matches to add now (none already in `scheduled`); [] when waiting for results or done."""
-
-    @abstractmethod
-    def done(self, scheduled: Sequence[MatchSpec], finished: Mapping[str, FinishedMatch]) -> bool:
-        """Whether the tournament is over: nothing more will be scheduled and all of it has finished."""
-
-    @property
-    def planned_matches(self) -> int | None:
-        """How many matches the whole tournament plays, when that is known in advance (for progress)."""
-        return None
-
-
-class _FixedFormat(Format):
-    """A format whose whole schedule is known up front (round robins)."""
-
-    @abstractmethod
-    def all_matches(self) -> list[MatchSpec]:
-        """Every match of the tournament, in (round, key) order."""
-
-    def schedule(
-        self, scheduled: Sequence[MatchSpec], finished: Mapping[str, FinishedMatch]
-    ) -> list[MatchSpec]:
-        known = {spec.key for spec in scheduled}
-        return [spec for spec in self.all_matches() if spec.key not in known]
-
-    def done(self, scheduled: Sequence[MatchSpec], finished: Mapping[str, FinishedMatch]) -> bool:
-        # A failed match is finished too (as no result): round robins do not replay it.
-        return all(spec.key in finished for spec in self.all_matches())
-
-    @property
-    def planned_matches(self) -> int:
-        return len(self.all_matches())
-
-
-class RoundRobin(_FixedFormat):
-    """Every pair (2 players) or every group of `players` entrants meets; seats are balanced.
-
-    2 players: the rounds of the circle method (`roundrobin.circle_schedule`), `cycles` times
-    (option, default 1). In odd cycles the lower-registered entrant of pair (i, j) sits in seat 0
-    when i + j is odd, which leaves every entrant with seat 0 in half its matches (one more or less
-    when that number is odd); even cycles swap every pair's seats.
-
-    3..N players: every combination of `players` entrants (`itertools.combinations`, registration
-    order) plays `players` matches per cycle, the seats rotated cyclically, so each member sits in
-    each seat once per cycle. Round k of a cycle holds every group's rotation k. With option
-    `groups`, only that many groups play, picked so that appearances stay even (see `pick_groups`);
-    without it more than `MAX_GROUPS` groups is an error.
-
-    A failed match stays failed: it is not replayed and rates as no result.
-    """
-
-    name = "round-robin"
-    options = frozenset({"cycles", "groups"})
-
-    def __init__(self, entrants: Sequence[str], *, seed: int, players: int, options: Mapping[str, Any]):
-        super().__init__(entrants, seed=seed, players=players, options=options)
-        self.cycles = _int_option(options, "cycles", 1, 1, 1000)
-        self.groups: list[tuple[str, ...]] = []
-        if players == 2:
-            if "groups" in options:
-                raise FormatError("option 'groups' is for matches of 3 or more players")
-        else:
-            total = math.comb(len(self.entrants), players)
-            if "groups" in options:
-                count = _int_option(options, "groups", 1, 1, MAX_GROUPS)
-                self.groups = pick_groups(self.entrants, players, min(count, total), seed)
-            elif total > MAX_GROUPS:
-                raise FormatError(
-                    f"{total} groups of {players} from {len(self.entrants)} entrants is too many: "
-                    "set option 'groups' or use the ladder"
-                )
-            else:
-                self.groups = list(itertools.combinations(self.entrants, players))
-        self._matches = self._build()
-
-    def _build(self) -> list[MatchSpec]:
-        rounds: list[list[tuple[str, ...]]]
-        if self.players == 2:
-            rounds = [[self._orient(a, b) for a, b in pairs] for pairs in circle_schedule(self.entrants)]
-        else:
-            rounds = [[group[k:] + group[:k] for group in self.groups] for k in range(self.players)]
-        total_rounds = len(rounds) * self.cycles
-        round_width = _width(total_rounds, 2)
-        match_width = _width(max(len(r) for r in rounds), 3)
-        matches: list[MatchSpec] = []
-        for cycle in range(self.cycles):
-            for r, seatings in enumerate(rounds):
-                number = cycle * len(rounds) + r + 1
-                for m, seats in enumerate(seatings, start=1):
-                    if self.players == 2 and cycle % 2:
-                        seats = seats[::-1]
-                    key = f"r{number:0{round_width}d}-m{m:0{match_width}d}"
-                    matches.append(self.spec(key, number, seats))
-        return matches
-
-    def _orient(self, a: str, b: str) -> tuple[str, str]:
-        low, high = sorted((a, b), key=self.index.__getitem__)
-        if (self.index[low] + self.index[high]) % 2:
-            return low, high
-        return high, low
-
-    def all_matches(self) -> list[MatchSpec]:
-        return list(self._matches)
-
-
-def pick_groups(entrants: Sequence[str], players: int, count: int, seed: int) -> list[tuple[str, ...]]:
-    """`count` groups of `players` for a round robin that cannot play every combination.
-
-    Pick k takes the `players` entrants with the fewest appearances so far, so appearances never
-    differ by more than one. Among the entrants tied at the boundary it takes the first combination,
-    in a seed-derived order that changes with k, that was not picked before (the first one when the
-    first `PICK_TRIES` were all picked). Each group lists its members in registration order.
-    """
-    index = {name: i for i, name in enumerate(entrants)}
-    appearances = dict.fromkeys(entrants, 0)
-    chosen: list[tuple[str, ...]] = []
-    seen: set[tuple[str, ...]] = set()
-    for k in range(count):
-        order = sorted(entrants, key=lambda name: (appearances[name], tiebreak(seed, f"group{k}", name)))
-        level = appearances[order[players - 1]]
-        forced = [name for name in order if appearances[name] < level]
-        pool = [name for name in order if appearances[name] == level]
-        group: tuple[str, ...] | None = None
-        for extra in itertools.islice(itertools.combinations(pool, players - len(forced)), PICK_TRIES):
-            trial = tuple(sorted([*forced, *extra], key=index.__getitem__))
-            if group is None:
-                group = trial
-            if trial not in seen:
-                group = trial
-                break
-        assert group is not None
-        seen.add(group)
-        chosen.append(group)
-        for name in group:
-            appearances[name] += 1
-    return chosen
-
-
-DRONES_2018_FORMAT = "drones-2018"
-"""The format of the 2018 event (spec 6.3): its leaderboard has the event's standings."""
-
-
-class Drones2018(RoundRobin):
-    """The GameOfDrones 2018 event (drones spec 2.3 and 6.3), played with game preset `bravolt2018`.
-
-    The circle-method schedule exactly as at the event: round r's pairs with `PLAYER 1` (seat 0)
-    named first, the pair with the bye left out. 2 players only, no options. Standings:
-    `drones_2018_standings`.
-    """
-
-    name = DRONES_2018_FORMAT
-    options = frozenset()
-    two_player_only = True
-
-    def _orient(self, a: str, b: str) -> tuple[str, str]:
-        return a, b
-
-
-Details = Mapping[str, Mapping[str, Any]]
-"""Match key -> the match's result details (`MatchResult.details`, read from its replay)."""
-
-
-def _round_draws(details: Details | None, key: str) -> int:
-    """The drawn rounds of match `key` (`roundTotals.draws` of its drones result details), 0 if unknown."""
-    found = (details or {}).get(key) or {}
-    totals = found.get("roundTotals")
-    draws = totals.get("draws") if isinstance(totals, Mapping) else None
-    return draws if type(draws) is int and draws >= 0 else 0
-
-
-def drones_2018_scores(finished: Iterable[FinishedMatch], details: Details | None = None) -> list[MatchScore]:
-    """The played drones matches as `MatchScore`s, in canonical order (failed ones left out).
-
-    A drones match's scores are [PLAYER 1's round wins, PLAYER 2's round wins]; its drawn rounds come
-    from the result details (`roundTotals.draws`), 0 when those are not given or cannot be read. A
-    match with ranks but no scores counts as 1 round won to 0 (or 0-0 when ranks tie).
-    """
-    results: list[MatchScore] = []
-    for match in canonical(finished):
-        if match.ranks is None or len(match.seats) != 2:
-            continue
-        if match.scores is not None and len(match.scores) == 2:
-            wins1, wins2 = round(match.scores[0]), round(match.scores[1])
-        else:
-            one, two = match.ranks
-            wins1, wins2 = int(one < two), int(two < one)
-        draws = _round_draws(details, match.key)
-        results.append(MatchScore(match.seats[0], match.seats[1], wins1, wins2, draws))
-    return results
-
-
-def drones_2018_standings(
-    entrants: Sequence[str], finished: Iterable[FinishedMatch], details: Details | None = None
-) -> list[Standing]:
-    """The spec 6.3 standings table from drones results (`roundrobin.standings`).
-
-    `round_draws` counts the drawn rounds found in `details` (`drones_2018_scores`). A failed match is
-    no result: it is left out (nobody gets points, nobody has played it).
-    """
-    try:
-        return standings(entrants, drones_2018_scores(finished, details))
-    except ValueError as error:
-        raise FormatError(str(error)) from None
-
-
-def drones_2018_summary(
-    entrants: Sequence[str], finished: Iterable[FinishedMatch], details: Details | None = None
-) -> dict[str, dict[str, str]]:
-    """Spec 6.3's per-entrant summary, as the event printed it: entrant -> opponent -> e.g.
-    `WIN (W:792/ L:208/ D:0)` (`roundrobin.summary_line`), opponents in the order they were met."""
-    table: dict[str, dict[str, str]] = {name: {} for name in entrants}
-    for score in drones_2018_scores(finished, details):
-        for name, opponent in ((score.player1, score.player2), (score.player2, score.player1)):
-            if name in table:
-                table[name][opponent] = summary_line(score, name)
-    return table
-
-
-def drones_2018_notes(
-    entrants: Sequence[str], finished: Iterable[FinishedMatch], details: Details | None = None
-) -> list[str]:
-    """What the standings should say about entrants the 2018 event would not have played.
-
-    The original round robin silently dropped a bot without `meta.name` and any later bot whose
-    `meta.name` an earlier one had; botarena plays every entrant. The metas are those the bots sent
-    in their first finished match (result details `meta`); the engine's default meta
-    (`{"name": "Anonymous Player"}`, what a bot that sent none gets) counts as no name.
-    """
-    metas: dict[str, Any] = {}
-    for match in canonical(finished):
-        sent = ((details or {}).get(match.key) or {}).get("meta")
-        if match.ranks is None or not isinstance(sent, Sequence) or len(sent) != len(match.seats):
-            continue
-        for name, meta in zip(match.seats, sent, strict=True):
-            metas.setdefault(name, meta)
-    notes = [
-        "every entrant is played: the 2018 event dropped a bot without meta.name and any later bot "
-        "with a duplicate meta.name (spec 6.3)"
-    ]
-    first_with: dict[str, str] = {}
-    for name in entrants:
-        if name not in metas:
-            continue
-        meta = metas[name]
-        meta_name = meta.get("name") if isinstance(meta, Mapping) else None
-        if not meta_name or meta == ANONYMOUS_META:
-            notes.append(f"{name}: no meta.name, the 2018 event would have dropped it")
-        elif not isinstance(meta_name, str | int | float):
-            continue  # the original's `in` test on an object key: not reproduced
-        elif str(meta_name) in first_with:
-            earlier = first_with[str(meta_name)]
-            notes.append(
-                f"{name}: meta.name {meta_name!r} as {earlier}, the 2018 event would have dropped it"
-            )
-        else:
-            first_with[str(meta_name)] = name
-    return notes
-
-
-ANONYMOUS_META = {"name": "Anonymous Player"}
-"""The meta a drones bot that sent none is recorded with (drones spec 7.1, 7.5)."""
+__all__ = [  # the names importers of the tournament layer read from here (the interface is core's)
+    "FORMATS",
+    "GENERIC_FORMATS",
+    "MAX_SEED",
+    "RUNNER_OPTIONS",
+    "FinishedMatch",
+    "FixedFormat",
+    "Format",
+    "FormatError",
+    "Ladder",
+    "MatchSpec",
+    "Placing",
+    "RoundRobin",
+    "SingleElimination",
+    "Swiss",
+    "bracket_order",
+    "declared_format",
+    "declared_formats",
+    "make_format",
+    "match_points",
+    "match_quality",
+    "match_seed",
+    "pick_groups",
+    "swiss_pairs",
+    "tiebreak",
+]
 
 
 def _round_state(scheduled: Sequence[MatchSpec], finished: Mapping[str, FinishedMatch]) -> tuple[int, bool]:
@@ -456,9 +129,9 @@ class Swiss(Format):
     def __init__(self, entrants: Sequence[str], *, seed: int, players: int, options: Mapping[str, Any]):
         super().__init__(entrants, seed=seed, players=players, options=options)
         default = max(1, math.ceil(math.log2(len(self.entrants))))
-        self.rounds = _int_option(options, "rounds", default, 1, 1000)
-        self._round_width = _width(self.rounds, 2)
-        self._match_width = _width(len(self.entrants) // 2, 3)
+        self.rounds = int_option(options, "rounds", default, 1, 1000)
+        self._round_width = key_width(self.rounds, 2)
+        self._match_width = key_width(len(self.entrants) // 2, 3)
 
     @property
     def planned_matches(self) -> int:
@@ -614,12 +287,12 @@ class SingleElimination(Format):
 
     def __init__(self, entrants: Sequence[str], *, seed: int, players: int, options: Mapping[str, Any]):
         super().__init__(entrants, seed=seed, players=players, options=options)
-        self.replays = _int_option(options, "replays", 2, 0, 99)
+        self.replays = int_option(options, "replays", 2, 0, 99)
         self.size = 1 << (len(self.entrants) - 1).bit_length()
         self.rounds = self.size.bit_length() - 1
-        self._round_width = _width(self.rounds, 2)
-        self._match_width = _width(self.size // 2, 3)
-        self._game_width = _width(self.replays + 1, 1)
+        self._round_width = key_width(self.rounds, 2)
+        self._match_width = key_width(self.size // 2, 3)
+        self._game_width = key_width(self.replays + 1, 1)
 
     def game_key(self, number: int, slot: int, game: int) -> str:
         """The key of game `game` (1-based) of the pairing in bracket slot `slot` of round `number`."""
@@ -749,11 +422,11 @@ class Ladder(Format):
     def __init__(self, entrants: Sequence[str], *, seed: int, players: int, options: Mapping[str, Any]):
         super().__init__(entrants, seed=seed, players=players, options=options)
         default = math.ceil(10 * len(self.entrants) / players)
-        self.matches = _int_option(options, "matches", default, 1, 1_000_000)
+        self.matches = int_option(options, "matches", default, 1, 1_000_000)
         self.wave_size = len(self.entrants) // players
         self.waves = math.ceil(self.matches / self.wave_size)
-        self._wave_width = _width(self.waves, 4)
-        self._match_width = _width(self.wave_size, 2)
+        self._wave_width = key_width(self.waves, 4)
+        self._match_width = key_width(self.wave_size, 2)
 
     @property
     def planned_matches(self) -> int:
@@ -823,20 +496,93 @@ def match_quality(
     return float(draw) + uncertainty - 0.5 * repeat
 
 
-FORMATS: dict[str, type[Format]] = {
+GENERIC_FORMATS: dict[str, type[Format]] = {
     RoundRobin.name: RoundRobin,
-    Drones2018.name: Drones2018,
     Swiss.name: Swiss,
     SingleElimination.name: SingleElimination,
     Ladder.name: Ladder,
 }
+"""The formats every game plays, by name."""
+
+
+def declared_formats(game: str | None = None) -> dict[str, TournamentFormat]:
+    """The formats game `game` declares (every registered game's when None), by name.
+
+    Raises FormatError when a declared name or alias is taken twice (by a generic format or another
+    declared one): a tournament stores only the name, so it must say which format it was."""
+    games = all_games() if game is None else _registered(game)
+    found: dict[str, TournamentFormat] = {}
+    taken = set(GENERIC_FORMATS)
+    for info in games:
+        for declared in info.tournament_formats:
+            for name in declared.names:
+                if name in taken:
+                    raise FormatError(f"game {info.id!r} declares format {name!r}, a name already taken")
+                taken.add(name)
+            found[declared.name] = declared
+    return found
+
+
+def _registered(game: str) -> list[GameInfo[Any]]:
+    """[game `game`'s info], or [] when no such game is registered (it declares nothing then)."""
+    try:
+        return [get_game(game)]
+    except LookupError:
+        return []
+
+
+def declared_format(name: str, game: str | None = None) -> TournamentFormat | None:
+    """The declared format called `name` or one of its aliases (of game `game` when given), or None.
+
+    A generic name is never a declared one, so it imports no game."""
+    if name in GENERIC_FORMATS:
+        return None
+    for declared in declared_formats(game).values():
+        if name in declared.names:
+            return declared
+    return None
+
+
+class _AllFormats(Mapping[str, type[Format]]):
+    """Every format by name: the generic ones, then the declared ones (read at each use, so a game
+    registered later is seen)."""
+
+    def _merged(self) -> dict[str, type[Format]]:
+        declared = {name: found.format for name, found in declared_formats().items()}
+        return {**GENERIC_FORMATS, **declared}
+
+    def __getitem__(self, name: str) -> type[Format]:
+        if name in GENERIC_FORMATS:
+            return GENERIC_FORMATS[name]
+        return self._merged()[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._merged())
+
+    def __len__(self) -> int:
+        return len(self._merged())
+
+
+FORMATS: Mapping[str, type[Format]] = _AllFormats()
+"""Every format by name, the generic and the declared ones (see the module docstring)."""
 
 
 def make_format(
-    name: str, entrants: Sequence[str], *, seed: int, players: int, options: Mapping[str, Any] | None = None
+    name: str,
+    entrants: Sequence[str],
+    *,
+    seed: int,
+    players: int,
+    options: Mapping[str, Any] | None = None,
+    game: str | None = None,
 ) -> Format:
-    """The format called `name`; `FormatError` (one line) on an unknown name or a bad option."""
-    cls = FORMATS.get(name)
+    """The format called `name`: a generic one, or one game `game` declares (any game's when None);
+    `FormatError` (one line) on an unknown name or a bad option."""
+    cls = GENERIC_FORMATS.get(name)
     if cls is None:
-        raise FormatError(f"unknown format {name!r} (known: {', '.join(sorted(FORMATS))})")
+        declared = declared_formats(game).get(name)
+        cls = None if declared is None else declared.format
+    if cls is None:
+        known = sorted({*GENERIC_FORMATS, *declared_formats(game)})
+        raise FormatError(f"unknown format {name!r} (known: {', '.join(known)})")
     return cls(entrants, seed=seed, players=players, options=options or {})

@@ -6,27 +6,23 @@ players, and for N players the average of (players - place) over the places a ti
 match ranked 1, 2, 2, 4 gives 3, 1.5, 1.5, 0). A match counts as a win when the entrant is ranked
 first alone, a draw when it shares first place, and a loss otherwise.
 
-A game may declare its own tournament standings (`GameInfo.tournament_standings`, e.g. DatsPulse's
-spec 6.3 table over a lockstep tournament's rounds): `leaderboard` then adds that titled table as
-`game_standings`. The 2018 drones event's format adds the event's standings (spec 6.3).
+A game may declare its own tournament standings (`GameInfo.tournament_standings`, a table over all
+its tournaments): `leaderboard` then adds that titled table as `game_standings`. A format a game
+declares (`GameInfo.tournament_formats`) may add sections of its own (`TournamentFormat.standings`,
+an event's table): `leaderboard` adds them to the tournaments of that format. Neither is known here
+by name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict
 from typing import Any
 
+from botarena.core.formats import FinishedMatch
 from botarena.core.game import GameStandings
 from botarena.core.registry import get_game
-from botarena.tournament.formats import (
-    DRONES_2018_FORMAT,
-    drones_2018_notes,
-    drones_2018_standings,
-    drones_2018_summary,
-)
+from botarena.tournament.formats import declared_format
 from botarena.tournament.ratings import PairRecord, check_entrants, pair_matrix, rate, rated_matches
-from botarena.tournament.results import FinishedMatch
 
 
 def _points_and_outcomes(
@@ -98,18 +94,16 @@ def leaderboard(
     format_name: str,
     game_table: GameStandings | None = None,
     details: Mapping[str, Mapping[str, Any]] | None = None,
+    game: str | None = None,
 ) -> dict[str, Any]:
-    """The leaderboard JSON: rating rows, the pair matrix, for `drones-2018` the spec 6.3 standings
-    (`standings`, with round draws from `details`), the event's per-opponent summary
-    (`standings_summary`: entrant -> opponent -> `WIN (W:792/ L:208/ D:0)`) and `standings_notes`
-    (that every entrant is played, and which ones the 2018 event would have dropped), and the game's
-    own standings when it declares them.
+    """The leaderboard JSON: rating rows, the pair matrix, the sections of a declared format's own
+    standings (`TournamentFormat.standings` of the format `format_name`, of game `game` when given,
+    with `details`: match key -> result details), and the game's own standings when it declares them.
 
     Rows follow `rate`'s order; `rank` is shared by equal ordinals (1, 2, 2, 4). `pairs.cells[i][j]`
     is row entrant i's record against column entrant j (registration order), null on the diagonal
-    and for pairs that never met. `standings` rows are `roundrobin.Standing` fields (`entrant`,
-    `points`, ..., `round_difference`). With a `game_table` function (`declared_standings`),
-    `game_standings` is the table it makes (`game_standings`; `details`: match key -> result details).
+    and for pairs that never met. With a `game_table` function (`declared_standings`),
+    `game_standings` is the table it makes (`game_standings`).
     """
     matches = list(finished)
     names = check_entrants(entrants)
@@ -118,16 +112,40 @@ def leaderboard(
         "rows": _rating_rows(names, rated),
         "pairs": {"names": names, "cells": _pair_cells(names, rated)},
     }
-    if format_name == DRONES_2018_FORMAT:
-        board["standings"] = [
-            {**asdict(standing), "round_difference": standing.round_difference}
-            for standing in drones_2018_standings(names, matches, details)
-        ]
-        board["standings_summary"] = drones_2018_summary(names, matches, details)
-        board["standings_notes"] = drones_2018_notes(names, matches, details)
+    board.update(format_sections(format_name, names, matches, details, game))
     if game_table is not None:
         board["game_standings"] = game_standings(game_table, names, matches, details)
     return board
+
+
+_OWN_KEYS = frozenset({"rows", "pairs", "game_standings", "failures"})
+"""The leaderboard's own keys, which a format's sections may not replace."""
+
+
+def format_sections(
+    format_name: str,
+    names: Sequence[str],
+    matches: Sequence[FinishedMatch],
+    details: Mapping[str, Mapping[str, Any]] | None,
+    game: str | None = None,
+) -> dict[str, Any]:
+    """The leaderboard sections the declared format `format_name` adds ({} for a generic format, or a
+    declared one without standings). ValueError when they would replace the leaderboard's own keys."""
+    declared = declared_format(format_name, game)
+    if declared is None or declared.standings is None:
+        return {}
+    sections = dict(declared.standings(names, matches, details))
+    clash = sorted(_OWN_KEYS & set(sections))
+    if clash:
+        raise ValueError(f"format {format_name!r}'s standings would replace the leaderboard's {clash[0]!r}")
+    return sections
+
+
+def format_reads_details(format_name: str, game: str | None = None) -> bool:
+    """Whether the format's own standings are made from the matches' result details (read from the
+    replays, so only when they are used)."""
+    declared = declared_format(format_name, game)
+    return declared is not None and declared.standings is not None
 
 
 def _rating_rows(names: list[str], rated: list[FinishedMatch]) -> list[dict[str, Any]]:

@@ -24,7 +24,7 @@ from statistics import NormalDist
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from botarena.tournament.results import FinishedMatch
+from botarena.core.formats import FinishedMatch
 
 Z95 = NormalDist().inv_cdf(0.975)
 """The normal quantile of a two-sided 95% interval (1.95996...)."""

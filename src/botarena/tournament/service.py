@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from botarena.core.formats import FinishedMatch
 from botarena.core.registry import get_game
 from botarena.runner.record import MatchRecord
 from botarena.store import MatchRow, Store, TournamentRow
@@ -51,10 +52,9 @@ from botarena.tournament.executor import (
     replay_match_id,
 )
 from botarena.tournament.failures import EntrantFailures, FailureTally
-from botarena.tournament.formats import DRONES_2018_FORMAT, Format, FormatError, MatchSpec, make_format
-from botarena.tournament.leaderboard import declared_standings, leaderboard
+from botarena.tournament.formats import Format, FormatError, MatchSpec, declared_format, make_format
+from botarena.tournament.leaderboard import declared_standings, format_reads_details, leaderboard
 from botarena.tournament.ratings import rate
-from botarena.tournament.results import FinishedMatch
 
 if TYPE_CHECKING:
     from botarena.bots.resolve import Isolation
@@ -156,12 +156,12 @@ def plan_players(plan: TournamentPlan) -> int:
 
 
 def _apply_tournament_preset(plan: TournamentPlan) -> tuple[str, str, dict[str, Any]]:
-    """(format, game preset, config overrides): a game's tournament preset (`GameInfo.tournament_presets`,
-    e.g. drones' `drones_2018_event`, spec 2.3) names all three; the plan's own preset and overrides win."""
-    chosen = get_game(plan.game).tournament_presets.get(plan.format)
+    """(format, game preset, config overrides): a format the game declares (`GameInfo.tournament_formats`),
+    named by its name or an alias, names all three; the plan's own preset and overrides win."""
+    chosen = declared_format(plan.format, plan.game)
     if chosen is None:
         return plan.format, plan.preset or "default", dict(plan.overrides)
-    return chosen.format, plan.preset or chosen.preset, {**chosen.config, **plan.overrides}
+    return chosen.name, plan.preset or chosen.preset, {**chosen.config, **plan.overrides}
 
 
 def resolved_isolation(isolation: Isolation | None) -> Isolation:
@@ -204,7 +204,7 @@ def create_tournament(
     if type(pace_ms) is not int or pace_ms < 0:
         raise FormatError(f"pace_ms must be a non-negative integer, got {pace_ms!r}")
     format_options = {k: v for k, v in options.items() if k not in NOT_FORMAT_OPTIONS}
-    make_format(format_name, names, seed=plan.seed, players=players, options=format_options)
+    make_format(format_name, names, seed=plan.seed, players=players, options=format_options, game=plan.game)
     for entrant in plan.entrants:
         check_spec(entrant.spec, game, isolation=isolation)  # fails here, not in a worker
     check_isolation(isolation)
@@ -247,6 +247,7 @@ def tournament_format(tournament: TournamentRow) -> Format:
         seed=tournament.seed,
         players=int(tournament.options.get("players", 2)),
         options=options,
+        game=tournament.game,
     )
 
 
@@ -339,9 +340,10 @@ def tournament_board(store: Store, tournament: TournamentRow) -> dict[str, Any]:
         game_table=game_table,
         details=(
             match_details(store, rows)
-            if game_table is not None or tournament.format == DRONES_2018_FORMAT  # its round draws
+            if game_table is not None or format_reads_details(tournament.format, tournament.game)
             else None
         ),
+        game=tournament.game,
     )
     board["failures"] = [entrant.to_json() for entrant in FailureTally.from_rows(names, rows).failing()]
     return board

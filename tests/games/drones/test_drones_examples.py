@@ -27,12 +27,12 @@ from drones_testkit import (
 
 from botarena.bots.inprocess import PythonBot
 from botarena.core.protocol import Reply
+from botarena.core.roundrobin import MatchScore, circle_schedule, standings
 from botarena.core.status import Status
 from botarena.games.drones.bots.examples import AdaptiveDefender, Pacifist, Randomonium, Zergy
 from botarena.games.drones.engine import DronesEngine
 from botarena.games.drones.protocol import original_result_json
 from botarena.runner import run_match
-from botarena.tournament.roundrobin import MatchScore, circle_schedule, standings
 
 
 @pytest.mark.parametrize("rules", BOTH)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from botarena.tournament.roundrobin import MatchScore, bye_entrants, circle_schedule, standings, summary_line
+from botarena.core.roundrobin import MatchScore, bye_entrants, circle_schedule, standings, summary_line
 
 ROSTER = [
     "Adaptive Defender",

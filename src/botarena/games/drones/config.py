@@ -7,8 +7,6 @@ from typing import Annotated, Any, Literal
 
 from pydantic import ConfigDict, Field, StrictInt
 
-from botarena.core.game import TournamentPreset
-
 GAME_ID = "drones"
 RULES_VERSION = "drones_v1"
 MAX_TURN_LIMIT = 50
@@ -72,12 +70,5 @@ EVENT_2018_CONFIG: dict[str, Any] = {
     "turn_limit": 10,
     "defender_bonus": 1,
 }
-"""Spec 2.3: the game config of the tournament preset `drones_2018_event` (a round robin on the circle
-schedule, `botarena.tournament.roundrobin`). A runner may override `rules` with `seed`."""
-
-EVENT_2018_TOURNAMENT = TournamentPreset(
-    format="drones-2018",
-    preset="bravolt2018",
-    config={k: v for k, v in EVENT_2018_CONFIG.items() if k != "rules"},
-)
-"""Spec 2.3, the tournament preset `drones_2018_event`: format, game preset and config overrides."""
+"""Spec 2.3: the game config of the 2018 event's tournament format (`event2018.EVENT_2018`, a round
+robin on the circle schedule, `botarena.core.roundrobin`). A runner may override `rules` with `seed`."""
