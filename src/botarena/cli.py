@@ -362,7 +362,7 @@ def _play_live(
     from types import SimpleNamespace
 
     from botarena.server.app import ARENA_PAGE, live_events_url, serve
-    from botarena.server.live import LIVE_ROUTES, LiveHub, LockedEngine
+    from botarena.server.live import LiveHub, LockedEngine, live_routes_of
     from botarena.server.spectators import SpectatorGate, SpectatorPolicy
     from botarena.store import Store
     from botarena.tournament.executor import LiveStreamer
@@ -383,7 +383,7 @@ def _play_live(
         journal=journal,  # the routes write what they accept from outside the bots (devops codes)
         external=list(external),  # and a resumed game's routes restore it
     )
-    make_routes = LIVE_ROUTES.get(game.id)
+    make_routes = live_routes_of(game)
     router = make_routes(match) if make_routes is not None else None
     if router is not None:
         make_engine = game.new_engine

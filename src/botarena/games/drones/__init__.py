@@ -53,4 +53,5 @@ GAME = GameInfo(
     # `drones-2018` format (the name stored with the tournament), preset bravolt2018 and the
     # event's config. `drones-2018` given as the format is an alias with the same behaviour.
     tournament_presets={name: EVENT_2018_TOURNAMENT for name in ("drones_2018_event", "drones-2018")},
+    rl_encoding="botarena.rl.games.drones:DronesEncoding",
 )
