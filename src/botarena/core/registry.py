@@ -131,11 +131,15 @@ def _discover() -> dict[str, GameSource]:
 
 
 def refresh() -> None:
-    """Forget the discovered entry points (not the loaded games): the next look-up scans again. For
-    a caller that changed `sys.path` after the first look-up, such as a test adding a package."""
+    """Scan the entry points again, for a caller that changed `sys.path` after the first look-up
+    (a test adding or removing a package): a loaded game whose declaration is gone is forgotten,
+    a game registered by `register_game` stays."""
     global _sources
     _sources = None
     _clashes.clear()
+    declared = _discover()
+    for game_id in [gid for gid in _loaded if gid not in declared and gid not in _registered]:
+        del _loaded[game_id]
 
 
 def register_game(info: GameInfo) -> None:
