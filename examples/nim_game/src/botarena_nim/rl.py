@@ -4,7 +4,7 @@
 |---|---|
 | agents | `player_0`, `player_1` |
 | dynamics | alternating: one step is one move (NIM-3) |
-| observation | `Box(0, 1, (heap_count + 1,), float32)`: each heap's size / heap_max, then 1 when the seat is to move; a waiting seat sees the heaps of its own last turn with 0 |
+| observation | `Box(0, 1, (heap_count + 2,), float32)`: each heap's size / heap_max, 1 when the seat is to move, and the moves made / (heap_count * heap_max); a waiting seat sees the position after the last move, with 0 |
 | action | `Discrete(heap_count * heap_max)`: `heap * heap_max + (take - 1)` (NIM-4) |
 | action mask | `info["action_mask"]`: the legal takes; a waiting seat's only action is 0, ignored |
 | rewards | at the end only: +1 for the win, -1 for the loss (NIM-5) |
@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from botarena.core.game import Step
 from botarena.core.protocol import Request
 from botarena.rl.encoding import Encoding
 
@@ -30,23 +31,33 @@ class NimEncoding(Encoding):
     def __init__(self, config: Any, seats: int) -> None:
         super().__init__(config, seats)
         self.heaps, self.most = int(config.heap_count), int(config.heap_max)
-        self.observation_space = spaces.Box(0.0, 1.0, (self.heaps + 1,), np.float32)
+        self.observation_space = spaces.Box(0.0, 1.0, (self.heaps + 2,), np.float32)
         self.action_space = spaces.Discrete(self.heaps * self.most)
-        self._last: dict[int, np.ndarray[Any, Any]] = {}
+        self._heaps: list[int] | None = None
+        """The heaps of the last position seen (a start or turn request's, a step's), for a waiting seat."""
+        self._moves = 0
 
     def reset(self) -> None:
-        self._last.clear()
+        self._heaps, self._moves = None, 0
+
+    def start_reply(self, request: Request) -> Any:
+        self._heaps = list(request.payload["heaps"])
+        return {}
 
     def observe(self, seat: int, requests: Sequence[Request]) -> np.ndarray[Any, Any]:
-        if not requests:
-            waiting = self._last.get(seat, np.zeros(self.heaps + 1, dtype=np.float32)).copy()
-            waiting[-1] = 0.0
-            return waiting
-        vector = np.zeros(self.heaps + 1, dtype=np.float32)
-        vector[: self.heaps] = np.asarray(requests[0].payload["heaps"], dtype=np.float32) / self.most
-        vector[-1] = 1.0
-        self._last[seat] = vector
-        return vector.copy()
+        if requests:
+            self._heaps, self._moves = list(requests[0].payload["heaps"]), requests[0].payload["move"] - 1
+        vector = np.zeros(self.heaps + 2, dtype=np.float32)
+        if self._heaps is not None:
+            vector[: self.heaps] = np.asarray(self._heaps, dtype=np.float32) / self.most
+        vector[self.heaps] = 1.0 if requests else 0.0
+        vector[self.heaps + 1] = self._moves / (self.heaps * self.most)
+        return vector
+
+    def step_rewards(self, step: Step) -> list[float]:
+        """No reward before the end (NIM-5); every move, a bot's too, updates the position seen."""
+        self._heaps, self._moves = list(step.record["heaps"]), int(step.record["move"])
+        return [0.0] * self.seats
 
     def act(self, seat: int, requests: Sequence[Request], action: Any) -> list[Any]:
         heap, take = divmod(int(action), self.most)
