@@ -19,6 +19,7 @@ import secrets
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -39,7 +40,13 @@ from botarena.commands.secret_options import (
     store_url,
 )
 from botarena.core.config import ConfigError, load_overrides, parse_override
-from botarena.core.registry import UnknownGameError, all_games, get_game
+from botarena.core.registry import (
+    BrokenGameWarning,
+    GameRegistrationError,
+    UnknownGameError,
+    all_games,
+    get_game,
+)
 from botarena.core.replay import ReplayError
 
 app = typer.Typer(
@@ -69,7 +76,11 @@ def games_command() -> None:
     table = Table(title="botarena games")
     for column in ("id", "title", "players", "presets", "starter bots"):
         table.add_column(column)
-    for game in all_games():
+    # a third-party game whose entry point is broken is left out with a line that names it
+    with warnings.catch_warnings(record=True) as broken:
+        warnings.simplefilter("always", BrokenGameWarning)
+        games = all_games()
+    for game in games:
         players = (
             str(game.min_players)
             if game.min_players == game.max_players
@@ -77,6 +88,8 @@ def games_command() -> None:
         )
         table.add_row(game.id, game.title, players, ", ".join(game.presets), ", ".join(game.starter_bots))
     _console().print(table)
+    for warning in broken:
+        typer.echo(f"warning: {warning.message}", err=True)
 
 
 @app.command("play")
@@ -1391,6 +1404,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         SandboxUnavailable,
         ConfigError,
         UnknownGameError,
+        GameRegistrationError,
         ReplayError,
         BotSpecError,
         StoreError,

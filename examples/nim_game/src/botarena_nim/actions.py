@@ -27,7 +27,9 @@ def parse_take(reply: Reply, heaps: list[int], max_take: int) -> tuple[Take | No
         return None, Verdict(reply.seat, reply.status, reply.reason, list(reply.warnings))
     payload: Any = reply.payload
     if not isinstance(payload, dict):
-        return None, Verdict(reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="a reply must be an object")
+        return None, Verdict(
+            reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="a reply must be an object"
+        )
     heap, count = payload.get("heap"), payload.get("take")
     if not _is_int(heap) or not 0 <= heap < len(heaps) or heaps[heap] == 0:
         detail = f"heap must index a non-empty heap, got {str(heap)[:40]!r}"

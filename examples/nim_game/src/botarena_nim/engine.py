@@ -78,4 +78,9 @@ class NimEngine(Engine):
 
     def keyframe(self) -> dict[str, Any]:
         state = self.state
-        return {"heaps": list(state.heaps), "moves": state.moves, "to_move": state.to_move, "winner": state.winner}
+        return {
+            "heaps": list(state.heaps),
+            "moves": state.moves,
+            "to_move": state.to_move,
+            "winner": state.winner,
+        }

@@ -1,13 +1,12 @@
 """Nim for learners: the optional RL encoding `GameInfo.rl_encoding` names (rules NIM-n).
 
-| | |
-|---|---|
-| agents | `player_0`, `player_1` |
-| dynamics | alternating: one step is one move (NIM-3) |
-| observation | `Box(0, 1, (heap_count + 2,), float32)`: each heap's size / heap_max, 1 when the seat is to move, and the moves made / (heap_count * heap_max); a waiting seat sees the position after the last move, with 0 |
-| action | `Discrete(heap_count * heap_max)`: `heap * heap_max + (take - 1)` (NIM-4) |
-| action mask | `info["action_mask"]`: the legal takes; a waiting seat's only action is 0, ignored |
-| rewards | at the end only: +1 for the win, -1 for the loss (NIM-5) |
+- agents: `player_0`, `player_1`; alternating, one step is one move (NIM-3).
+- observation: `Box(0, 1, (heap_count + 2,), float32)`: each heap's size / heap_max, 1 when the seat
+  is to move, and the moves made / (heap_count * heap_max); a waiting seat sees the position after
+  the last move, with 0.
+- action: `Discrete(heap_count * heap_max)`: `heap * heap_max + (take - 1)` (NIM-4); the action
+  mask (`info["action_mask"]`) allows the legal takes; a waiting seat's only action is 0, ignored.
+- rewards: at the end only, +1 for the win and -1 for the loss (NIM-5).
 
 This module is imported only by `botarena.rl` (it needs Gymnasium); the game itself does not.
 """
