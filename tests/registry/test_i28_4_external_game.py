@@ -99,7 +99,7 @@ def test_i28_4_the_registry_wide_suites_include_it_with_no_edit() -> None:
     """tests/conformance, run with BOTARENA_EXTRA_GAMES, checks Nim too (a fresh interpreter, as CI)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "BOTARENA_EXTRA_GAMES": "examples/nim_game"}
     command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist"]
-    command += ["tests/conformance", "-k", "nim", "-o", "addopts="]
+    command += ["tests/conformance", "-k", "nim"]
     done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-2000:]
     assert " passed" in done.stdout and "deselected" in done.stdout
