@@ -17,8 +17,9 @@ class Take:
     count: int
 
 
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _index(value: Any) -> int | None:
+    """An integer field's value (JSON's true and false are no numbers), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def parse_take(reply: Reply, heaps: list[int], max_take: int) -> tuple[Take | None, Verdict]:
@@ -30,12 +31,12 @@ def parse_take(reply: Reply, heaps: list[int], max_take: int) -> tuple[Take | No
         return None, Verdict(
             reply.seat, Status.INVALID, Reason.NOT_OBJECT, detail="a reply must be an object"
         )
-    heap, count = payload.get("heap"), payload.get("take")
-    if not _is_int(heap) or not 0 <= heap < len(heaps) or heaps[heap] == 0:
-        detail = f"heap must index a non-empty heap, got {str(heap)[:40]!r}"
+    heap, count = _index(payload.get("heap")), _index(payload.get("take"))
+    if heap is None or not 0 <= heap < len(heaps) or heaps[heap] == 0:
+        detail = f"heap must index a non-empty heap, got {str(payload.get('heap'))[:40]!r}"
         return None, Verdict(reply.seat, Status.INVALID, Reason.BAD_FIELD, detail=detail)
     limit = heaps[heap] if max_take == 0 else min(heaps[heap], max_take)
-    if not _is_int(count) or not 1 <= count <= limit:
-        detail = f"take must be 1..{limit} for heap {heap}, got {str(count)[:40]!r}"
+    if count is None or not 1 <= count <= limit:
+        detail = f"take must be 1..{limit} for heap {heap}, got {str(payload.get('take'))[:40]!r}"
         return None, Verdict(reply.seat, Status.INVALID, Reason.BAD_FIELD, detail=detail)
     return Take(heap, count), Verdict(reply.seat, Status.OK)
