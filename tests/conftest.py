@@ -40,7 +40,8 @@ def _install_extra_games() -> None:
     """`BOTARENA_EXTRA_GAMES=examples/nim_game[:other/project]`: game packages outside botarena, made
     visible by their entry points as pip would install them (botarena.testing.installed), before
     any test module is collected, so every registry-wide table (conformance, RL, CLI) includes them
-    with no edit. Paths are relative to the repository."""
+    with no edit, in this process and in the processes it starts. Paths are relative to the
+    repository."""
     projects = [part for part in os.environ.get(EXTRA_GAMES_ENV, "").split(os.pathsep) if part]
     if not projects:
         return
@@ -49,8 +50,10 @@ def _install_extra_games() -> None:
     into = Path(tempfile.mkdtemp(prefix="botarena-extra-games-"))
     atexit.register(shutil.rmtree, into, ignore_errors=True)
     root = Path(__file__).resolve().parents[1]
-    for project in projects:
-        install_for_tests(root / project, into)
+    paths = [path for project in projects for path in install_for_tests(root / project, into).paths]
+    # and for the `botarena` processes tests start: their importlib.metadata scans PYTHONPATH too
+    inherited = [part for part in os.environ.get("PYTHONPATH", "").split(os.pathsep) if part]
+    os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([*inherited, *paths]))
 
 
 _install_extra_games()

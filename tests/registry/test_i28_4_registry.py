@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import tomllib
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -37,14 +36,13 @@ SRC = ROOT / "src" / "botarena"
 
 
 @pytest.fixture
-def clean_registry(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """The registry's tables as copies, so what a test registers or discovers is gone after it."""
+def clean_registry(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The registry's tables as copies (the originals come back after the test, with `sys.path`),
+    so what a test registers or discovers is gone after it."""
     monkeypatch.setattr(registry, "_loaded", dict(registry._loaded))
     monkeypatch.setattr(registry, "_registered", dict(registry._registered))
     monkeypatch.setattr(registry, "_clashes", dict(registry._clashes))
     monkeypatch.setattr(registry, "_sources", None)
-    yield
-    registry.refresh()
 
 
 def fake_distribution(folder: Path, name: str, points: dict[str, str]) -> None:
