@@ -10,9 +10,12 @@ with the reason; with `BOTARENA_REQUIRE_POSTGRES=1` (CI) they fail instead.
 
 from __future__ import annotations
 
+import atexit
 import os
 import secrets
+import shutil
 import signal
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -28,6 +31,32 @@ from botarena.core.registry import get_game
 # Ctrl-C. A handler here (not SIG_IGN) makes each child start with the default disposition again.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+EXTRA_GAMES_ENV = "BOTARENA_EXTRA_GAMES"
+
+
+def _install_extra_games() -> None:
+    """`BOTARENA_EXTRA_GAMES=examples/nim_game[:other/project]`: game packages outside botarena, made
+    visible by their entry points as pip would install them (botarena.testing.installed), before
+    any test module is collected, so every registry-wide table (conformance, RL, CLI) includes them
+    with no edit, in this process and in the processes it starts. Paths are relative to the
+    repository."""
+    projects = [part for part in os.environ.get(EXTRA_GAMES_ENV, "").split(os.pathsep) if part]
+    if not projects:
+        return
+    from botarena.testing.installed import install_for_tests
+
+    into = Path(tempfile.mkdtemp(prefix="botarena-extra-games-"))
+    atexit.register(shutil.rmtree, into, ignore_errors=True)
+    root = Path(__file__).resolve().parents[1]
+    paths = [path for project in projects for path in install_for_tests(root / project, into).paths]
+    # and for the `botarena` processes tests start: their importlib.metadata scans PYTHONPATH too
+    inherited = [part for part in os.environ.get("PYTHONPATH", "").split(os.pathsep) if part]
+    os.environ["PYTHONPATH"] = os.pathsep.join(dict.fromkeys([*inherited, *paths]))
+
+
+_install_extra_games()
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from typer.exceptions import TyperException
 from botarena.commands import games, play, replay, serve, tournament
 from botarena.commands.common import UserError, shortened
 from botarena.core.config import ConfigError
-from botarena.core.registry import UnknownGameError
+from botarena.core.registry import GameRegistrationError, UnknownGameError
 from botarena.core.replay import ReplayError
 
 __all__ = ["OPTIONAL_EXTRAS", "UserError", "app", "main", "missing_module_message"]
@@ -58,6 +58,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         SandboxUnavailable,
         ConfigError,
         UnknownGameError,
+        GameRegistrationError,
         ReplayError,
         BotSpecError,
         StoreError,

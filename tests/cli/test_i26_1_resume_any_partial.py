@@ -21,7 +21,7 @@ from botarena.bots.resolve import resolve_bot
 from botarena.cli import main
 from botarena.commands.resume import resume_header
 from botarena.core.journal import ReplayJournal
-from botarena.core.registry import get_game
+from botarena.core.registry import game_ids, get_game
 from botarena.core.replay import Replay, read_replay, write_replay
 from botarena.runner import run_match
 from botarena.runner.verify import verify_replay
@@ -35,6 +35,16 @@ GAMES: dict[str, tuple[str, dict[str, Any], list[str]]] = {
     "craftingquest": ("default", {"rounds": 2}, ["prospector", "wanderer"]),
     "rps": ("default", {}, ["cycler", "copycat"]),
 }
+"""The built-in games' short matches (preset, overrides, bots); every registered game is tested, one
+without a line here on its default preset and `test_overrides` between its first two starters."""
+
+
+def plan_of(game_id: str) -> tuple[str, dict[str, Any], list[str]]:
+    if game_id in GAMES:
+        return GAMES[game_id]
+    game = get_game(game_id)
+    starters = list(game.starter_bots)
+    return "default", dict(game.test_overrides), [starters[0], starters[1 % len(starters)]]
 
 
 def closed_port() -> int:
@@ -46,7 +56,7 @@ def closed_port() -> int:
 def full_journal(tmp_path: Path, game_id: str, specs: list[str]) -> tuple[list[bytes], Replay]:
     """The lines of the journal `play --replay` writes for a whole game (it is closed, not replaced
     by the finished replay), and that finished game's replay."""
-    preset, overrides, _ = GAMES[game_id]
+    preset, overrides, _ = plan_of(game_id)
     game = get_game(game_id)
     path = tmp_path / "whole.journal"
     journal = ReplayJournal(path, resume=resume_header(specs, game, sandbox=False), flush_every_s=0.0)
@@ -131,11 +141,11 @@ def assert_went_on(final: Replay, partial: Replay, whole: Replay, err: str) -> N
 
 
 @pytest.mark.parametrize("cut", sorted(CUTS))
-@pytest.mark.parametrize("game_id", sorted(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_i26_1_play_resume_finishes_any_cut_journal(
     tmp_path: Path, capsys: Any, game_id: str, cut: str
 ) -> None:
-    lines, whole = full_journal(tmp_path, game_id, GAMES[game_id][2])
+    lines, whole = full_journal(tmp_path, game_id, plan_of(game_id)[2])
     file = tmp_path / "killed.json.gz"
     file.write_bytes(gzip.compress(CUTS[cut](lines)))
     partial = read_replay(file)
@@ -145,12 +155,12 @@ def test_i26_1_play_resume_finishes_any_cut_journal(
     assert_went_on(final, partial, whole, err)
 
 
-@pytest.mark.parametrize("game_id", sorted(GAMES))
+@pytest.mark.parametrize("game_id", game_ids())
 def test_i26_1_play_resume_finishes_a_journal_whose_gzip_stream_was_cut(
     tmp_path: Path, capsys: Any, game_id: str
 ) -> None:
     """A kill in the middle of writing a compressed block: the file ends inside the deflate stream."""
-    lines, whole = full_journal(tmp_path, game_id, GAMES[game_id][2])
+    lines, whole = full_journal(tmp_path, game_id, plan_of(game_id)[2])
     stream = zlib.compressobj(1, zlib.DEFLATED, 31)
     data = stream.compress(upto(lines, "step", 2)) + stream.flush(zlib.Z_SYNC_FLUSH)
     data += stream.compress(b"\n".join(lines[len(upto(lines, "step", 2).split(b"\n")) - 1 :]))

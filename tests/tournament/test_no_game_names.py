@@ -120,13 +120,12 @@ TOY_FORMAT = TournamentFormat(
 
 
 def register_toy(monkeypatch: pytest.MonkeyPatch, *formats: TournamentFormat) -> GameInfo:
-    """Rock-paper-scissors under another id, declaring `formats`, registered for this test only.
-
-    The registry has no public registration call yet (issue 28 item 4), so the test puts the game in
-    its two tables; monkeypatch takes it out again."""
+    """Rock-paper-scissors under another id, declaring `formats`, registered (`register_game`) for
+    this test only: monkeypatch puts the registry's tables back afterwards."""
+    monkeypatch.setattr(registry, "_loaded", dict(registry._loaded))
+    monkeypatch.setattr(registry, "_registered", dict(registry._registered))
     info = dataclasses.replace(registry.get_game("rps"), id="toyevent", tournament_formats=formats)
-    monkeypatch.setitem(registry._GAME_MODULES, info.id, "toyevent.not.imported")
-    monkeypatch.setitem(registry._loaded, info.id, info)
+    registry.register_game(info)
     return info
 
 
@@ -188,9 +187,7 @@ def test_i28_3_a_declared_formats_sections_never_replace_the_leaderboards_own(
     hostile = TournamentFormat(
         format=KingsOfTheHill, standings=lambda entrants, finished, details: {"rows": []}
     )
-    info = dataclasses.replace(registry.get_game("rps"), id="toyevent", tournament_formats=(hostile,))
-    monkeypatch.setitem(registry._GAME_MODULES, info.id, "toyevent.not.imported")
-    monkeypatch.setitem(registry._loaded, info.id, info)
+    info = register_toy(monkeypatch, hostile)
     match = FinishedMatch("r1-m1", 1, ("a", "b"), (1, 2), (1.0, 0.0))
     with pytest.raises(ValueError, match="would replace the leaderboard's 'rows'"):
         leaderboard(["a", "b"], [match], format_name="toy-kings", game=info.id)

@@ -34,19 +34,30 @@ from botarena.bots.base import Bot
 from botarena.bots.inprocess import BotExit, PythonBot, exit_guarded
 from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.game import GameInfo
+from botarena.core.registry import load_target
 from botarena.kit import module_bot_factory
 
+UrlBotFactory = Callable[[str], Bot]
+"""What reaches an http(s) URL through a game's own HTTP contract (`GameInfo.url_bot`)."""
 
-def _devops_http_bot(url: str) -> Bot:
-    """`botarena play devops http://...`: the course's HTTP contract (devops spec 7.1)."""
-    from botarena.bots.devops_http import DevopsHttpBot  # needs aiohttp (the `http` extra)
-
-    return DevopsHttpBot(url)
+_REGISTERED_URL_BOTS: dict[str, UrlBotFactory] = {}
 
 
-NATIVE_URL_BOTS: dict[str, Callable[[str], Bot]] = {"devops": _devops_http_bot}
-"""Game id -> what reaches an http(s) URL through the game's own HTTP contract; other games' URLs
-get the generic `HttpBot`."""
+def register_url_bot(game_id: str, factory: UrlBotFactory) -> None:
+    """Give a game that does not declare `GameInfo.url_bot` a URL-bot factory from outside it."""
+    _REGISTERED_URL_BOTS[game_id] = factory
+
+
+def url_bot_factory(game: GameInfo[Any]) -> UrlBotFactory | None:
+    """How `game` reaches a URL bot: registered here, else its own `GameInfo.url_bot`; None means
+    the generic `HttpBot` (the generic binding of the JSON-lines protocol)."""
+    registered = _REGISTERED_URL_BOTS.get(game.id)
+    if registered is not None:
+        return registered
+    if game.url_bot is None:
+        return None
+    factory: UrlBotFactory = load_target(game.url_bot)
+    return factory
 
 
 @dataclass(frozen=True)
@@ -106,7 +117,7 @@ def resolve_bot(spec: str, game: GameInfo[Any], *, isolation: Isolation = TRUSTE
     if spec in game.starter_bots:
         return PythonBot(game.starter_bots[spec], name=spec)
     if spec.startswith(("http://", "https://")):
-        native = NATIVE_URL_BOTS.get(game.id)
+        native = url_bot_factory(game)
         if native is not None:  # the game's own HTTP contract
             return native(spec)
         from botarena.bots.http import HttpBot

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from typing import Annotated
 
 import typer
 
 from botarena.commands.common import console
-from botarena.core.registry import all_games, get_game
+from botarena.core.registry import BrokenGameWarning, all_games, get_game
 
 
 def games_command() -> None:
@@ -18,7 +19,11 @@ def games_command() -> None:
     table = Table(title="botarena games")
     for column in ("id", "title", "players", "presets", "starter bots"):
         table.add_column(column)
-    for game in all_games():
+    # a third-party game whose entry point is broken is left out with a line that names it
+    with warnings.catch_warnings(record=True) as broken:
+        warnings.simplefilter("always", BrokenGameWarning)
+        games = all_games()
+    for game in games:
         players = (
             str(game.min_players)
             if game.min_players == game.max_players
@@ -26,6 +31,8 @@ def games_command() -> None:
         )
         table.add_row(game.id, game.title, players, ", ".join(game.presets), ", ".join(game.starter_bots))
     console().print(table)
+    for warning in broken:
+        typer.echo(f"warning: {warning.message}", err=True)
 
 
 def config_command(

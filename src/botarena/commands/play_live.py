@@ -17,7 +17,7 @@ from types import SimpleNamespace
 from typing import Any
 
 from botarena.server.app import ARENA_PAGE, live_events_url, serve
-from botarena.server.live import LIVE_ROUTES, LiveHub, LockedEngine
+from botarena.server.live import LiveHub, LockedEngine, live_routes_of
 from botarena.server.spectators import SpectatorGate, SpectatorPolicy
 from botarena.store import Store
 from botarena.tournament.executor import LiveStreamer
@@ -87,7 +87,7 @@ class _LiveMatch:
             journal=journal,  # the routes write what they accept from outside the bots (devops codes)
             external=list(external),  # and a resumed game's routes restore it
         )
-        make_routes = LIVE_ROUTES.get(self.game.id)
+        make_routes = live_routes_of(self.game)
         self.router = make_routes(self.routes) if make_routes is not None else None
         if self.router is None:
             return

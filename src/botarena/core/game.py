@@ -321,6 +321,18 @@ class GameInfo(Generic[ConfigT]):
     tournament_standings: GameStandings | None = None
     """The game's own standings table on every tournament leaderboard of the game (`game_standings`)."""
     demo: DemoTournament = DemoTournament()
+    # The hooks of the layers above games, each named as a `"package.module:attr"` target that the
+    # layer imports on first use: a game package imports core only, so it names them, never imports.
+    rl_encoding: str | None = None
+    """The game's RL encoding (`botarena.rl.encoding.Encoding` subclass, built as `Class(config,
+    seats)`); without one the game has no `botarena.rl` environments. `rl.register_encoding` may
+    name it from outside the game instead."""
+    live_routes: str | None = None
+    """A function `(match) -> APIRouter | None`: routes of the game's own that a `play --live` match
+    serves under `/api` (`botarena.server.live.live_routes_of`; devops: the bonus codes)."""
+    url_bot: str | None = None
+    """A factory `(url) -> Bot` for an http(s) bot spec: the game's own HTTP contract (devops: the
+    course's service API); without one a URL gets the generic `HttpBot`."""
 
     def config(self, preset: str = "default", overrides: Mapping[str, Any] | None = None) -> ConfigT:
         """Build and validate this game's config (raises ConfigError)."""

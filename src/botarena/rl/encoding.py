@@ -14,7 +14,6 @@ whole list, in batch order, and `act` returns one payload per request.
 
 from __future__ import annotations
 
-import importlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -24,6 +23,7 @@ from gymnasium import spaces
 
 from botarena.core.game import MatchResult, Step
 from botarena.core.protocol import Request
+from botarena.core.registry import all_games, game_ids, get_game, load_target
 
 Observation = Any
 """A value in the encoding's `observation_space` (an array, or a dict of arrays)."""
@@ -159,34 +159,37 @@ def rank_rewards(ranks: Sequence[int]) -> list[float]:
 
 EncodingFactory = Callable[[Any, int], Encoding]
 
-_ENCODINGS: dict[str, str] = {
-    "craftingquest": "botarena.rl.games.craftingquest:CraftingQuestEncoding",
-    "datspulse": "botarena.rl.games.datspulse:DatsPulseEncoding",
-    "devops": "botarena.rl.games.devops:DevopsEncoding",
-    "domains": "botarena.rl.games.domains:DomainsEncoding",
-    "drones": "botarena.rl.games.drones:DronesEncoding",
-    "rps": "botarena.rl.games.rps:RpsEncoding",
-}
-"""Each game's encoding, imported on first use (`module:class`)."""
+_REGISTERED: dict[str, str] = {}
+"""Encodings named from outside their game (`register_encoding`), by game id: they win over the
+game's own `GameInfo.rl_encoding`."""
 
 
 def register_encoding(game_id: str, target: str) -> None:
-    """Name the encoding of a game added outside this package (`"package.module:Class"`)."""
-    _ENCODINGS[game_id] = target
+    """Name the encoding of a game that does not declare one itself (`"package.module:Class"`)."""
+    _REGISTERED[game_id] = target
+
+
+def _target_of(game_id: str) -> str | None:
+    registered = _REGISTERED.get(game_id)
+    if registered is not None:
+        return registered
+    try:
+        return get_game(game_id).rl_encoding
+    except LookupError:
+        return None
 
 
 def encoded_games() -> list[str]:
-    """The ids of the games that have an encoding."""
-    return sorted(_ENCODINGS)
+    """The ids of the registered games that have an encoding (declared or registered)."""
+    declared = {game.id for game in all_games() if game.rl_encoding is not None}
+    return sorted(declared | {game_id for game_id in _REGISTERED if game_id in game_ids()})
 
 
 def encoding_class(game_id: str) -> EncodingFactory:
     """The encoding of `game_id` (raises KeyError naming the games that have one)."""
-    try:
-        target = _ENCODINGS[game_id]
-    except KeyError:
-        known = ", ".join(sorted(_ENCODINGS))
-        raise KeyError(f"no RL encoding for game {game_id!r} (encodings exist for: {known})") from None
-    module, _, name = target.partition(":")
-    factory: EncodingFactory = getattr(importlib.import_module(module), name)
+    target = _target_of(game_id)
+    if target is None:
+        known = ", ".join(encoded_games())
+        raise KeyError(f"no RL encoding for game {game_id!r} (encodings exist for: {known})")
+    factory: EncodingFactory = load_target(target)
     return factory

@@ -53,6 +53,8 @@ from typing import Any
 
 import orjson
 
+from botarena.core.game import GameInfo
+from botarena.core.registry import load_target
 from botarena.server.secrecy import Shown, public_view
 
 log = logging.getLogger(__name__)
@@ -664,16 +666,25 @@ class LockedEngine:
         return locked
 
 
-def _devops_routes(match: Any) -> Any:
-    from botarena.server.devops.codes import live_routes
+LiveRoutes = Callable[[Any], Any]
+"""`(match) -> APIRouter | None`: the routes a live match of a game serves under `/api`, given the
+match (`.engine` once made, `.config`, `.players`, `.organizer_key`, `.lock`). The caller wraps the
+match's engine in a `LockedEngine` on `.lock`."""
 
-    return live_routes(match)
+_REGISTERED_ROUTES: dict[str, LiveRoutes] = {}
 
 
-LIVE_ROUTES: dict[str, Callable[[Any], Any]] = {
-    # spec 7.5: the bonus-code routes of a `play --live` match (None unless bonus_codes_enabled)
-    "devops": _devops_routes,
-}
-"""Game id -> the routes (a FastAPI APIRouter, or None) a live match of that game serves under
-`/api`, given the match (`.engine` once made, `.config`, `.players`, `.organizer_key`, `.lock`).
-The caller wraps the match's engine in a `LockedEngine` on `.lock`."""
+def register_live_routes(game_id: str, routes: LiveRoutes) -> None:
+    """Give a game that does not declare `GameInfo.live_routes` live routes from outside it."""
+    _REGISTERED_ROUTES[game_id] = routes
+
+
+def live_routes_of(game: GameInfo[Any]) -> LiveRoutes | None:
+    """The live routes of `game`: registered here, else its own `GameInfo.live_routes`, else None."""
+    registered = _REGISTERED_ROUTES.get(game.id)
+    if registered is not None:
+        return registered
+    if game.live_routes is None:
+        return None
+    routes: LiveRoutes = load_target(game.live_routes)
+    return routes

@@ -8,7 +8,6 @@ import random
 
 import pytest
 
-from botarena.core import registry
 from botarena.core.replay import Replay
 from botarena.games.datspulse.config import datspulse_config
 from botarena.games.datspulse.engine import Round
@@ -44,7 +43,6 @@ def drive(turns: int, keyframe_every: int, seed: int = 11) -> RoundDriver:
 
 
 def test_dp75_driver_replay_reruns_identically_with_keyframes(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(registry._GAME_MODULES, "datspulse", "botarena.games.datspulse")
     driver = drive(turns=10, keyframe_every=3)
     replay = Replay.from_json(driver.replay.to_json())  # (as written: the live one holds JSON bytes)
     assert [k["step"] for k in replay.keyframes] == [0, 3, 6, 9, 10]

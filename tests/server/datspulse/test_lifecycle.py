@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 
-from botarena.core import registry
 from botarena.core.replay import read_replay
 from botarena.runner.verify import verify_replay
 from botarena.server.datspulse.server import DatsPulseServer
@@ -177,7 +176,6 @@ def _final_series(start_dp: Start, store: Store, monkeypatch: pytest.MonkeyPatch
     ]
     assert all(m.replay_hash and m.ranks and m.steps == 4 for m in matches)
     # map_generator = cycle: round 2 played `mirror`, and its replay says so, so it re-runs exactly
-    monkeypatch.setitem(registry._GAME_MODULES, "datspulse", "botarena.games.datspulse")
     for match, generator in zip(matches, ("scatter", "mirror"), strict=True):
         replay = read_replay(store.replay_path(match.replay_hash or ""))
         assert replay.config["map_generator"] == generator

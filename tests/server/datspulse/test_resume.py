@@ -27,7 +27,6 @@ from typing import Any
 
 import pytest
 
-from botarena.core import registry
 from botarena.core.replay import Replay, ReplayError, read_replay
 from botarena.runner.verify import verify_replay
 from botarena.store import Store
@@ -181,7 +180,6 @@ def _partial(path: Path) -> Replay:
 def test_dp75_server_killed_twice_mid_round_resumes_and_the_replay_verifies_as_one_game(
     serve: Serve, clients: list[subprocess.Popen[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(registry._GAME_MODULES, "datspulse", "botarena.games.datspulse")
     serve.start()
     realm = _register_both(serve)
     for token in TEAMS:  # real clients: they register (already done: 200), play, retry while it is down

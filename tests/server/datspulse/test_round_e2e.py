@@ -16,7 +16,6 @@ from typing import Annotated, Any, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from botarena.core import registry
 from botarena.core.replay import read_replay
 from botarena.games.datspulse.hexgrid import distance, neighbours
 from botarena.runner.verify import verify_replay
@@ -265,7 +264,6 @@ def test_dp73_transitions_on_schedule(played: Played) -> None:
 def test_dp75_realtime_replay_verifies_through_the_lockstep_engine(
     played: Played, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setitem(registry._GAME_MODULES, "datspulse", "botarena.games.datspulse")
     tournament = played.store.find_tournament("antprotocol-test")
     assert tournament is not None
     (match,) = played.store.list_matches(tournament.id)
@@ -290,7 +288,6 @@ def test_dp75_realtime_replay_verifies_through_the_lockstep_engine(
 def test_dp75_a_changed_order_is_caught_by_verification(
     played: Played, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setitem(registry._GAME_MODULES, "datspulse", "botarena.games.datspulse")
     live = played.server.series.rounds[0]
     replay = read_replay_copy(live.driver.replay)
     for step in replay.steps:

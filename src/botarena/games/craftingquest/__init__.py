@@ -42,4 +42,5 @@ GAME: GameInfo[CraftingQuestConfig] = GameInfo(
     test_overrides={"width": 50, "height": 50, "rounds": 8},
     # `make run`'s demo: one game of 40 rounds on a small generated map, quick to watch
     demo=DemoTournament(overrides={"width": 50, "height": 50, "rounds": 40}),
+    rl_encoding="botarena.rl.games.craftingquest:CraftingQuestEncoding",
 )

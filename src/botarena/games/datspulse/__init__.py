@@ -55,4 +55,5 @@ GAME: GameInfo[DatsPulseConfig] = GameInfo(
     tournament_standings=tournament_standings,
     # `make run`'s demo: the three starters in one 100-turn round per seat rotation
     demo=DemoTournament(players=3, overrides={"turns": 100}),
+    rl_encoding="botarena.rl.games.datspulse:DatsPulseEncoding",
 )

@@ -41,4 +41,7 @@ GAME: GameInfo[DevopsConfig] = GameInfo(
         "map_height_max": 40,
         "turn_limit": 25,
     },
+    rl_encoding="botarena.rl.games.devops:DevopsEncoding",
+    live_routes="botarena.server.devops.codes:live_routes",  # spec 7.5: the bonus-code routes
+    url_bot="botarena.bots.devops_http:DevopsHttpBot",  # spec 7.1: the course's HTTP contract
 )

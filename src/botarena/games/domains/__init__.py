@@ -41,4 +41,5 @@ GAME: GameInfo[DomainsConfig] = GameInfo(
     kits=Kits(cpp="domains-cpp"),
     hidden_info_check=hidden_info_check,
     test_overrides={"number_of_rounds": 60, "board_height": 20, "board_width": 20},
+    rl_encoding="botarena.rl.games.domains:DomainsEncoding",
 )

@@ -55,4 +55,5 @@ GAME: GameInfo[DronesConfig] = GameInfo(
     # stored with the tournament) plays the 2018 event: its schedule, preset bravolt2018, the
     # event's config and the spec 6.3 standings on the leaderboard.
     tournament_formats=(EVENT_2018,),
+    rl_encoding="botarena.rl.games.drones:DronesEncoding",
 )

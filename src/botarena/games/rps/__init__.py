@@ -43,4 +43,5 @@ GAME: GameInfo[RpsConfig] = GameInfo(
     random_bot=RandomBot,
     keyframe_every=50,
     text_renderer=keyframe_text,
+    rl_encoding="botarena.rl.games.rps:RpsEncoding",
 )
