@@ -14,9 +14,9 @@ from typing import Any
 
 RATING_COLUMNS = ("rank", "bot", "ordinal", "mu", "sigma", "played", "W", "D", "L", "points")
 EVENT_COLUMNS = ("rank", "bot", "points", "W", "D", "L", "rounds W/L/D", "round +/-")
-EVENT_TITLE = "2018 event standings (spec 6.3)"
-"""The title of a format's event standings (`leaderboard["standings"]`); the drones 2018 event
-(spec 6.3) is the one format that gives them."""
+EVENT_TITLE = "event standings"
+"""The title of a format's event standings (`leaderboard["standings"]`) when the format gives none
+(`leaderboard["standings_title"]`)."""
 
 
 def print_leaderboard(data: Mapping[str, Any], *, failure_lines: bool = True) -> None:
@@ -34,7 +34,7 @@ def print_leaderboard(data: Mapping[str, Any], *, failure_lines: bool = True) ->
             print(f"  {entrant['name']}: {entrant['line']}")
     standings = board.get("standings")
     if standings:
-        console.print(event_table(standings))
+        console.print(event_table(standings, board.get("standings_title") or EVENT_TITLE))
         summary, notes = board.get("standings_summary") or {}, board.get("standings_notes") or []
         print_event_summary(console, summary, notes)
     game_table = board.get("game_standings")
@@ -83,11 +83,11 @@ def _rating_cells(row: Mapping[str, Any]) -> tuple[str, ...]:
     )
 
 
-def event_table(standings: Sequence[Mapping[str, Any]]) -> Any:
+def event_table(standings: Sequence[Mapping[str, Any]], title: str = EVENT_TITLE) -> Any:
     """A format's event standings: points, matches won/drawn/lost and rounds won/lost/drawn."""
     from rich.table import Table
 
-    table = Table(title=EVENT_TITLE)
+    table = Table(title=title)
     for column in EVENT_COLUMNS:
         table.add_column(column)
     for row in standings:
