@@ -31,6 +31,7 @@ from .arena import (
     MatchRun,
     Verdict,
     arena_for,
+    failure_context,
     summarize,
     verdicts,
     wait_no_processes,
@@ -67,33 +68,37 @@ def assert_sealed(
     guard: HostGuard,
 ) -> None:
     replay = run.replay
+    context = failure_context(run, seat)  # every message below carries the statuses and the logs
     # the match completed, with every turn played
-    assert run.result is not None and replay.result is not None
-    assert len(replay.steps) == TURNS
-    # the hostile seat got its status on every exchange
+    assert run.result is not None and replay.result is not None, f"the match has no result\n{context}"
+    assert len(replay.steps) == TURNS, f"{len(replay.steps)} steps played of {TURNS}\n{context}"
+    # the hostile seat got its status on every exchange (before any other check: a wrong status is
+    # the likeliest cause of what else fails, and names it)
     got = verdicts(run, seat)
     expected = attack.expect.sequence(TURNS)
-    assert got == expected, f"hostile seat: {summarize(got)}, expected {summarize(expected)}"
+    assert got == expected, f"hostile seat: {summarize(got)}, expected {summarize(expected)}\n{context}"
     # the opponent is untouched: as against a quiet bot, all OK
     opponent = verdicts(run, 1 - seat)
     assert opponent == baseline, (
-        f"opponent: {summarize(opponent)}, against a quiet bot: {summarize(baseline)}"
+        f"opponent: {summarize(opponent)}, against a quiet bot: {summarize(baseline)}\n{context}"
     )
-    assert set(opponent) == {OK}
+    assert set(opponent) == {OK}, context
     # no secret anywhere in the replay (replies, records, both seats' logs)
     dump = orjson.dumps(replay.to_json())
-    assert arena.secret_rival.encode() not in dump, "a rival's source leaked into the replay"
-    assert arena.secret_db.encode() not in dump, "the database leaked into the replay"
+    assert arena.secret_rival.encode() not in dump, f"a rival's source leaked into the replay\n{context}"
+    assert arena.secret_db.encode() not in dump, f"the database leaked into the replay\n{context}"
     guard.assert_untouched(dump)  # nor the coordinator's secrets; the host's core_pattern as it was
     # nothing reached the network
-    assert arena.listener.count() == 0, "the bot connected to a local listener"
-    assert arena.redirect_target.count() == 0, "the runner followed the bot's redirect"
+    assert arena.listener.count() == 0, f"the bot connected to a local listener\n{context}"
+    assert arena.redirect_target.count() == 0, f"the runner followed the bot's redirect\n{context}"
     # nothing outside the bot's folder (nor in it) changed
-    assert arena.changed_files() == []
+    changed = arena.changed_files()
+    assert changed == [], f"files changed: {changed}\n{context}"
     # no process of the bot outlives its match
-    assert wait_no_processes(arena.marker) == [], "a process of the bot outlived the match"
+    left = wait_no_processes(arena.marker)
+    assert left == [], f"a process of the bot outlived the match: {left}\n{context}"
     # the runner's memory did not grow with the bot's
-    assert growth_kib < RSS_BOUND_KIB, f"the runner grew by {growth_kib} KiB"
+    assert growth_kib < RSS_BOUND_KIB, f"the runner grew by {growth_kib} KiB\n{context}"
 
 
 @pytest.mark.parametrize(("attack", "seat", "opponent"), _cases())
