@@ -124,31 +124,3 @@ def db_url(backend: str, tmp_path: Path, postgres_database: URL | None) -> str:
     if backend == "sqlite":
         return f"sqlite:///{tmp_path / 'db' / 'botarena.db'}"
     return _postgres_url(postgres_database)
-
-
-# -- how the tests are shared between xdist workers -------------------------------------------------
-# `make test` runs `--dist loadgroup` (issue 28, item 8): a test is sent to whichever worker is free,
-# so a big file no longer keeps one worker busy while the other has finished, except the tests that
-# share something expensive set up once per module or class (a compiled player, a built wheel, a
-# cluster): those stay together, on one worker, as `--dist loadfile` kept every file.
-_SHARED_SCOPES = ("module", "class", "package")
-
-
-def _shares_a_fixture(item: pytest.Item) -> bool:
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return False
-    return any(
-        definition.scope in _SHARED_SCOPES
-        for definitions in info.name2fixturedefs.values()
-        for definition in definitions
-    )
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if getattr(config.option, "dist", "no") != "loadgroup":
-        return
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None and _shares_a_fixture(item):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::", 1)[0]))
