@@ -41,13 +41,22 @@ from .breakout import HostGuard
 from .conftest import Baseline, require_sandbox
 
 
-def _cases() -> list[Any]:
+def cases(opponents: tuple[str, ...]) -> list[Any]:
+    """Every attack in both seats against each of `opponents`.
+
+    The matrix is shared by two files, one per opponent (this one: the subprocess opponent;
+    test_hostile_zoo_http.py: the HTTP one), so that `--dist loadfile` can give its two halves to
+    the two workers instead of keeping one busy with all of it (issue 28, item 8)."""
     return [
         pytest.param(attack, seat, opponent, id=f"{attack.id}-seat{seat}-vs-{opponent}")
         for attack in ATTACKS
-        for opponent in OPPONENTS
+        for opponent in opponents
         for seat in (0, 1)
     ]
+
+
+HERE = ("subprocess",)
+assert set(HERE) | {"http"} == set(OPPONENTS)  # the other file plays the rest
 
 
 def hostile_bot(arena: Arena, attack: Attack) -> Bot:
@@ -101,8 +110,7 @@ def assert_sealed(
     assert growth_kib < RSS_BOUND_KIB, f"the runner grew by {growth_kib} KiB\n{context}"
 
 
-@pytest.mark.parametrize(("attack", "seat", "opponent"), _cases())
-def test_hostile_bot(
+def play_hostile_case(
     attack: Attack,
     seat: int,
     opponent: str,
@@ -113,6 +121,7 @@ def test_hostile_bot(
     zoo_row: dict[str, Any],
     host_guard: HostGuard,
 ) -> None:
+    """One case of the matrix: the attack's bot in `seat` against `opponent`, then `assert_sealed`."""
     zoo_row.update(attack=attack.title, seat=seat, opponent=opponent, context=f"seat {seat} vs {opponent}")
     if attack.sandbox:
         policy: SandboxPolicy | None = replace(require_sandbox(sandbox_policy), **dict(attack.policy))
@@ -125,6 +134,23 @@ def test_hostile_bot(
         assert_sealed(arena, run, growth, attack, seat, baseline, host_guard)
         if attack.check is not None:
             zoo_row["evidence"] = attack.check(arena, run)
+
+
+@pytest.mark.parametrize(("attack", "seat", "opponent"), cases(HERE))
+def test_hostile_bot(
+    attack: Attack,
+    seat: int,
+    opponent: str,
+    drones: GameInfo,
+    tmp_path: Any,
+    sandbox_policy: SandboxPolicy | str,
+    quiet_baseline: Baseline,
+    zoo_row: dict[str, Any],
+    host_guard: HostGuard,
+) -> None:
+    play_hostile_case(
+        attack, seat, opponent, drones, tmp_path, sandbox_policy, quiet_baseline, zoo_row, host_guard
+    )
 
 
 @pytest.mark.parametrize("seat", [0, 1])
