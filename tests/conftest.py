@@ -64,6 +64,15 @@ def drones() -> GameInfo:
     return get_game("drones")
 
 
+@pytest.fixture(scope="session")
+def shared_cpp_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The compiled-player cache every xdist worker of this run shares (tests/cppbuilds.py): a C++
+    player that tests play, not a compile under test, is compiled once per run."""
+    from cppbuilds import run_folder
+
+    return run_folder(tmp_path_factory) / "cpp-players"
+
+
 POSTGRES_ENV = "BOTARENA_TEST_POSTGRES_URL"
 REQUIRE_ENV = "BOTARENA_REQUIRE_POSTGRES"
 BACKENDS = ["sqlite", "postgresql"]

@@ -13,6 +13,7 @@ import pytest
 from botarena.bots.subprocess import LATE_REPLY, SubprocessBot
 from botarena.core.protocol import MessageType, Reply, Request
 from botarena.core.status import Reason, Status
+from waiting import wait_until
 
 Make = Callable[..., SubprocessBot]
 
@@ -191,12 +192,11 @@ def test_exit_is_crashed_process_exited_and_dead(scripted: Make) -> None:
     assert pid is not None
     # Not reaped before close: its pid (the group id) stays reserved until the group is killed.
     # (EOF on stdout can come a moment before the exit itself: wait for the zombie.)
-    for _ in range(1000):  # up to ~5 s: a bound on the wait, not a performance check
-        if os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None:
-            break
-        time.sleep(0.005)
-    else:
-        pytest.fail("the bot process never exited")
+    wait_until(
+        lambda: os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None,
+        "the bot process exiting (a zombie not reaped yet)",
+        pause=0.005,
+    )
     bot.close()
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)
@@ -256,10 +256,7 @@ def test_close_kills_the_whole_group_and_reaps(scripted: Make) -> None:
     assert bot._proc is None
     with pytest.raises(ChildProcessError):
         os.waitpid(pid, os.WNOHANG)  # already reaped: no zombie left with us
-    deadline = time.monotonic() + 5
-    while not gone(child) and time.monotonic() < deadline:
-        time.sleep(0.02)
-    assert gone(child)
+    wait_until(lambda: gone(child), f"the bot's child {child} gone with its group")
 
 
 def test_a_bot_that_never_reads_stdin_cannot_block_the_runner(scripted: Make) -> None:

@@ -21,6 +21,7 @@ from botarena.bots.inprocess import PythonBot
 from botarena.core.registry import get_game
 from botarena.core.replay import Replay, write_replay
 from botarena.runner import run_match
+from waiting import wait_until
 
 CHROMIUM = Path(os.environ.get("BOTARENA_CHROMIUM", "/usr/bin/chromium"))
 CHROMIUM_ARGS = [
@@ -132,11 +133,9 @@ class ViewerServer:
 
     def start(self) -> ViewerServer:
         self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the viewer server did not start")
-            time.sleep(0.01)
+        wait_until(lambda: self.server.started or not self.thread.is_alive(), "the viewer server listening")
+        if not self.server.started:
+            raise RuntimeError("the viewer server did not start (its thread ended)")
         return self
 
     def stop(self) -> None:

@@ -161,8 +161,8 @@ def test_a_2018_javascript_bot_file_plays_through_the_node_adapter(
 
     data = read_replay(replay)
     assert data.players[0]["kind"] == "node"
+    assert data.statuses[0].get("OK", 0) == sum(data.statuses[0].values()), (data.statuses, data.logs)
     assert data.result["details"]["meta"][0] == {"name": "Rusher", "author": "tests"}
-    assert data.statuses[0].get("OK", 0) == sum(data.statuses[0].values())
 
 
 def test_js_file_for_a_game_without_an_adapter_is_a_one_line_error(

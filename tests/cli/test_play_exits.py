@@ -10,10 +10,11 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+from waiting import wait_until
 
 ATTACKS = {
     "sys_exit": "import sys\n        sys.exit()",
@@ -78,10 +79,9 @@ def test_a_real_ctrl_c_during_a_bots_call_stops_play(tmp_path: Path) -> None:
         cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        for _ in range(6000):  # the bot is in its call once the marker exists (at most ten minutes)
-            if marker.exists() or proc.poll() is not None:
-                break
-            time.sleep(0.1)
+        wait_until(  # the bot is in its call once the marker exists
+            lambda: marker.exists() or proc.poll() is not None, "the bot entering its call", 600, pause=0.1
+        )
         assert marker.exists(), proc.communicate()
         os.kill(proc.pid, signal.SIGINT)
         out, err = proc.communicate(timeout=120)

@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 from botarena.core.registry import game_ids
+from waiting import wait_until
 
 
 def get(url: str) -> bytes:
@@ -65,20 +65,27 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
         assert b"<html" in get(url)
         banner = [process.stdout.readline() for _ in range(3)]  # the live policy, its note, the demo
         assert any("keeping the last 2 cycles" in line for line in banner), banner
-        for _ in range(1800):  # up to three minutes, in tenths of a second
-            tournaments = [t for t in get_json(f"{base}/api/tournaments") if t["name"].endswith("-1")]
-            if len(tournaments) == len(game_ids()) and all(t["status"] == "finished" for t in tournaments):
-                break
-            time.sleep(0.1)
-        else:
-            raise AssertionError(f"the demo did not finish: {tournaments}")
-        for _ in range(600):  # the next cycle starts (seed 2): there is always something live
-            names = {t["name"] for t in get_json(f"{base}/api/tournaments")}
-            if any(name.endswith("-2") for name in names):
-                break
-            time.sleep(0.1)
-        else:
-            raise AssertionError(f"no second demo cycle: {names}")
+
+        def first_cycle() -> list[dict[str, Any]]:
+            return [t for t in get_json(f"{base}/api/tournaments") if t["name"].endswith("-1")]
+
+        def first_cycle_finished() -> list[dict[str, Any]] | None:
+            found = first_cycle()
+            done = len(found) == len(game_ids()) and all(t["status"] == "finished" for t in found)
+            return found if done else None
+
+        # a look every tenth of a second: the server is busy playing, the API answers in between
+        tournaments = wait_until(
+            first_cycle_finished, "the demo's first cycle finishing", 180, seen=first_cycle, pause=0.1
+        )
+
+        def names() -> set[str]:
+            return {t["name"] for t in get_json(f"{base}/api/tournaments")}
+
+        # the next cycle starts (seed 2): there is always something live
+        wait_until(
+            lambda: any(name.endswith("-2") for name in names()), "a second demo cycle", seen=names, pause=0.1
+        )
         assert sorted(t["game"] for t in tournaments) == game_ids()
         for tournament in tournaments:
             board = get_json(f"{base}/api/tournaments/{tournament['id']}")["leaderboard"]
@@ -99,14 +106,14 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
             process.wait()
     stderr = process.stderr.read() if process.stderr else ""
     assert "Traceback" not in stderr, stderr
+
     # no worker process outlives the server (they share its session); the forkserver and the
     # resource tracker notice their parent's exit and end within moments
-    for _ in range(100):
-        leftover = subprocess.run(["pgrep", "-a", "-s", str(process.pid)], capture_output=True, text=True)
-        if not leftover.stdout.strip():
-            break
-        time.sleep(0.1)
-    assert leftover.stdout.strip() == "", leftover.stdout
+    def session_left() -> str:
+        found = subprocess.run(["pgrep", "-a", "-s", str(process.pid)], capture_output=True, text=True)
+        return found.stdout.strip()
+
+    wait_until(lambda: not session_left(), "every process of the server's session ending", seen=session_left)
 
 
 def test_serve_demo_refuses_to_keep_no_cycle(tmp_path: Path) -> None:

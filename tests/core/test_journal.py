@@ -4,7 +4,6 @@ identically; complete replays are unchanged by the new optional fields."""
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from botarena.core.registry import get_game
 from botarena.core.replay import Replay, ReplayError, read_replay, write_replay
 from botarena.runner import run_match
 from botarena.runner.verify import verify_replay
+from waiting import wait_until
 
 
 class Stop(Exception):
@@ -143,9 +143,6 @@ def test_a_written_step_reaches_the_disk_while_the_next_step_is_slow(tmp_path: P
     journal.begin(replay)
     replay.steps.append({"replies": [], "verdicts": [], "record": {"n": 1}})
     journal.sync()  # written, not due for a flush yet, and no keyframe
-    deadline = time.monotonic() + 60.0  # a bound, not a synchronisation: we wait for the file
-    while len(read_journal(path).replay.steps) < 1:
-        assert time.monotonic() < deadline, "the step never reached the disk"
-        time.sleep(0.05)
+    wait_until(lambda: len(read_journal(path).replay.steps) >= 1, "the step reaching the disk", pause=0.05)
     journal.close()
     assert not (tmp_path / "game.json.gz.tmp").exists()  # begin's fresh file replaced the journal

@@ -13,11 +13,12 @@ import shutil
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+
+from waiting import wait_until
 
 CHECKOUT = Path(__file__).resolve().parents[2]
 
@@ -116,16 +117,17 @@ def _free_port() -> int:
 
 
 def _wait_for_logs(url: str, service: subprocess.Popen[str], deadline_s: float = 60) -> None:
-    """Poll the service's `GET /logs` until it answers (bounded), failing if the service exits."""
-    end = time.monotonic() + deadline_s
-    while time.monotonic() < end:
+    """Wait until the service's `GET /logs` answers, failing at once if the service exits."""
+
+    def answers() -> bool:
         assert service.poll() is None, f"the service exited: {service.communicate()[1][-2000:]}"
         try:
             with urllib.request.urlopen(f"{url}/logs", timeout=2):
-                return
+                return True
         except OSError:
-            time.sleep(0.05)
-    raise AssertionError(f"{url} did not answer within {deadline_s} s")
+            return False
+
+    wait_until(answers, f"{url}/logs answering", deadline_s)
 
 
 def test_the_installed_command_plays_an_http_bot(installed: Path, outside: Path) -> None:

@@ -15,6 +15,7 @@ from botarena.bots.inprocess import PythonBot
 from botarena.bots.subprocess import SubprocessBot
 from botarena.core.registry import get_game
 from botarena.runner import run_match
+from cppbuilds import build_once
 
 PLAYERS = Path(__file__).parent / "domains_cpp_players"
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ is not installed")
@@ -22,16 +23,18 @@ GAME = get_game("domains")
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def built(tmp_path_factory: pytest.TempPathFactory, shared_cpp_cache: Path) -> dict[str, Path]:
+    """The players these tests play, each compiled once per run (the starters are shared with the
+    sandbox tests); the two-file player is this module's own."""
+    players = {name: build_once(PLAYERS / f"AI{name}.cc", shared_cpp_cache) for name in PLAYED}
+    players["Demo"] = build_once(kit_dir() / "bots" / "AIDemo.cc", shared_cpp_cache)
+    players["Dummy"] = build_once(kit_dir() / "bots" / "AIDummy.cc", shared_cpp_cache)
     out = tmp_path_factory.mktemp("domains-cpp")
-    players = {
-        name: build_player(PLAYERS / f"AI{name}.cc", out / name.lower())
-        for name in ("Mover", "Attacker", "Ability", "Crash")
-    }
-    players["Demo"] = build_player(kit_dir() / "bots" / "AIDemo.cc", out / "demo")
-    players["Dummy"] = build_player(kit_dir() / "bots" / "AIDummy.cc", out / "dummy")
     players["Both"] = build_player([PLAYERS / "AIMover.cc", PLAYERS / "AIAttacker.cc"], out / "both")
     return players
+
+
+PLAYED = ("Mover", "Attacker", "Ability", "Crash")
 
 
 def match(bots: list[Any], rounds: int = 40, size: int = 14, seed: int = 11) -> Any:

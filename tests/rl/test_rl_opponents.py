@@ -121,9 +121,11 @@ def test_gd22_gd25_the_learner_beats_any_passive_opponent_and_its_verdicts_are_r
 ) -> None:
     env = rl.gym_env("drones", opponent, seat=seat, config=QUICK)
     total, info = rush(env)
+    # the statuses first: an opponent that answered otherwise than expected explains any result
+    statuses = opponent_statuses(env, seat)
+    assert statuses == [status, status], (statuses, env.replay().logs)
     assert total == 2.0
     assert info["result"]["ranks"][seat] == 1
-    assert opponent_statuses(env, seat) == [status, status]
     assert verify_replay(env.replay()).identical
     env.close()
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 import http.client
 import json
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -16,6 +15,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from waiting import wait_until
 
 pytest.importorskip("fastapi", reason="the server extra (fastapi) is not installed")
 pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
@@ -98,11 +99,9 @@ class Server:
 
     def start(self) -> Server:
         self.thread.start()
-        deadline = time.monotonic() + 10
-        while not self.server.started:
-            if not self.thread.is_alive() or time.monotonic() > deadline:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.01)
+        wait_until(lambda: self.server.started or not self.thread.is_alive(), "the server listening")
+        if not self.server.started:
+            raise RuntimeError("the server did not start (its thread ended)")
         return self
 
     def stop(self) -> None:

@@ -7,7 +7,7 @@ import json
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,17 +21,9 @@ from botarena.runner import run_match
 from botarena.server.app import create_app, serve
 from botarena.server.live import LiveHub
 from botarena.store import Store, StoreError
+from waiting import wait_until
 
 from .conftest import ENTRANTS, Arena, Server, SseStream, get, get_json
-
-
-def wait_until(predicate: Callable[[], bool], tries: int = 500) -> None:
-    """Wait (up to `tries` x 20 ms) for something another thread does; a bound, not a timing check."""
-    for _ in range(tries):
-        if predicate():
-            return
-        time.sleep(0.02)
-    raise AssertionError("the condition never came true")
 
 
 def one_line_error(status: int, body: Any) -> str:
@@ -455,7 +447,7 @@ def test_a_client_that_goes_away_leaves_nothing_behind(arena: Arena, start_serve
     assert first.event == "header"
     assert len(hub._matches[key].waiters) == 1
     stream.close()
-    wait_until(lambda: not hub._matches[key].waiters)
+    wait_until(lambda: not hub._matches[key].waiters, "the closed stream's waiter leaving the hub")
     hub.publish({"type": "steps", "key": key, "first": 0, "steps": [{}]})  # nobody to wake: fine
     assert get_json(server.url + "/api/health")[0] == 200
 
@@ -497,7 +489,7 @@ def test_serve_runs_until_stopped_and_calls_on_ready(arena: Arena) -> None:
         target=serve, args=(arena.store,), kwargs={"port": 0, "hub": hub, "on_ready": on_ready, "stop": stop}
     )
     thread.start()
-    wait_until(lambda: "health" in seen)
+    wait_until(lambda: "health" in seen, "serve's on_ready reading its health", seen=lambda: seen)
     assert seen["url"].startswith("http://127.0.0.1:") and seen["url"].endswith("/arena.html")
     assert seen["health"][0] == 200
     stop.set()
@@ -529,7 +521,7 @@ def test_serve_ends_open_event_streams_when_it_stops(arena: Arena) -> None:
         target=serve, args=(arena.store,), kwargs={"port": 0, "hub": hub, "on_ready": on_ready, "stop": stop}
     )
     thread.start()
-    wait_until(lambda: "url" in seen)
+    wait_until(lambda: "url" in seen, "serve calling on_ready")
     stream = SseStream(seen["url"].removesuffix("/arena.html"), "/api/live/t1/r01-m001/events")
     try:
         events = stream.events()

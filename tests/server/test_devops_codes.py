@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from waiting import wait_until
+
 pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 
@@ -209,7 +211,6 @@ def test_play_live_serves_the_codes_of_its_match(tmp_path: Path) -> None:
     import subprocess
     import sys
     import threading
-    import time
 
     import uvicorn
 
@@ -239,16 +240,17 @@ def test_play_live_serves_the_codes_of_its_match(tmp_path: Path) -> None:
         assert found, line
         api, organizer = found.groups()
         game = f"{api}/games/{game_id}/devops"
-        for _ in range(500):  # 423 until the match has made its engine
-            status, code = call(
+
+        def post_code() -> tuple[int, Any] | None:  # 423 until the match has made its engine
+            answer = call(
                 "POST",
                 f"{game}/codes",
                 {"factionId": 1, "type": "EXTRA_GOLD"},
                 {"X-ORGANIZER-KEY": organizer},
             )
-            if status != 423:
-                break
-            time.sleep(0.02)
+            return None if answer[0] == 423 else answer
+
+        status, code = wait_until(post_code, "the match making its engine (POST /codes no longer 423)")
         assert status == 201, code
         team = {"X-SECURE-KEY": "k1"}
         assert call("GET", f"{game}/factions/1/codes", headers=team) == (200, [code])

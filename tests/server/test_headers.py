@@ -17,11 +17,12 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from waiting import wait_until
 
 pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
 
@@ -155,13 +156,14 @@ def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Ser
 
 
 def wait_listening(port: int) -> None:
-    for _ in range(600):  # a counted wait: each attempt blocks until refused or accepted
+    def accepted() -> bool:  # each attempt blocks until refused or accepted
         try:
             socket.create_connection(("127.0.0.1", port), timeout=10).close()
-            return
         except ConnectionRefusedError:
-            time.sleep(0.05)
-    raise AssertionError(f"nothing listens on port {port}")
+            return False
+        return True
+
+    wait_until(accepted, f"something listening on port {port}")
 
 
 def test_header_limit_is_what_the_servers_configure() -> None:

@@ -37,6 +37,8 @@ from pathlib import Path
 
 import pytest
 
+from waiting import wait_until
+
 pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
 
 from botarena.server.app import create_app
@@ -109,10 +111,7 @@ def start_guarded(tmp_path: Path) -> Iterator[Callable[..., Guarded]]:
         )
         thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
         thread.start()
-        for _ in range(2000):  # a counted wait for the server to listen
-            if server.started or not thread.is_alive():
-                break
-            time.sleep(0.005)
+        wait_until(lambda: server.started or not thread.is_alive(), "the server listening")
         assert server.started, "the server did not start"
         guarded = Guarded(server, thread, sock, hub, limits)
         started.append(guarded)
@@ -292,14 +291,13 @@ def reset(conn: socket.socket) -> bool:
     return conn.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1)[0] == TCP_CLOSE
 
 
-def polled(condition: Callable[[], bool]) -> bool:
-    """Poll `condition` (bounded) until it holds."""
-    deadline = time.monotonic() + DEADLINE_S
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.02)
-    return condition()
+def watchers_become(guarded: Guarded, key: str, count: int) -> None:
+    """Wait until `count` subscriptions follow `key` (the server's threads open and close them)."""
+    wait_until(
+        lambda: guarded.hub.watchers(key) == count,
+        f"{count} watchers of {key}",
+        seen=lambda: f"{guarded.hub.watchers(key)} watchers",
+    )
 
 
 def test_a_client_that_does_not_read_is_dropped_and_the_others_go_on(
@@ -310,7 +308,7 @@ def test_a_client_that_does_not_read_is_dropped_and_the_others_go_on(
     live_match(guarded.hub, key, steps=200, step_bytes=10_000)  # ~2 MB to catch up on
     hostile = [subscribe(guarded, key, rcvbuf=4096) for _ in range(3)]
     try:
-        assert polled(lambda: guarded.hub.watchers(key) == 3)
+        watchers_become(guarded, key, 3)
         for connection in guarded.book.open:  # the kernel's queue is bounded too (Linux doubles the value)
             raw = connection.transport.get_extra_info("socket")
             assert raw.getsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF) == 2 * SHORT.socket_buffer_bytes
@@ -322,14 +320,18 @@ def test_a_client_that_does_not_read_is_dropped_and_the_others_go_on(
 
         thread = threading.Thread(target=read_all, daemon=True)
         thread.start()
-        assert polled(lambda: guarded.book.counters["send_timeouts"] == 3)  # the three that never read
+        wait_until(  # the three that never read
+            lambda: guarded.book.counters["send_timeouts"] == 3,
+            "3 send timeouts",
+            seen=lambda: dict(guarded.book.counters),
+        )
         assert guarded.get("/api/health")[0] == 200
         guarded.hub.publish({"type": "end", "key": key, "match_id": 5, "fields": {}})
         thread.join(DEADLINE_S)
         assert not thread.is_alive()
         assert received.count(b"event: header") == 1 and b"event: end" in received
         assert b'"i":199' in received  # the reader got the whole match
-        assert polled(lambda: guarded.hub.watchers(key) == 0)  # every subscription has ended
+        watchers_become(guarded, key, 0)  # every subscription has ended
         assert all(reset(conn) for conn in hostile)  # reset: what was queued for them is freed
     finally:
         for conn in hostile:
@@ -370,7 +372,7 @@ def test_when_every_connection_is_busy_a_newcomer_is_told_503(start_guarded: Cal
     live_match(guarded.hub, key, steps=10, step_bytes=10)
     streams = [subscribe(guarded, key) for _ in range(16)]  # busy: each follows the live match
     try:
-        assert polled(lambda: guarded.hub.watchers(key) == 16)
+        watchers_become(guarded, key, 16)
         with guarded.connect() as newcomer:
             answer = until_closed(newcomer)
         assert status_of(answer) == 503 and answer.endswith(b"too many open connections; try again")
@@ -378,7 +380,7 @@ def test_when_every_connection_is_busy_a_newcomer_is_told_503(start_guarded: Cal
     finally:
         for conn in streams:
             conn.close()
-    assert polled(lambda: guarded.hub.watchers(key) == 0)
+    watchers_become(guarded, key, 0)
     assert guarded.get("/api/health")[0] == 200  # once they have gone, newcomers are served again
 
 

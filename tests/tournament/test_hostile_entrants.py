@@ -18,7 +18,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
@@ -35,6 +34,7 @@ from botarena.runner.verify import verify_replay
 from botarena.store import Store
 from botarena.tournament.executor import WorkerPool, close_executor, make_executor
 from botarena.tournament.service import Entrant, TournamentPlan, create_tournament, run_tournament
+from waiting import wait_until
 
 ENTRANTS = Path(__file__).parent / "entrants"
 SHORT = {"rounds": 3, "turn_limit": 6}
@@ -181,23 +181,26 @@ def test_killing_the_coordinator_leaves_no_worker_or_bot_process(tmp_path: Path)
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        for _ in range(6000):  # both workers are in a match once two bots have written their pids
-            if len(list((bots / "pids").iterdir())) >= 2 or coordinator.poll() is not None:
-                break
-            time.sleep(0.1)
+        wait_until(  # both workers are in a match once two bots have written their pids
+            lambda: len(list((bots / "pids").iterdir())) >= 2 or coordinator.poll() is not None,
+            "two bots writing their pids",
+            600,
+            pause=0.1,
+        )
         bot_pids = [int(p.name) for p in (bots / "pids").iterdir()]
         assert len(bot_pids) >= 2, "the bots never started"
         worker_pids = {_parent(pid) for pid in bot_pids}
         assert coordinator.pid not in worker_pids and all(_alive(p) for p in [*bot_pids, *worker_pids])
         coordinator.kill()  # the coordinator alone: its workers and bots must follow it
         coordinator.wait(timeout=60)
-        left = [*bot_pids, *worker_pids]
-        for _ in range(600):  # a bounded wait (a minute) for every one of them to be gone
-            left = [pid for pid in left if _alive(pid)]
-            if not left:
-                break
-            time.sleep(0.1)
-        assert not left, f"still running after the coordinator was killed: {left}"
+        watched = [*bot_pids, *worker_pids]
+
+        def alive() -> list[int]:
+            return [pid for pid in watched if _alive(pid)]
+
+        wait_until(
+            lambda: not alive(), "every worker and bot ending after the coordinator was killed", seen=alive
+        )
     finally:
         with_group = coordinator.pid
         with contextlib.suppress(ProcessLookupError):

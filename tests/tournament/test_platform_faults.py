@@ -26,7 +26,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
 from pathlib import Path
@@ -53,6 +52,7 @@ from botarena.tournament.service import (
     run_tournament,
     tournament_board,
 )
+from waiting import wait_until
 
 SHORT = {"rounds": 2, "turn_limit": 3}
 # Generous limits: a sandboxed interpreter's start on a loaded CI box must not TIMEOUT.
@@ -86,14 +86,8 @@ def outcomes(store: Store, tournament_id: int) -> dict[str, tuple[Any, ...]]:
 
 
 def wait_for(condition: Callable[[], Any], what: str) -> Any:
-    """A bounded poll of `condition` (every 10 ms) until it gives something true."""
-    deadline = time.monotonic() + WAIT_S
-    while time.monotonic() < deadline:
-        found = condition()
-        if found:
-            return found
-        time.sleep(0.01)
-    raise AssertionError(f"no {what} within {WAIT_S:.0f} s")
+    """`condition`'s first true answer (looked at every 10 ms, up to WAIT_S)."""
+    return wait_until(condition, what, WAIT_S, pause=0.01)
 
 
 def children(pid: int) -> list[int]:

@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +18,7 @@ import pytest
 from tournament_entrants import gate_bot, recorded_before_the_kill
 
 from botarena.store import Store, StoreError
+from waiting import wait_until
 
 STARTERS = "randomonium,tactician,zergy,pacifist"
 CYCLES = 4
@@ -49,25 +49,27 @@ def outcomes(store: Store, name: str) -> dict[str, tuple[Any, ...]]:
 
 
 def wait_for_finished(db: str, name: str, count: int, process: subprocess.Popen[bytes], held: Path) -> None:
-    """Wait (a bounded poll of the store) until `count` results are recorded and the gate holds a match."""
-    for _ in range(6000):  # up to five minutes, in twentieths of a second
+    """Wait until `count` results are recorded and the gate holds a match (looking at the store)."""
+
+    def finished() -> int:
         assert process.poll() is None, "the tournament ended before it could be killed"
-        if not held.exists():
-            time.sleep(0.05)
-            continue
         try:
             store = Store.open(db, migrate=False)
         except StoreError:  # the tournament process has not created its tables yet
-            time.sleep(0.05)
-            continue
+            return 0
         try:
             tournament = store.find_tournament(name)
-            if tournament is not None and store.count_matches(tournament.id).get("finished", 0) >= count:
-                return
+            return 0 if tournament is None else int(store.count_matches(tournament.id).get("finished", 0))
         finally:
             store.close()
-        time.sleep(0.05)
-    raise AssertionError(f"no {count} finished matches and a held one within five minutes")
+
+    wait_until(
+        lambda: held.exists() and finished() >= count,
+        f"{count} finished matches and a held one",
+        300,
+        seen=lambda: f"{finished()} finished, a match held: {held.exists()}",
+        pause=0.05,
+    )
 
 
 @pytest.mark.timeout(900)

@@ -29,7 +29,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from concurrent.futures import Executor, Future
@@ -48,6 +47,7 @@ from botarena.cli import main
 from botarena.core.credentials import bot_environment
 from botarena.store import Store
 from botarena.tournament import executor as executor_module
+from waiting import wait_until
 
 distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed")
 pytest.importorskip("aiohttp", reason="the http extra (aiohttp) is not installed")
@@ -225,16 +225,15 @@ def start(command: list[str], env: dict[str, str], cwd: Path, log: Path) -> subp
 
 
 def wait_for(condition: Callable[[], Any], what: str, processes: list[subprocess.Popen[bytes]]) -> Any:
-    """Poll `condition` (bounded) until it gives something true; fail early if a process died."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    """`condition`'s first true answer (up to two minutes); fails at once if one of `processes` died."""
+
+    def look() -> Any:
         found = condition()
-        if found:
-            return found
         dead = [p.args for p in processes if p.poll() is not None]
-        assert not dead, f"{dead} exited while waiting for {what}"
-        time.sleep(0.05)
-    raise AssertionError(f"no {what} within two minutes")
+        assert found or not dead, f"{dead} exited while waiting for {what}"
+        return found
+
+    return wait_until(look, what, 120, pause=0.05)
 
 
 def scheduler_address(file: Path) -> str | None:

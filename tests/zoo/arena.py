@@ -291,6 +291,49 @@ def summarize(sequence: list[Verdict]) -> str:
     return ", ".join(f"{label} {word}" for label, word in zip(labels, words, strict=True))
 
 
+LOG_TAIL_CHARS = 1500
+"""How much of a bot's log a failure shows: its last lines, where a crash or a refusal is told."""
+
+
+def log_tail(run: MatchRun, seat: int) -> str:
+    """The end of what the seat's bot wrote to stderr (the replay's capped log), or a note saying
+    it wrote nothing."""
+    text = next((str(log.get("text", "")) for log in run.replay.logs if log.get("seat") == seat), "")
+    if not text:
+        return "(its log is empty)"
+    return text if len(text) <= LOG_TAIL_CHARS else "..." + text[-LOG_TAIL_CHARS:]
+
+
+def statuses_so_far(run: MatchRun, seat: int) -> str:
+    """`summarize` of the seat's verdicts, also for a match that stopped before its end exchange
+    (whose verdicts then are the start's and the steps' only)."""
+    replay = run.replay
+    exchanges = [replay.start, *replay.steps, *([replay.end] if replay.end else [])]
+    try:
+        rows = [exchange["verdicts"][seat] for exchange in exchanges]
+    except (KeyError, IndexError, TypeError) as missing:
+        return f"(no verdicts recorded: {missing!r})"
+    ended = "" if replay.end else " (no end exchange)"
+    if not rows:
+        return "(no exchange recorded)"
+    labels = ["start", *(f"turn {i}" for i in range(1, len(rows)))]
+    words = [status if reason is None else f"{status} {reason}" for status, reason in (r[:2] for r in rows)]
+    if len(set(words)) == 1:
+        return f"{words[0]} on every exchange{ended}"
+    return ", ".join(f"{label} {word}" for label, word in zip(labels, words, strict=True)) + ended
+
+
+def failure_context(run: MatchRun, hostile_seat: int) -> str:
+    """What a failed check shows besides its own message (issue 28, item 8: a failure names its
+    cause): both seats' statuses exchange by exchange and the end of each bot's log."""
+    lines = []
+    for seat in (hostile_seat, 1 - hostile_seat):
+        role = "hostile" if seat == hostile_seat else "opponent"
+        lines.append(f"seat {seat} ({role}) statuses: {statuses_so_far(run, seat)}")
+        lines.append(f"seat {seat} ({role}) log tail:\n{log_tail(run, seat)}")
+    return "\n".join(lines)
+
+
 CHECKOUT = Path(__file__).resolve().parents[2]
 """Where the arena goes: the checkout, where the organizer's ./var/botarena.db would be. Not /tmp,
 which the sandbox replaces with a private one anyway: secrets there would prove nothing."""

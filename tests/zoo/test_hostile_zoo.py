@@ -31,6 +31,7 @@ from .arena import (
     MatchRun,
     Verdict,
     arena_for,
+    failure_context,
     summarize,
     verdicts,
     wait_no_processes,
@@ -40,13 +41,22 @@ from .breakout import HostGuard
 from .conftest import Baseline, require_sandbox
 
 
-def _cases() -> list[Any]:
+def cases(opponents: tuple[str, ...]) -> list[Any]:
+    """Every attack in both seats against each of `opponents`.
+
+    The matrix is shared by two files, one per opponent (this one: the subprocess opponent;
+    test_hostile_zoo_http.py: the HTTP one), so that `--dist loadfile` can give its two halves to
+    the two workers instead of keeping one busy with all of it (issue 28, item 8)."""
     return [
         pytest.param(attack, seat, opponent, id=f"{attack.id}-seat{seat}-vs-{opponent}")
         for attack in ATTACKS
-        for opponent in OPPONENTS
+        for opponent in opponents
         for seat in (0, 1)
     ]
+
+
+HERE = ("subprocess",)
+assert set(HERE) | {"http"} == set(OPPONENTS)  # the other file plays the rest
 
 
 def hostile_bot(arena: Arena, attack: Attack) -> Bot:
@@ -67,37 +77,40 @@ def assert_sealed(
     guard: HostGuard,
 ) -> None:
     replay = run.replay
+    context = failure_context(run, seat)  # every message below carries the statuses and the logs
     # the match completed, with every turn played
-    assert run.result is not None and replay.result is not None
-    assert len(replay.steps) == TURNS
-    # the hostile seat got its status on every exchange
+    assert run.result is not None and replay.result is not None, f"the match has no result\n{context}"
+    assert len(replay.steps) == TURNS, f"{len(replay.steps)} steps played of {TURNS}\n{context}"
+    # the hostile seat got its status on every exchange (before any other check: a wrong status is
+    # the likeliest cause of what else fails, and names it)
     got = verdicts(run, seat)
     expected = attack.expect.sequence(TURNS)
-    assert got == expected, f"hostile seat: {summarize(got)}, expected {summarize(expected)}"
+    assert got == expected, f"hostile seat: {summarize(got)}, expected {summarize(expected)}\n{context}"
     # the opponent is untouched: as against a quiet bot, all OK
     opponent = verdicts(run, 1 - seat)
     assert opponent == baseline, (
-        f"opponent: {summarize(opponent)}, against a quiet bot: {summarize(baseline)}"
+        f"opponent: {summarize(opponent)}, against a quiet bot: {summarize(baseline)}\n{context}"
     )
-    assert set(opponent) == {OK}
+    assert set(opponent) == {OK}, context
     # no secret anywhere in the replay (replies, records, both seats' logs)
     dump = orjson.dumps(replay.to_json())
-    assert arena.secret_rival.encode() not in dump, "a rival's source leaked into the replay"
-    assert arena.secret_db.encode() not in dump, "the database leaked into the replay"
+    assert arena.secret_rival.encode() not in dump, f"a rival's source leaked into the replay\n{context}"
+    assert arena.secret_db.encode() not in dump, f"the database leaked into the replay\n{context}"
     guard.assert_untouched(dump)  # nor the coordinator's secrets; the host's core_pattern as it was
     # nothing reached the network
-    assert arena.listener.count() == 0, "the bot connected to a local listener"
-    assert arena.redirect_target.count() == 0, "the runner followed the bot's redirect"
+    assert arena.listener.count() == 0, f"the bot connected to a local listener\n{context}"
+    assert arena.redirect_target.count() == 0, f"the runner followed the bot's redirect\n{context}"
     # nothing outside the bot's folder (nor in it) changed
-    assert arena.changed_files() == []
+    changed = arena.changed_files()
+    assert changed == [], f"files changed: {changed}\n{context}"
     # no process of the bot outlives its match
-    assert wait_no_processes(arena.marker) == [], "a process of the bot outlived the match"
+    left = wait_no_processes(arena.marker)
+    assert left == [], f"a process of the bot outlived the match: {left}\n{context}"
     # the runner's memory did not grow with the bot's
-    assert growth_kib < RSS_BOUND_KIB, f"the runner grew by {growth_kib} KiB"
+    assert growth_kib < RSS_BOUND_KIB, f"the runner grew by {growth_kib} KiB\n{context}"
 
 
-@pytest.mark.parametrize(("attack", "seat", "opponent"), _cases())
-def test_hostile_bot(
+def play_hostile_case(
     attack: Attack,
     seat: int,
     opponent: str,
@@ -108,6 +121,7 @@ def test_hostile_bot(
     zoo_row: dict[str, Any],
     host_guard: HostGuard,
 ) -> None:
+    """One case of the matrix: the attack's bot in `seat` against `opponent`, then `assert_sealed`."""
     zoo_row.update(attack=attack.title, seat=seat, opponent=opponent, context=f"seat {seat} vs {opponent}")
     if attack.sandbox:
         policy: SandboxPolicy | None = replace(require_sandbox(sandbox_policy), **dict(attack.policy))
@@ -120,6 +134,23 @@ def test_hostile_bot(
         assert_sealed(arena, run, growth, attack, seat, baseline, host_guard)
         if attack.check is not None:
             zoo_row["evidence"] = attack.check(arena, run)
+
+
+@pytest.mark.parametrize(("attack", "seat", "opponent"), cases(HERE))
+def test_hostile_bot(
+    attack: Attack,
+    seat: int,
+    opponent: str,
+    drones: GameInfo,
+    tmp_path: Any,
+    sandbox_policy: SandboxPolicy | str,
+    quiet_baseline: Baseline,
+    zoo_row: dict[str, Any],
+    host_guard: HostGuard,
+) -> None:
+    play_hostile_case(
+        attack, seat, opponent, drones, tmp_path, sandbox_policy, quiet_baseline, zoo_row, host_guard
+    )
 
 
 @pytest.mark.parametrize("seat", [0, 1])

@@ -257,10 +257,10 @@ def test_a_subprocess_bot_plays_a_whole_game(tmp_path: Path) -> None:
     )
     bot = SubprocessBot([sys.executable, "-m", "botarena.kit", str(source)], name="digger")
     replay = run_match(GAME, [bot, PythonBot(IdleBot, "idle")], config=config_e(rounds=5), seed=2).replay
+    assert replay.statuses[0] == {"OK": 11}, (replay.statuses, replay.logs)  # first: a failing bot says why
     digs = [e for e in events(replay) if e["kind"] == "action"]
     assert len(digs) == 5 and all(e["result"]["ok"] for e in digs)
     assert digs[0]["result"]["dig"] == {"R3": 10, "R8": 2}
-    assert replay.statuses[0] == {"OK": 11}
 
 
 def test_cq33_a_late_line_from_a_subprocess_bot_is_queued_and_verifies(tmp_path: Path) -> None:

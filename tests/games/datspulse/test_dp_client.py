@@ -7,12 +7,13 @@ import asyncio
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from waiting import wait_until
 
 aiohttp = pytest.importorskip("aiohttp", reason="the client needs aiohttp (botarena[http])")
 
@@ -278,22 +279,17 @@ def test_dp10_http_client_plays_a_whole_round_against_the_server(
     assert forager.realms[-1] == walker.realms[-1]
     from botarena.store import Store
 
-    store = None
-    for _ in range(100):  # a counted wait: the server records the round in its break
+    def recorded() -> list[Any]:  # the server records the round in its break
         store = Store.open(db, replay_dir=tmp_path / "read-replays")
-        tournament = store.find_tournament("antprotocol-test")
-        matches = store.list_matches(tournament.id) if tournament is not None else []
-        played = [m for m in matches if m.key == forager.realms[-1] and m.status == "finished"]
-        if played:
-            break
-        store.close()
-        store = None
-        time.sleep(0.1)
-    assert store is not None, "the round was not recorded"
-    try:
-        scores = dict(zip(played[0].seats, played[0].scores, strict=True))
-    finally:
-        store.close()
+        try:
+            tournament = store.find_tournament("antprotocol-test")
+            matches = store.list_matches(tournament.id) if tournament is not None else []
+            return [m for m in matches if m.key == forager.realms[-1] and m.status == "finished"]
+        finally:
+            store.close()
+
+    played = wait_until(recorded, f"the round {forager.realms[-1]} recorded as finished", pause=0.1)
+    scores = dict(zip(played[0].seats, played[0].scores, strict=True))
     assert scores["Forager Team"] == forager.final_score
     assert scores["Walker Team"] == walker.final_score
     assert forager.final_score is not None and forager.final_score > 0

@@ -7,7 +7,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -19,6 +18,7 @@ from botarena.bots.devops_http import DevopsHttpBot
 from botarena.bots.inprocess import PythonBot
 from botarena.games.devops import GAME
 from botarena.runner import run_match
+from waiting import wait_until
 
 
 def _free_port() -> int:
@@ -50,12 +50,16 @@ def start_service(env: dict[str, str] | None = None) -> tuple[subprocess.Popen[b
         env={**os.environ, **(env or {})},
     )
     url = f"http://127.0.0.1:{port}"
-    for _ in range(300):
+
+    def answers() -> bool:
+        assert proc.poll() is None, f"the devops service exited with {proc.returncode}"
         try:
-            urllib.request.urlopen(url + "/logs", timeout=0.5).close()
-            break
+            urllib.request.urlopen(url + "/logs", timeout=2).close()
         except (urllib.error.URLError, OSError):
-            time.sleep(0.05)
+            return False
+        return True
+
+    wait_until(answers, f"the devops service answering on {url}/logs")
     return proc, url
 
 

@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 
+from waiting import wait_until
+
 pytest.importorskip("fastapi", reason="the server extra (fastapi) is not installed")
 pytest.importorskip("uvicorn", reason="the server extra (uvicorn) is not installed")
 aiohttp = pytest.importorskip("aiohttp", reason="aiohttp is not installed")
@@ -75,10 +77,9 @@ class DpServer:
         """Serve, open the first lobby, and register `register` (team names) in it at once, in
         process, so that a loaded machine cannot make them miss a short lobby."""
         self.thread.start()
-        for _ in range(1000):  # a counted wait (10 s at most)
-            if self.server.started or not self.thread.is_alive():
-                break
-            time.sleep(0.01)
+        wait_until(
+            lambda: self.server.started or not self.thread.is_alive(), "the DatsPulse server listening"
+        )
         if not self.server.started:
             raise RuntimeError("the server did not start")
         self.dp.start()

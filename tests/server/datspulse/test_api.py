@@ -5,7 +5,6 @@ of the real engine: every endpoint's happy path and the spec's exact answers to 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 
 from botarena.games.datspulse.hexgrid import distance, neighbours
 from botarena.store import Store
+from waiting import wait_until
 
 from .conftest import Client, DpServer, make_settings, run
 
@@ -104,11 +104,11 @@ def test_dp72_move_accepted_path_shows_as_move(server: DpServer) -> None:
 
 
 def test_dp72_logs_and_rounds(server: DpServer) -> None:
-    for _ in range(100):  # a counted wait for the first transition's log lines
+    def logs_written() -> tuple[int, Any] | None:
         status, _, logs = call(server, "tok-alpha", "GET", "/logs")
-        if logs:
-            break
-        time.sleep(0.05)
+        return (status, logs) if logs else None
+
+    status, logs = wait_until(logs_written, "the first transition's log lines in GET /logs")
     assert status == 200 and logs
     for entry in logs:
         assert list(entry) == ["message", "time"]
@@ -306,9 +306,10 @@ def test_dp71_handler_crash_is_500_code_0_and_the_round_goes_on(
     assert status == 500 and body == {"code": 0, "message": "internal error"}
     assert any("injected" in (r.exc_text or "") or r.exc_info for r in caplog.records)
     monkeypatch.undo()
-    for _ in range(100):  # the round goes on: a counted wait for the next turn
-        after = arena(server)["turnNo"]
-        if after > before:
-            break
-        time.sleep(0.05)
+
+    def next_turn() -> int | None:  # the round goes on
+        turn = int(arena(server)["turnNo"])
+        return turn if turn > before else None
+
+    after = wait_until(next_turn, f"a turn after turn {before}")
     assert after > before

@@ -10,7 +10,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import urllib.request
 from collections.abc import Callable
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 from botarena.server.datspulse.settings import load_settings
 from botarena.store import Store
+from waiting import wait_until
 
 from .conftest import DpServer, make_settings
 
@@ -53,12 +53,13 @@ def test_cli_serve_prints_urls_plays_and_exits_0_on_ctrl_c(tmp_path: Path) -> No
         with _opener.open(request, timeout=10) as reply:
             registration = json.loads(reply.read())
         assert registration["name"] == "Vyatich Enjoyers" and registration["realm"] == "antprotocol-test-1"
-        for _ in range(200):  # a counted wait for the round to run a few turns
+
+        def a_few_turns_in() -> dict[str, Any] | None:
             with _opener.open(api + "/datspulse/series", timeout=10) as reply:
                 status = json.loads(reply.read())
-            if status["current"] and status["current"]["turnNo"] >= 3:
-                break
-            time.sleep(0.05)
+            return status if status["current"] and status["current"]["turnNo"] >= 3 else None
+
+        status = wait_until(a_few_turns_in, "the round running 3 turns")
         assert status["current"]["turnNo"] >= 3
     finally:
         process.send_signal(signal.SIGINT)
@@ -92,14 +93,12 @@ def test_live_round_is_published_and_streamed(
     # The round lasts 0.6 s: on a loaded machine it may be over (the 30 s break) before a poll sees
     # it running; the hub lists a finished live match and streams it whole all the same.
     server.wait_phase("running", "break")
-    found: list[dict[str, Any]] = []
-    for _ in range(200):  # a counted wait: the recorder thread publishes the round's header
+
+    def listed() -> list[dict[str, Any]]:  # the recorder thread publishes the round's header
         with _opener.open(server.api + "/live", timeout=10) as reply:
-            found = [m for m in json.loads(reply.read()) if m["key"] == "datspulse/antprotocol-test-1"]
-        if found:
-            break
-        time.sleep(0.02)
-    (entry,) = found
+            return [m for m in json.loads(reply.read()) if m["key"] == "datspulse/antprotocol-test-1"]
+
+    (entry,) = wait_until(listed, "the round's live match listed in /api/live")
     assert entry["game"] == "datspulse" and entry["players"] == ["alpha"]
     stream = sse(server.url, entry["events_url"])
     assert stream.status == 200

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import socket
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -16,6 +15,7 @@ import orjson
 import pytest
 
 from botarena.server.datspulse.wire import MAX_BODY_BYTES, MoveLimits
+from waiting import wait_until
 
 from .conftest import DpServer, make_settings
 from .test_api import arena, call, move
@@ -141,10 +141,11 @@ def test_client_dropping_mid_body_is_not_an_error(server: DpServer, caplog: pyte
     caplog.set_level(logging.DEBUG, logger="botarena.server.datspulse")
     with socket.create_connection(("127.0.0.1", server.port), timeout=30) as sock:
         sock.sendall(move_head(5000) + b'{"moves": [')  # 11 of the 5000 bytes announced, then gone
-    for _ in range(400):  # a counted wait for the server to notice the drop
-        if counters["disconnected"] > before["disconnected"]:
-            break
-        time.sleep(0.025)
+    wait_until(
+        lambda: counters["disconnected"] > before["disconnected"],
+        "the server noticing the dropped client",
+        seen=lambda: dict(counters),
+    )
     assert counters["disconnected"] == before["disconnected"] + 1
     assert counters["internal_errors"] == before["internal_errors"]
     assert not [r for r in caplog.records if r.levelno >= logging.WARNING], caplog.records

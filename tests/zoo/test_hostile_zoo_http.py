@@ -1,0 +1,34 @@
+"""The hostile zoo's matrix against the honest HTTP opponent (the other half of test_hostile_zoo.py,
+whose docstring says what every case checks; a file of its own so that the two halves can run on
+the two xdist workers at once)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from botarena.bots.sandbox import SandboxPolicy
+from botarena.core.game import GameInfo
+
+from .attacks import Attack
+from .breakout import HostGuard
+from .conftest import Baseline
+from .test_hostile_zoo import cases, play_hostile_case
+
+
+@pytest.mark.parametrize(("attack", "seat", "opponent"), cases(("http",)))
+def test_hostile_bot(
+    attack: Attack,
+    seat: int,
+    opponent: str,
+    drones: GameInfo,
+    tmp_path: Any,
+    sandbox_policy: SandboxPolicy | str,
+    quiet_baseline: Baseline,
+    zoo_row: dict[str, Any],
+    host_guard: HostGuard,
+) -> None:
+    play_hostile_case(
+        attack, seat, opponent, drones, tmp_path, sandbox_policy, quiet_baseline, zoo_row, host_guard
+    )
