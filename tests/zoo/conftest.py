@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox
+from botarena.bots.subprocess import block_thread_signals
 from botarena.core.game import GameInfo
 from botarena.core.registry import get_game
 
@@ -154,7 +155,7 @@ def waited_cases(
                     return arena, exc
 
         try:
-            with ThreadPoolExecutor(CONCURRENT_MATCHES, thread_name_prefix="zoo-waited") as pool:
+            with ThreadPoolExecutor(CONCURRENT_MATCHES, "zoo-waited", block_thread_signals) as pool:
                 results = list(pool.map(play, selected, folders))
         finally:
             guard.restore()
