@@ -115,8 +115,10 @@ class WaitedCases:
 
 
 def _waited_selection(request: pytest.FixtureRequest) -> list[tuple[Attack, int, str]]:
-    """The WAITING cases among this module's selected tests, the longest first: those whose start
-    times out too (the setup deadline) before those that wait on turns only."""
+    """The WAITING cases among this module's selected tests (`-k` and the like respected), the
+    longest first: those whose start times out too (the setup deadline) before those that wait on
+    turns only. Under `--dist loadfile` (make test, CI) a worker runs all of a file's tests; under
+    `--dist load` a worker would play cases another one judges: slower, never wrong."""
     chosen = []
     for item in request.session.items:
         params = getattr(item, "callspec", None)
