@@ -263,6 +263,31 @@ class Arena:
         kill_marked(self.marker)
 
 
+@dataclass(frozen=True)
+class Played:
+    """A hostile match and what it left, observed right after it ended (whenever the checks run):
+    the runner's RSS growth, the connections each listener got, the files changed, and the bot's
+    processes still alive `PROCESS_GONE_S` after the match."""
+
+    run: MatchRun
+    growth_kib: int
+    connections: int
+    redirected: int
+    changed: list[str]
+    left: list[str]
+
+
+def play_and_observe(arena: Arena, hostile: Bot, opponent: Bot, seat: int) -> Played:
+    """`Arena.play`, then everything the zoo checks about the arena, taken at once: a case played
+    ahead of its test (several at a time, tests/zoo/conftest.py `waited_cases`) is judged on what
+    its match left when it ended, exactly as one played in its test."""
+    run, growth = arena.play(hostile, opponent, seat)
+    connections = arena.listener.count()
+    redirected = arena.redirect_target.count()
+    changed = arena.changed_files()
+    return Played(run, growth, connections, redirected, changed, wait_no_processes(arena.marker))
+
+
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest() if path.exists() else "<missing>"
 

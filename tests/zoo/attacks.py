@@ -9,6 +9,7 @@ from typing import Literal
 
 import orjson
 
+from botarena.bots.base import Bot
 from botarena.bots.http import REDIRECT
 from botarena.core.status import Reason
 from botarena.games.drones import rules
@@ -210,3 +211,20 @@ ATTACKS = [
     ),
     Attack("http_close", "HTTP close mid-response", "http", "close_mid", every(HTTP_ERROR)),
 ]
+
+
+WAITING = frozenset({"hang", "late", "wrong_id", "http_hang", "http_drip"})
+"""The attacks whose whole cost is waiting out deadlines (the bot blocks, sleeps or answers what
+nobody asked; no CPU, no memory, no check of their own): ~70 of a file's ~80 s alone. A file plays its
+cases of them at once (tests/zoo/conftest.py `waited_cases`); each test then judges its own match."""
+assert all(attack.check is None and not attack.sandbox for attack in ATTACKS if attack.id in WAITING)
+assert {attack.id for attack in ATTACKS} >= WAITING
+
+
+def hostile_bot(arena: Arena, attack: Attack) -> Bot:
+    """The attack's bot, in `arena`, as its transport runs it."""
+    if attack.transport == "subprocess":
+        return arena.hostile_process(attack.bot)
+    if attack.transport == "entrant":
+        return arena.hostile_entrant(attack.bot)
+    return arena.hostile_http(attack.bot)

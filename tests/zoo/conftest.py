@@ -12,15 +12,20 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox
+from botarena.bots.subprocess import block_thread_signals
 from botarena.core.game import GameInfo
+from botarena.core.registry import get_game
 
-from .arena import Verdict, arena_for, verdicts
+from .arena import OK, Arena, Played, Verdict, arena_for, play_and_observe, verdicts
+from .attacks import WAITING, Attack, hostile_bot
 from .breakout import HostGuard
 
 REQUIRE_SANDBOX = "BOTARENA_REQUIRE_SANDBOX"
@@ -80,6 +85,84 @@ def quiet_baseline(tmp_path_factory: pytest.TempPathFactory, sandbox_policy: San
         return cache[key]
 
     return baseline
+
+
+def attack_policy(attack: Attack, sandbox_policy: SandboxPolicy | str) -> SandboxPolicy | None:
+    """The policy the attack's bot runs under: the default one with the attack's own limits, None
+    where no sandbox is available (an attack only a sandbox stops is then skipped)."""
+    if attack.sandbox:
+        return replace(require_sandbox(sandbox_policy), **dict(attack.policy))
+    return sandbox_policy if isinstance(sandbox_policy, SandboxPolicy) else None
+
+
+# -- the cases that only wait, played at once ------------------------------------------------------
+CONCURRENT_MATCHES = 6
+"""How many waiting matches a file plays at a time: enough that the four hang cases (11 s each, all
+deadlines) overlap, few enough that the honest opponents' processes start at once on a loaded box."""
+
+Case = tuple[str, int, str]
+"""(attack id, hostile seat, opponent kind): one case of the matrix."""
+
+
+@dataclass
+class WaitedCases:
+    """The file's `WAITING` cases, played: the guard whose secrets were in the environment while they
+    played, and each case's arena (closed: its secrets and listeners' ports remain) with what its match
+    left, or what the playing raised (the case's test raises it)."""
+
+    guard: HostGuard
+    played: dict[Case, tuple[Arena, Played | BaseException]]
+
+
+def _waited_selection(request: pytest.FixtureRequest) -> list[tuple[Attack, int, str]]:
+    """The WAITING cases among this module's selected tests (`-k` and the like respected), the
+    longest first: those whose start times out too (the setup deadline) before those that wait on
+    turns only. Under `--dist loadfile` (make test, CI) a worker runs all of a file's tests; under
+    `--dist load` a worker would play cases another one judges: slower, never wrong."""
+    chosen = []
+    for item in request.session.items:
+        params = getattr(item, "callspec", None)
+        if getattr(item, "module", None) is not request.module or params is None:
+            continue
+        attack = params.params.get("attack")
+        if isinstance(attack, Attack) and attack.id in WAITING:
+            chosen.append((attack, int(params.params["seat"]), str(params.params["opponent"])))
+    return sorted(chosen, key=lambda case: case[0].expect.start == OK)
+
+
+@pytest.fixture(scope="module")
+def waited_cases(
+    request: pytest.FixtureRequest,
+    tmp_path_factory: pytest.TempPathFactory,
+    sandbox_policy: SandboxPolicy | str,
+) -> Iterator[WaitedCases]:
+    """Every selected `WAITING` case of the module, played `CONCURRENT_MATCHES` at a time before the
+    first of their tests runs: their bots block or sleep, so their matches overlap without slowing each
+    other, and each test still judges its own match, observed when it ended (`play_and_observe`).
+
+    Not a shortcut of any limit: every deadline is the one the case played alone has (FAST)."""
+    game = get_game("drones")
+    selected = _waited_selection(request)
+    folders = [tmp_path_factory.mktemp("waited") for _ in selected]  # mktemp is not for threads
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        guard = HostGuard(tmp_path_factory.mktemp("waited-guard"), monkeypatch)
+
+        def play(case: tuple[Attack, int, str], folder: Path) -> tuple[Arena, Played | BaseException]:
+            attack, seat, opponent = case
+            with arena_for(folder, game, attack_policy(attack, sandbox_policy), guard.marker) as arena:
+                try:
+                    hostile = hostile_bot(arena, attack)
+                    return arena, play_and_observe(arena, hostile, arena.opponent(opponent), seat)
+                except Exception as exc:  # the case's own test reports it, not all of them
+                    return arena, exc
+
+        try:
+            with ThreadPoolExecutor(CONCURRENT_MATCHES, "zoo-waited", block_thread_signals) as pool:
+                results = list(pool.map(play, selected, folders))
+        finally:
+            guard.restore()
+    played = {(a.id, seat, kind): result for (a, seat, kind), result in zip(selected, results, strict=True)}
+    yield WaitedCases(guard, played)
 
 
 # -- the zoo table ----------------------------------------------------------------------------------

@@ -12,15 +12,14 @@ the bot left after the match, and the runner's memory did not grow with the bot'
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 import orjson
 import pytest
 
-from botarena.bots.base import Bot
 from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.game import GameInfo
+from botarena.core.registry import get_game
 
 from .arena import (
     OK,
@@ -28,17 +27,17 @@ from .arena import (
     RSS_BOUND_KIB,
     TURNS,
     Arena,
-    MatchRun,
+    Played,
     Verdict,
     arena_for,
     failure_context,
+    play_and_observe,
     summarize,
     verdicts,
-    wait_no_processes,
 )
-from .attacks import ATTACKS, Attack
+from .attacks import ATTACKS, WAITING, Attack, hostile_bot
 from .breakout import HostGuard
-from .conftest import Baseline, require_sandbox
+from .conftest import Baseline, WaitedCases, attack_policy, require_sandbox
 
 
 def cases(opponents: tuple[str, ...]) -> list[Any]:
@@ -59,23 +58,15 @@ HERE = ("subprocess",)
 assert set(HERE) | {"http"} == set(OPPONENTS)  # the other file plays the rest
 
 
-def hostile_bot(arena: Arena, attack: Attack) -> Bot:
-    if attack.transport == "subprocess":
-        return arena.hostile_process(attack.bot)
-    if attack.transport == "entrant":
-        return arena.hostile_entrant(attack.bot)
-    return arena.hostile_http(attack.bot)
-
-
 def assert_sealed(
     arena: Arena,
-    run: MatchRun,
-    growth_kib: int,
+    played: Played,
     attack: Attack,
     seat: int,
     baseline: list[Verdict],
     guard: HostGuard,
 ) -> None:
+    run = played.run
     replay = run.replay
     context = failure_context(run, seat)  # every message below carries the statuses and the logs
     # the match completed, with every turn played
@@ -98,42 +89,49 @@ def assert_sealed(
     assert arena.secret_db.encode() not in dump, f"the database leaked into the replay\n{context}"
     guard.assert_untouched(dump)  # nor the coordinator's secrets; the host's core_pattern as it was
     # nothing reached the network
-    assert arena.listener.count() == 0, f"the bot connected to a local listener\n{context}"
-    assert arena.redirect_target.count() == 0, f"the runner followed the bot's redirect\n{context}"
+    assert played.connections == 0, f"the bot connected to a local listener\n{context}"
+    assert played.redirected == 0, f"the runner followed the bot's redirect\n{context}"
     # nothing outside the bot's folder (nor in it) changed
-    changed = arena.changed_files()
-    assert changed == [], f"files changed: {changed}\n{context}"
+    assert played.changed == [], f"files changed: {played.changed}\n{context}"
     # no process of the bot outlives its match
-    left = wait_no_processes(arena.marker)
-    assert left == [], f"a process of the bot outlived the match: {left}\n{context}"
+    assert played.left == [], f"a process of the bot outlived the match: {played.left}\n{context}"
     # the runner's memory did not grow with the bot's
-    assert growth_kib < RSS_BOUND_KIB, f"the runner grew by {growth_kib} KiB\n{context}"
+    assert played.growth_kib < RSS_BOUND_KIB, f"the runner grew by {played.growth_kib} KiB\n{context}"
 
 
 def play_hostile_case(
     attack: Attack,
     seat: int,
     opponent: str,
-    drones: GameInfo,
     tmp_path: Any,
     sandbox_policy: SandboxPolicy | str,
     quiet_baseline: Baseline,
     zoo_row: dict[str, Any],
-    host_guard: HostGuard,
+    request: pytest.FixtureRequest,
 ) -> None:
-    """One case of the matrix: the attack's bot in `seat` against `opponent`, then `assert_sealed`."""
+    """One case of the matrix: the attack's bot in `seat` against `opponent`, then `assert_sealed`.
+
+    A case of the attacks that only wait out deadlines (`WAITING`) was played ahead, with the file's
+    other such cases at the same time (`waited_cases`); every other case plays here, alone."""
     zoo_row.update(attack=attack.title, seat=seat, opponent=opponent, context=f"seat {seat} vs {opponent}")
-    if attack.sandbox:
-        policy: SandboxPolicy | None = replace(require_sandbox(sandbox_policy), **dict(attack.policy))
-    else:
-        policy = sandbox_policy if isinstance(sandbox_policy, SandboxPolicy) else None
     baseline = quiet_baseline(opponent, seat)
-    with arena_for(tmp_path, drones, policy, host_guard.marker) as arena:
-        run, growth = arena.play(hostile_bot(arena, attack), arena.opponent(opponent), seat)
-        zoo_row["outcome"] = summarize(verdicts(run, seat))
-        assert_sealed(arena, run, growth, attack, seat, baseline, host_guard)
+    if attack.id in WAITING:
+        waited: WaitedCases = request.getfixturevalue("waited_cases")
+        arena, played_or_error = waited.played[(attack.id, seat, opponent)]
+        if isinstance(played_or_error, BaseException):
+            raise played_or_error
+        played = played_or_error
+        zoo_row["outcome"] = summarize(verdicts(played.run, seat))
+        assert_sealed(arena, played, attack, seat, baseline, waited.guard)
+        return
+    guard: HostGuard = request.getfixturevalue("host_guard")
+    policy = attack_policy(attack, sandbox_policy)
+    with arena_for(tmp_path, get_game("drones"), policy, guard.marker) as arena:
+        played = play_and_observe(arena, hostile_bot(arena, attack), arena.opponent(opponent), seat)
+        zoo_row["outcome"] = summarize(verdicts(played.run, seat))
+        assert_sealed(arena, played, attack, seat, baseline, guard)
         if attack.check is not None:
-            zoo_row["evidence"] = attack.check(arena, run)
+            zoo_row["evidence"] = attack.check(arena, played.run)
 
 
 @pytest.mark.parametrize(("attack", "seat", "opponent"), cases(HERE))
@@ -141,16 +139,13 @@ def test_hostile_bot(
     attack: Attack,
     seat: int,
     opponent: str,
-    drones: GameInfo,
     tmp_path: Any,
     sandbox_policy: SandboxPolicy | str,
     quiet_baseline: Baseline,
     zoo_row: dict[str, Any],
-    host_guard: HostGuard,
+    request: pytest.FixtureRequest,
 ) -> None:
-    play_hostile_case(
-        attack, seat, opponent, drones, tmp_path, sandbox_policy, quiet_baseline, zoo_row, host_guard
-    )
+    play_hostile_case(attack, seat, opponent, tmp_path, sandbox_policy, quiet_baseline, zoo_row, request)
 
 
 @pytest.mark.parametrize("seat", [0, 1])
@@ -170,8 +165,8 @@ def test_entrant_cannot_touch_an_in_process_opponent(
     policy = require_sandbox(sandbox_policy)
     baseline = quiet_baseline("inprocess", seat)
     with arena_for(tmp_path, drones, policy, host_guard.marker) as arena:
-        run, growth = arena.play(hostile_bot(arena, attack), arena.opponent("inprocess"), seat)
-        zoo_row["outcome"] = summarize(verdicts(run, seat))
-        assert_sealed(arena, run, growth, attack, seat, baseline, host_guard)
+        played = play_and_observe(arena, hostile_bot(arena, attack), arena.opponent("inprocess"), seat)
+        zoo_row["outcome"] = summarize(verdicts(played.run, seat))
+        assert_sealed(arena, played, attack, seat, baseline, host_guard)
         assert attack.check is not None
-        zoo_row["evidence"] = attack.check(arena, run)
+        zoo_row["evidence"] = attack.check(arena, played.run)

@@ -9,10 +9,8 @@ from typing import Any
 import pytest
 
 from botarena.bots.sandbox import SandboxPolicy
-from botarena.core.game import GameInfo
 
 from .attacks import Attack
-from .breakout import HostGuard
 from .conftest import Baseline
 from .test_hostile_zoo import cases, play_hostile_case
 
@@ -22,13 +20,10 @@ def test_hostile_bot(
     attack: Attack,
     seat: int,
     opponent: str,
-    drones: GameInfo,
     tmp_path: Any,
     sandbox_policy: SandboxPolicy | str,
     quiet_baseline: Baseline,
     zoo_row: dict[str, Any],
-    host_guard: HostGuard,
+    request: pytest.FixtureRequest,
 ) -> None:
-    play_hostile_case(
-        attack, seat, opponent, drones, tmp_path, sandbox_policy, quiet_baseline, zoo_row, host_guard
-    )
+    play_hostile_case(attack, seat, opponent, tmp_path, sandbox_policy, quiet_baseline, zoo_row, request)
