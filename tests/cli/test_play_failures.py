@@ -10,18 +10,14 @@ kit's interpreter is the one case about the process, so it starts a real `botare
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
-from unittest import mock
 
 import pytest
-
-from botarena.cli import main
+from cli_in_process import botarena_in_process
 
 KIT_BOT = """
 def act(obs):
@@ -30,17 +26,7 @@ def act(obs):
 
 
 def play(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """`botarena play ARGS` run in `cwd` with `env` (default: this one), in this process: a fresh
-    Python start per case cost more than most of the games these tests play."""
-    out, err = io.StringIO(), io.StringIO()
-    with (
-        contextlib.chdir(cwd),
-        mock.patch.dict(os.environ, env if env is not None else os.environ, clear=True),
-        contextlib.redirect_stdout(out),
-        contextlib.redirect_stderr(err),
-    ):
-        code = main(["play", *args])
-    return subprocess.CompletedProcess(["botarena", "play", *args], code, out.getvalue(), err.getvalue())
+    return botarena_in_process("play", *args, cwd=cwd, env=env)
 
 
 def play_process(
