@@ -177,24 +177,65 @@ def _missing(reason: str) -> None:
     pytest.skip(reason)
 
 
-# Module scope, not session: Playwright's sync API keeps an asyncio loop marked as running on the
-# main thread while it is open, and tests after the browser tests call `asyncio.run` (DatsPulse's
-# server and HTTP client tests), which refuses to start inside a running loop. (Package scope does not
-# help: tests/ has no packages, so it would last the whole session.)
+class _SharedChromium:
+    """One headless chromium for a run of browser test modules, not one per module (a launch costs
+    a second or more of a loaded box's time per module).
+
+    Playwright's sync API keeps an asyncio loop marked as running on the main thread while it is
+    open, and tests outside tests/browser call `asyncio.run` (DatsPulse's server and HTTP client
+    tests), which refuses to start inside a running loop: so `pytest_runtest_teardown` below stops
+    it after the last browser test before any test of another directory (or the session's end).
+    (Session scope would keep it open under those tests; package scope does not exist here: tests/
+    has no packages.)"""
+
+    def __init__(self) -> None:
+        self.playwright: Any = None
+        self.browser: Any = None
+
+    def get(self) -> Any:
+        if self.browser is None:
+            if not CHROMIUM.exists():
+                _missing(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)")
+            try:
+                from playwright.sync_api import sync_playwright
+            except ImportError:
+                _missing("browser tests need the playwright package (pip install playwright)")
+            self.playwright = sync_playwright().start()
+            try:
+                self.browser = self.playwright.chromium.launch(
+                    executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+                )
+            except BaseException:
+                self.stop()
+                raise
+        return self.browser
+
+    def stop(self) -> None:
+        if self.browser is not None:
+            self.browser.close()
+            self.browser = None
+        if self.playwright is not None:
+            self.playwright.stop()
+            self.playwright = None
+
+
+_CHROMIUM = _SharedChromium()
+_HERE = Path(__file__).parent
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """After a browser test's fixtures are torn down: stop the shared chromium when the next test is
+    not a browser test (or there is none), so no test elsewhere runs under Playwright's loop."""
+    yield
+    if nextitem is None or _HERE not in Path(nextitem.path).parents:
+        _CHROMIUM.stop()
+
+
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    if not CHROMIUM.exists():
-        _missing(f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("browser tests need the playwright package (pip install playwright)")
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
+def browser() -> Any:
+    """The shared headless chromium; each module makes its own contexts (`browser_context`)."""
+    return _CHROMIUM.get()
 
 
 @pytest.fixture(scope="module")

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -191,17 +192,35 @@ def test_i26_9_long_names_are_whole_in_titles_and_never_cut_silently(
 # ------------------------------------------------------------------ 4. the notebook frame
 
 
+@pytest.fixture(scope="module")
+def notebook_html() -> Callable[[str], str]:
+    """notebook_html(game) -> the `_repr_html_` of a short `botarena.play` of `game`, played once per
+    module: both widths show the same match."""
+    made: dict[str, str] = {}
+
+    def get(game: str) -> str:
+        if game not in made:
+            starters, preset, overrides = {
+                "drones": (["zergy", "adaptive"], "default", {"rounds": 2, "turn_limit": 6}),
+                "devops": (["expander", "starter"], "course", {"turn_limit": 3}),
+            }[game]
+            with ThreadPoolExecutor(1) as pool:
+                match = pool.submit(
+                    botarena.play, game, starters, seed=5, preset=preset, config=overrides
+                ).result()
+            made[game] = match._repr_html_()
+        return made[game]
+
+    return get
+
+
 @pytest.mark.parametrize("game", ["drones", "devops"])
 @pytest.mark.parametrize("width", [1400, 820])
-def test_i26_9_notebook_frame_shows_the_controls(page: Any, game: str, width: int) -> None:
-    starters, preset, overrides = {
-        "drones": (["zergy", "adaptive"], "default", {"rounds": 2, "turn_limit": 6}),
-        "devops": (["expander", "starter"], "course", {"turn_limit": 3}),
-    }[game]
-    with ThreadPoolExecutor(1) as pool:
-        match = pool.submit(botarena.play, game, starters, seed=5, preset=preset, config=overrides).result()
+def test_i26_9_notebook_frame_shows_the_controls(
+    page: Any, notebook_html: Callable[[str], str], game: str, width: int
+) -> None:
     page.set_content(
-        f'<!doctype html><html><body><div style="width:{width}px">{match._repr_html_()}</div></body></html>'
+        f'<!doctype html><html><body><div style="width:{width}px">{notebook_html(game)}</div></body></html>'
     )
     element = page.wait_for_selector("iframe")
     frame_box = element.bounding_box()

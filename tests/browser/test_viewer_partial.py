@@ -6,6 +6,7 @@ after a kill says where it went on. Any console error fails a test (the `page` f
 from __future__ import annotations
 
 import gzip
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,22 @@ pytestmark = pytest.mark.browser
 LONGER: dict[str, dict[str, Any]] = {"drones": {"rounds": 9}, "devops": {"turn_limit": 40}}
 STOP_AFTER = {"devops": 31}  # not a keyframe step: the last keyframe is at 25
 DEFAULT_STOP = 5
+
+
+@pytest.fixture(scope="module")
+def killed(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., tuple[Path, int]]:
+    """killed(game, stop_after, overrides) -> `play_partial`'s journal and steps, played once per
+    module: the tests only read the file (each writes what it makes in its own tmp_path)."""
+    made: dict[tuple[str, int, str], tuple[Path, int]] = {}
+
+    def get(game: str, stop_after: int, overrides: dict[str, Any] | None = None) -> tuple[Path, int]:
+        key = (game, stop_after, repr(sorted((overrides or {}).items())))
+        if key not in made:
+            folder = tmp_path_factory.mktemp(f"killed-{game}-{stop_after}")
+            made[key] = play_partial(game, folder, stop_after, overrides)
+        return made[key]
+
+    return get
 
 
 def partial_label(steps: int) -> str:
@@ -61,9 +78,9 @@ def check_partial_page(page: Any, steps: int, resumed: str = "") -> None:
 
 @pytest.mark.parametrize("game", GAMES)
 def test_view_serves_a_killed_games_journal_as_a_partial_replay(
-    game: str, serve: Any, open_viewer: Any, tmp_path: Path
+    killed: Any, game: str, serve: Any, open_viewer: Any, tmp_path: Path
 ) -> None:
-    path, steps = play_partial(game, tmp_path, STOP_AFTER.get(game, DEFAULT_STOP), LONGER.get(game))
+    path, steps = killed(game, STOP_AFTER.get(game, DEFAULT_STOP), LONGER.get(game))
     frames = [frame["step"] for frame in read_replay(path).keyframes]
     assert frames and steps not in frames  # the viewer rebuilds the last steps from an earlier keyframe
     page = open_viewer(serve(path).url)
@@ -74,9 +91,9 @@ def test_view_serves_a_killed_games_journal_as_a_partial_replay(
 
 @pytest.mark.parametrize("game", ["drones", "devops"])
 def test_view_html_plays_a_partial_replay_from_file(
-    game: str, page: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    killed: Any, game: str, page: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path, steps = play_partial(game, tmp_path, STOP_AFTER.get(game, DEFAULT_STOP), LONGER.get(game))
+    path, steps = killed(game, STOP_AFTER.get(game, DEFAULT_STOP), LONGER.get(game))
     html = tmp_path / f"{game}.html"
     assert main(["view", str(path), "--html", str(html)]) == 0
     assert partial_label(steps) in capsys.readouterr().out
@@ -118,9 +135,9 @@ def test_a_resumed_game_killed_again_is_partial_and_resumed(
 
 
 def test_loading_a_finished_replay_after_a_partial_one_clears_the_label(
-    serve: Any, open_viewer: Any, tmp_path: Path, zergy_replay: tuple[Any, Path]
+    killed: Any, serve: Any, open_viewer: Any, tmp_path: Path, zergy_replay: tuple[Any, Path]
 ) -> None:
-    path, steps = play_partial("drones", tmp_path, DEFAULT_STOP, LONGER["drones"])
+    path, steps = killed("drones", DEFAULT_STOP, LONGER["drones"])
     page = open_viewer(serve(path).url)
     assert texts(page)["result"] == partial_label(steps)
     page.evaluate("(r) => window.__botarena.load(r)", zergy_replay[0].to_json())
@@ -148,11 +165,11 @@ def empty_viewer(serve: Any, page: Any, zergy_replay: tuple[Any, Path]) -> Any:
 
 
 def test_opening_a_killed_games_file_in_the_page_reads_it_as_partial(
-    empty_viewer: Any, tmp_path: Path
+    killed: Any, empty_viewer: Any, tmp_path: Path
 ) -> None:
     """The file itself, cut mid-flush as a kill leaves it (no server to read it): the page inflates
     the gzip stream as far as it goes and reads the journal's complete lines, as `read_replay` does."""
-    path, steps = play_partial("devops", tmp_path, STOP_AFTER["devops"], LONGER["devops"])
+    path, steps = killed("devops", STOP_AFTER["devops"], LONGER["devops"])
     raw = path.read_bytes()
     with pytest.raises(EOFError, match="end-of-stream"):
         gzip.decompress(raw)  # really cut: not a whole gzip stream
@@ -166,8 +183,8 @@ def test_opening_a_killed_games_file_in_the_page_reads_it_as_partial(
     assert shown == {"steps": expected["steps"], "keyframes": expected["keyframes"]}
 
 
-def test_opening_an_uncompressed_journal_cut_mid_line(empty_viewer: Any, tmp_path: Path) -> None:
-    path, _ = play_partial("drones", tmp_path, DEFAULT_STOP, LONGER["drones"])
+def test_opening_an_uncompressed_journal_cut_mid_line(killed: Any, empty_viewer: Any, tmp_path: Path) -> None:
+    path, _ = killed("drones", DEFAULT_STOP, LONGER["drones"])
     text = read_journal_text(path)
     cut = text[: text.rindex(b'{"step"') + 40]  # the kill came while that step's line was written
     steps = sum(line.startswith(b'{"step"') for line in cut.split(b"\n")[:-1])  # the whole lines
@@ -197,9 +214,9 @@ def read_replay_bytes(data: bytes, folder: Path) -> int:
 
 @pytest.mark.parametrize("game", ["drones", "devops"])
 def test_a_game_killed_before_its_first_step_shows_no_steps(
-    game: str, serve: Any, open_viewer: Any, tmp_path: Path
+    killed: Any, game: str, serve: Any, open_viewer: Any, tmp_path: Path
 ) -> None:
-    path, _ = play_partial(game, tmp_path, DEFAULT_STOP, LONGER.get(game))
+    path, _ = killed(game, DEFAULT_STOP, LONGER.get(game))
     text = read_journal_text(path)
     before_steps = tmp_path / f"{game}.start-only.json"
     before_steps.write_bytes(text[: text.index(b'{"step"')])  # header, start, first keyframe

@@ -6,19 +6,18 @@ from __future__ import annotations
 import dataclasses
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_in_process import botarena_in_process
 
 from botarena.core.config import ConfigError, config_to_dict, describe_config
 from botarena.core.registry import all_games, get_game
 
 
 def botarena(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "botarena", *args], capture_output=True, text=True, timeout=120, cwd=cwd
-    )
+    # in this process: these claims are about what the command says, not about a process
+    return botarena_in_process(*args, cwd=cwd)
 
 
 @pytest.mark.parametrize("game", all_games(), ids=lambda g: g.id)

@@ -3,7 +3,9 @@
 Each failing seat gets one line on stderr (seat, bot as given, status, reason, where, detail) and the
 last lines of its log; `play` exits 1 when a seat never played a turn. Paths are taken as given, the
 kit runs with botarena's own interpreter, and a JSON-lines bot saved as a drones `.js` file is told
-how to name it. Every case runs a real `botarena play` process, in both seats.
+how to name it. Every case runs in both seats, through `botarena.cli.main` in this process (what the
+`botarena` script calls: same exit code, same stderr) in the case's folder and environment; the
+kit's interpreter is the one case about the process, so it starts a real `botarena play`.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_in_process import botarena_in_process
 
 KIT_BOT = """
 def act(obs):
@@ -23,6 +26,13 @@ def act(obs):
 
 
 def play(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return botarena_in_process("play", *args, cwd=cwd, env=env)
+
+
+def play_process(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`botarena play ARGS` as a real process, for a claim about the process itself."""
     return subprocess.run(
         [sys.executable, "-m", "botarena", "play", *args],
         cwd=cwd,
@@ -126,7 +136,7 @@ def test_the_kit_command_runs_with_botarenas_interpreter(tmp_path: Path) -> None
     fake.mkdir()
     executable(fake / "python3", "#!/bin/sh\necho 'the wrong python' >&2\nexit 1\n")
     env = {**os.environ, "PATH": f"{fake}{os.pathsep}{os.environ['PATH']}"}
-    proc = play(
+    proc = play_process(
         "drones", "python3 -m botarena.kit my_bot.py", "pacifist", "--seed", "2", cwd=tmp_path, env=env
     )
     assert proc.returncode == 0, proc.stderr

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_in_process import botarena_in_process
 
 from botarena.core.replay import Replay, ReplayError, read_replay
 from botarena.games.devops.bots import LOGICS
@@ -143,9 +144,8 @@ def test_dv_a_killed_devops_game_resumes_twice_and_verifies_as_one_game(
         partials.append(partial)
         args = ["play", "--resume", str(replay)]
 
-    done = subprocess.run(
-        [sys.executable, "-m", "botarena", *args], cwd=tmp_path, capture_output=True, text=True, timeout=300
-    )
+    # the last resume runs to the end and is not killed: in this process, no process start to pay
+    done = botarena_in_process(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert f"replay written to {replay}" in done.stdout
     final = read_replay(replay)
@@ -163,12 +163,7 @@ def test_dv_a_killed_devops_game_resumes_twice_and_verifies_as_one_game(
         for reply in exchange["replies"]:
             asked[reply["seat"]] += 1
     assert statuses == asked  # the tallies cover the re-run steps and the live ones
-    cli = subprocess.run(
-        [sys.executable, "-m", "botarena", "replay", str(replay), "--verify"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    cli = botarena_in_process("replay", str(replay), "--verify")
     assert cli.returncode == 0 and cli.stdout.startswith("identical: 110 steps"), cli.stdout
 
 
@@ -186,20 +181,13 @@ def test_a_changed_bot_file_is_refused_in_one_line_and_the_journal_kept(
     service.open_gate()
     before = replay.read_bytes()
     faction.write_text(FACTION + "# edited\n")
-    refused = subprocess.run(
-        [sys.executable, "-m", "botarena", "play", "--resume", str(replay)],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "COLUMNS": "200"},
+    refused = botarena_in_process(
+        "play", "--resume", str(replay), cwd=tmp_path, env={**os.environ, "COLUMNS": "200"}
     )
     assert refused.returncode == 2
     lines = refused.stderr.strip().splitlines()
     assert len(lines) == 1 and f"seat 1's bot file {faction} changed since the game started" in lines[0]
     assert replay.read_bytes() == before  # nothing recorded is lost
-    summary = subprocess.run(
-        [sys.executable, "-m", "botarena", "replay", str(replay)], capture_output=True, text=True, timeout=120
-    )
+    summary = botarena_in_process("replay", str(replay))
     assert "partial replay: the game did not finish" in summary.stdout
     assert f"botarena play --resume {replay}" in summary.stdout

@@ -3,11 +3,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from cli_in_process import botarena_in_process
 
 from botarena.bots.inprocess import PythonBot
 from botarena.core.game import GameInfo
@@ -22,12 +21,7 @@ def test_replay_text_prints_each_keyframe(game: GameInfo, tmp_path: Path) -> Non
     bots = [PythonBot(game.random_bot, name=f"r{seat}") for seat in range(players)]
     run = run_match(game, bots, config=game.config(overrides=game.test_overrides), seed=3)
     path = write_replay(run.replay, tmp_path / "r.json.gz")
-    done = subprocess.run(
-        [sys.executable, "-m", "botarena", "replay", str(path), "--text"],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = botarena_in_process("replay", str(path), "--text")  # what it prints: no process needed
     assert done.returncode == 0, done.stderr
     expected = "".join(
         f"-- step {frame['step']}\n{game.text_renderer(frame['state']).rstrip()}\n"

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from cli_in_process import botarena_in_process
 
 from botarena.core.registry import game_ids
 from waiting import wait_until
@@ -118,8 +119,8 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
 
 def test_serve_demo_refuses_to_keep_no_cycle(tmp_path: Path) -> None:
     """--demo-keep counts the cycle being played: 0 would delete it under its own matches."""
-    command = [sys.executable, "-m", "botarena", "serve", "--demo", "--demo-keep", "0", "--port", "0"]
-    done = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    # in this process: a refusal of the arguments is not about the process
+    done = botarena_in_process("serve", "--demo", "--demo-keep", "0", "--port", "0", cwd=tmp_path)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "--demo-keep must be 1 or more (the cycle being played counts), got 0" in done.stderr
     assert not (tmp_path / "var").exists()  # refused before the store was opened
