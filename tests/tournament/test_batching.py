@@ -35,6 +35,15 @@ def store(db_url: str, tmp_path: Path) -> Iterator[Store]:
     store.close()
 
 
+@pytest.fixture(scope="module")
+def pool() -> Iterator[Executor]:
+    """One process pool of 2 workers for the module's tests that play on a pool: none breaks it,
+    and a worker's start (an interpreter importing botarena) is the slowest part of a short run."""
+    executor = make_executor(2)
+    yield executor
+    close_executor(executor)
+
+
 def plan(name: str, cycles: int) -> TournamentPlan:
     return TournamentPlan(
         name=name,
@@ -89,7 +98,7 @@ class InlineExecutor(Executor):
 
 
 def test_short_matches_go_several_per_task_with_the_results_of_an_inline_run(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Store, pool: Executor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Any measured duration now asks for big batches: the batch sizes no longer depend on how
     # fast this machine plays (only on how many matches wait and the pool's slots).
@@ -98,11 +107,8 @@ def test_short_matches_go_several_per_task_with_the_results_of_an_inline_run(
     assert run_tournament(store, inline.id).status == "finished"
 
     batched = create_tournament(store, plan("batched", 4))
-    executor = RecordingExecutor(make_executor(2))
-    try:
-        summary = run_tournament(store, batched.id, executor)
-    finally:
-        close_executor(executor.inner)
+    executor = RecordingExecutor(pool)
+    summary = run_tournament(store, batched.id, executor)
     assert (summary.status, summary.played, summary.failed) == ("finished", 24, 0)
     sizes = [len(batch) for batch in executor.batches]
     assert max(sizes) > 1 and max(sizes) <= service.MAX_BATCH
@@ -222,7 +228,7 @@ def test_a_dask_clusters_slots_are_its_worker_threads() -> None:
 
 
 def test_local_pool_workers_write_the_replays_themselves(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    store: Store, pool: Executor, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """On this machine's process pool, a directory store's replays are written by the workers: the
     coordinator records hashes and never handles the bytes (it is the one process every match's
@@ -238,11 +244,7 @@ def test_local_pool_workers_write_the_replays_themselves(
 
     monkeypatch.setattr(Store, "record_results", spy)
     tournament = create_tournament(store, plan("pool", 1))
-    executor = make_executor(2)
-    try:
-        summary = run_tournament(store, tournament.id, executor)
-    finally:
-        close_executor(executor)
+    summary = run_tournament(store, tournament.id, pool)
     assert (summary.status, summary.played) == ("finished", 6)
     assert len(seen) == 6 and all(o.replay_gz == b"" and o.replay_hash for o in seen)
     for row in store.list_matches(tournament.id):

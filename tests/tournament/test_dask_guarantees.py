@@ -50,6 +50,7 @@ from tournament_entrants import gate_bot, recorded_before_the_kill, sandbox_read
 
 from botarena.bots.resolve import untrusted
 from botarena.bots.sandbox import SandboxPolicy
+from botarena.cli import main
 from botarena.core.status import Status
 from botarena.store import Store, StoreError
 from botarena.tournament.executor import (
@@ -175,15 +176,41 @@ def outcomes(store: Store, name: str) -> dict[str, tuple[Any, ...]]:
     return {r.key: (r.status, tuple(r.seats), r.seed, r.ranks, r.scores) for r in rows_of(store, name)}
 
 
+@pytest.fixture(scope="module")
+def inline_reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Any, ...]]:
+    """The outcomes of the killed tournament played inline, once for the module, in this process.
+
+    Both store parametrizations compare with it: an inline run's results depend on the plan and its
+    seed, never on the store (tests/tournament/test_service.py checks that on both), so one run
+    serves both, and `botarena.cli.main` spares the run a second interpreter's start."""
+    folder = tmp_path_factory.mktemp("inline-reference")
+    plain = gate_bot(folder / "plain", armed=False)
+    db = f"sqlite:///{folder / 'arena.db'}"
+    with contextlib.chdir(folder):  # the command's default replay folder is ./var/replays
+        code = main([*tournament_args("reference", plain, "--workers", "0"), "--db", db])
+    assert code == 0, "the inline reference run failed"
+    store = Store.open(db)
+    try:
+        return outcomes(store, "reference")
+    finally:
+        store.close()
+
+
 @pytest.mark.timeout(600)
 def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
-    db_url: str, tmp_path: Path, cluster: Any, monkeypatch: pytest.MonkeyPatch
+    db_url: str,
+    tmp_path: Path,
+    cluster: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    inline_reference: dict[str, tuple[Any, ...]],
 ) -> None:
     db = db_url  # SQLite and PostgreSQL (tests/conftest.py)
     monkeypatch.chdir(tmp_path)  # the commands' default replay folder is ./var/replays on PostgreSQL
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "BOTARENA_DB": db}
     address = cluster.scheduler_address
     gate = gate_bot(tmp_path / "armed", armed=True)
+    # the coordinator killed is a process of its own: the test is about what a SIGKILL leaves
     process = subprocess.Popen(
         botarena(*tournament_args("killed", gate, "--dask", address)), cwd=tmp_path, env=env,
         start_new_session=True, stdout=subprocess.DEVNULL,
@@ -198,20 +225,15 @@ def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
 
     before = recorded_before_the_kill(db, "killed", MATCHES)
 
+    # the resume is not about its process: it runs in this one (the store from BOTARENA_DB, as above)
+    monkeypatch.setenv("BOTARENA_DB", db)
+    capsys.readouterr()
     resume = ["--resume", "killed", "--dask", address, "--no-progress", "--unsandboxed"]
-    resumed = subprocess.run(
-        botarena("tournament", *resume), cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert resumed.returncode == 0, resumed.stderr
-    assert "resuming tournament" in resumed.stdout
-    assert f"{MATCHES - len(before)} matches played now" in resumed.stdout
-
-    plain = gate_bot(tmp_path / "plain", armed=False)
-    reference = subprocess.run(
-        botarena(*tournament_args("reference", plain, "--workers", "0")), cwd=tmp_path, env=env,
-        capture_output=True, text=True, timeout=300,
-    )  # fmt: skip
-    assert reference.returncode == 0, reference.stderr
+    code = main(["tournament", *resume])
+    resumed = capsys.readouterr()
+    assert code == 0, resumed.err
+    assert "resuming tournament" in resumed.out
+    assert f"{MATCHES - len(before)} matches played now" in resumed.out
 
     store = Store.open(db)
     try:
@@ -223,7 +245,7 @@ def test_a_sigkilled_dask_coordinator_resumes_exactly_once(
             if row.key in before:
                 assert row == before[row.key]  # recorded before the kill: kept exactly as it was
         assert all(store.replays.exists(r.replay_hash) for r in after)
-        assert outcomes(store, "killed") == outcomes(store, "reference")  # = the inline run
+        assert outcomes(store, "killed") == inline_reference  # = the inline run
     finally:
         store.close()
 

@@ -38,6 +38,7 @@ from waiting import wait_until
 
 ENTRANTS = Path(__file__).parent / "entrants"
 SHORT = {"rounds": 3, "turn_limit": 6}
+Starters = tuple[str, ...] | None  # None: plan()'s default starters
 
 
 @pytest.fixture
@@ -65,8 +66,9 @@ def outcomes(store: Store, name: str) -> dict[str, tuple[Any, ...]]:
     }
 
 
-def run(store: Store, name: str, hostile: Path, workers: int, **kw: Any) -> Any:
-    tournament = create_tournament(store, plan(name, hostile), isolation=kw.get("isolation"))
+def run(store: Store, name: str, hostile: Path, workers: int, *, starters: Starters = None, **kw: Any) -> Any:
+    planned = plan(name, hostile) if starters is None else plan(name, hostile, starters)
+    tournament = create_tournament(store, planned, isolation=kw.get("isolation"))
     if not workers:
         return run_tournament(store, tournament.id, **kw)
     factory = partial(make_executor, workers)
@@ -77,17 +79,30 @@ def run(store: Store, name: str, hostile: Path, workers: int, **kw: Any) -> Any:
         close_executor(executor)
 
 
+@pytest.fixture(scope="module")
+def quiet_outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Any, ...]]:
+    """The same tournament with a quiet entrant in the hostile one's place, played inline once for
+    the module: results depend on the plan and its seed, never on the pool (test_service.py checks
+    that), so both parametrizations below compare with this one run."""
+    folder = tmp_path_factory.mktemp("quiet")
+    opened = Store.open(f"sqlite:///{folder / 'arena.db'}", replay_dir=folder / "replays")
+    try:
+        run(opened, "quiet", ENTRANTS / "quiet.py", 0)
+        return outcomes(opened, "quiet")
+    finally:
+        opened.close()
+
+
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("workers", [0, 2])
 def test_an_entrant_that_patches_the_engine_and_its_rivals_changes_no_result(
-    store: Store, workers: int
+    store: Store, workers: int, quiet_outcomes: dict[str, tuple[Any, ...]]
 ) -> None:
     act, produce = examples.AdaptiveDefender.act, rules.produce_seed
     run(store, "patched", ENTRANTS / "patcher.py", workers)
     # inline (workers 0) the coordinator is this process: the file was never imported here
     assert examples.AdaptiveDefender.act is act and rules.produce_seed is produce
-    run(store, "quiet", ENTRANTS / "quiet.py", workers)
-    patched, quiet = outcomes(store, "patched"), outcomes(store, "quiet")
+    patched, quiet = outcomes(store, "patched"), quiet_outcomes
     assert patched == quiet and all(o[0] == "finished" for o in patched.values())
     tournament = store.find_tournament("patched")
     assert tournament is not None
@@ -104,12 +119,15 @@ def test_an_entrant_that_kills_its_worker_in_every_match_cannot_stop_the_tournam
 ) -> None:
     killer = tmp_path / ("worker_killer.py" if sig == "SIGKILL" else "worker_killer_term.py")
     shutil.copy(ENTRANTS / "worker_killer.py", killer)
-    summary = run(store, "t", killer, 2, isolation=untrusted(sandbox=None))  # unsandboxed: it sees its worker
+    # two starters, not three: two matches that kill their worker (each costs a pool and its retries
+    # alone) and one that must be played around them make the claim; more of each only cost time
+    isolation = untrusted(sandbox=None)  # unsandboxed: it sees its worker
+    summary = run(store, "t", killer, 2, isolation=isolation, starters=("adaptive", "zergy"))
     assert summary.status == "finished"
     tournament = store.find_tournament("t")
     assert tournament is not None
     rows = store.list_matches(tournament.id)
-    assert len(rows) == 6
+    assert len(rows) == 3 and sum("hostile" in row.seats for row in rows) == 2
     for row in rows:  # every match ends recorded: played, or failed after retries with the reason
         if "hostile" in row.seats:
             assert row.status == "failed" and "BrokenProcessPool" in (row.error or ""), row
