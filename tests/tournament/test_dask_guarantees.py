@@ -303,8 +303,9 @@ def test_an_entrant_that_kills_its_dask_worker_fails_alone_and_the_tournament_en
         assert row.status == "failed" and row.attempts == 1 + SOLO_BREAKS, row
         assert (row.error or "").startswith("KilledWorker"), row
     client = distributed.Client(cluster.scheduler_address, set_as_default=False, timeout=60)
-    try:  # the tournament left the cluster up: its scheduler still answers, with its nannies
-        assert len(cluster.workers) == 2 and client.scheduler_info()["type"] == "Scheduler"
+    try:  # the tournament left the cluster up: its scheduler still answers (how many of its
+        # nannies Dask restarted or replaced by now, on a loaded box, is Dask's business)
+        assert client.scheduler_info()["type"] == "Scheduler"
     finally:
         client.close()
 

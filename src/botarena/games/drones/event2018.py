@@ -154,8 +154,8 @@ def event_standings(
 ) -> dict[str, Any]:
     """The event's leaderboard sections (`TournamentFormat.standings`): `standings` (spec 6.3's table,
     rows of `Standing` fields plus `round_difference`), `standings_summary` (entrant -> opponent ->
-    `WIN (W:792/ L:208/ D:0)`), `standings_title` and `standings_notes` (every entrant is played; which ones the 2018
-    event would have dropped)."""
+    `WIN (W:792/ L:208/ D:0)`), `standings_title` and `standings_notes` (every entrant is played;
+    which ones the 2018 event would have dropped)."""
     return {
         "standings_title": "2018 event standings (spec 6.3)",
         "standings": [
