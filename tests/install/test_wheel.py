@@ -57,8 +57,12 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wheels = sorted(dist.glob("botarena-*.whl"))
     assert len(wheels) == 1, wheels
     venv = root / "venv"
-    run([sys.executable, "-m", "venv", str(venv)], root)
-    run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", str(wheels[0])], root)
+    # Issue 28, item 8: the venv gets no pip of its own (ensurepip is seconds, and no test uses it);
+    # this interpreter's pip installs into it (`--python`), without byte-compiling every dependency
+    # up front (scipy alone is thousands of files): the venv's python compiles what it imports.
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], root)
+    install = [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install"]
+    run([*install, "--quiet", "--no-compile", "--disable-pip-version-check", str(wheels[0])], root)
     return venv / "bin"
 
 

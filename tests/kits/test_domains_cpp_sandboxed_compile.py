@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import shutil
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -164,17 +165,45 @@ def test_headers_beside_the_player_are_part_of_its_sealed_build(
     assert binary.is_file() and sealed_compiles
 
 
+@dataclass(frozen=True)
+class SealedPair:
+    """A stranger's player and a C++ opponent, both resolved untrusted (compiled in the sandbox)."""
+
+    player: SubprocessBot
+    opponent: SubprocessBot
+    sealed_compiles: int
+    """How many compiles went through the sandbox while the two were resolved."""
+
+
+@pytest.fixture(scope="module")
+def sealed_pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SealedPair]:
+    """The two players of the both-seats test, compiled sealed once for both seats (issue 28, item 8):
+    the claim is that a sealed build plays in either seat, and a second pair of identical sealed
+    compiles would only repeat the first. The cache is fresh, so both really are compiled."""
+    folder = tmp_path_factory.mktemp("sealed-pair")
+    seen: list[list[str]] = []
+    real = cppkit.run_sealed
+
+    def recording(argv: list[str], **kwargs: Any) -> Any:
+        seen.append(list(argv))
+        return real(argv, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BOTARENA_CACHE_DIR", str(folder / "cache"))
+        patch.setattr(cppkit, "run_sealed", recording)
+        source = entrant(folder, "Facilities", (PLAYERS / "AIFacilities.cc").read_text(encoding="utf-8"))
+        player = resolve_bot(str(source), GAME, isolation=untrusted())
+        opponent = resolve_bot(str(kit_dir() / "bots" / "AIDummy.cc"), GAME, isolation=untrusted())
+        assert isinstance(player, SubprocessBot) and isinstance(opponent, SubprocessBot)
+        yield SealedPair(player, opponent, len(seen))
+
+
 @pytest.mark.parametrize("seat", [0, 1])
-def test_a_player_compiled_sealed_plays_in_both_seats(
-    tmp_path: Path, cache: Path, sealed_compiles: list[list[str]], seat: int
-) -> None:
+def test_a_player_compiled_sealed_plays_in_both_seats(sealed_pair: SealedPair, seat: int) -> None:
     """Resolved as a tournament resolves strangers' bots, against a sandboxed C++ opponent."""
-    source = entrant(tmp_path, "Facilities", (PLAYERS / "AIFacilities.cc").read_text(encoding="utf-8"))
-    player = resolve_bot(str(source), GAME, isolation=untrusted())
-    opponent = resolve_bot(str(kit_dir() / "bots" / "AIDummy.cc"), GAME, isolation=untrusted())
-    assert len(sealed_compiles) == 2, "both players were compiled in the sandbox"
-    assert isinstance(player, SubprocessBot) and player.sandbox is not None
-    assert isinstance(opponent, SubprocessBot) and opponent.sandbox is not None
+    player, opponent = sealed_pair.player, sealed_pair.opponent
+    assert sealed_pair.sealed_compiles == 2, "both players were compiled in the sandbox"
+    assert player.sandbox is not None and opponent.sandbox is not None
     bots: list[Any] = [opponent]
     bots.insert(seat, player)
     run = run_match(GAME, bots, config=GAME.config(overrides=SMALL), seed=5)

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
-import time
+import threading
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 import pytest
@@ -25,6 +26,8 @@ from drones_js_helpers import (
     turn,
     write_bot,
 )
+
+from waiting import WAIT_S
 
 pytestmark = [pytest.mark.node, needs_node]
 
@@ -551,16 +554,54 @@ def test_async_errors_are_logged_not_fatal(tmp_path: Path) -> None:
 });
 """
     bot = write_bot(tmp_path, "async.js", source)
+    thrown = ("a promise threw: Error: async boom", "an asynchronous callback threw: Error: timer boom")
     with Session(bot) as session:
+        log = StderrLines(session.proc)
         assert session.ask(start(1, rules="bravolt2018")) == {"meta": {"name": "Anonymous Player"}}
         # A Promise is an object without known fields: no production, no attack.
         nothing = {"newProducers": 0, "newSoldiers": 0, "launchAttack": False}
         assert session.ask(turn(2)) == nothing
-        time.sleep(0.2)  # the rejection and the timer fire; the process lives on
+        # Issue 28, item 8: wait for the rejection and the timer to be reported (their lines on the
+        # pipe), not for a fixed time, then show that the process lives on and still answers.
+        log.wait_for(*thrown)
         assert session.ask(turn(3, turn=2)) == nothing
-        stderr = session.close()
-    assert "a promise threw: Error: async boom" in stderr
-    assert "an asynchronous callback threw: Error: timer boom" in stderr
+        stderr = log.until_exit()
+    assert all(message in stderr for message in thrown), stderr
+
+
+class StderrLines:
+    """A running adapter's stderr, read line by line as it comes (the pipe is the event)."""
+
+    def __init__(self, proc: subprocess.Popen[str]) -> None:
+        assert proc.stderr is not None
+        self.proc = proc
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        self._reader = threading.Thread(target=self._read, args=(proc.stderr,), daemon=True)
+        self._reader.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            with self._changed:
+                self.lines.append(line)
+                self._changed.notify_all()
+
+    def wait_for(self, *needles: str) -> None:
+        """Return once every needle is in some line; fail naming them after the suite's bound."""
+
+        def printed() -> bool:
+            return all(any(needle in line for line in self.lines) for needle in needles)
+
+        with self._changed:
+            assert self._changed.wait_for(printed, timeout=WAIT_S), f"never printed {needles}: {self.lines}"
+
+    def until_exit(self) -> str:
+        """Close the adapter's stdin, wait for its clean exit, and return all it printed on stderr."""
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        assert self.proc.wait(timeout=WAIT_S) == 0
+        self._reader.join(timeout=WAIT_S)
+        return "".join(self.lines)
 
 
 # -- modules that cannot be used -------------------------------------------------------------------
