@@ -174,6 +174,37 @@ def test_i28_4_the_layers_find_a_games_hooks_on_its_gameinfo(clean_registry: Non
         encoding._REGISTERED.pop("rps_bare")
 
 
+def test_i28_4_a_layer_registers_a_hook_for_a_game_that_declares_none(clean_registry: None) -> None:
+    """`register_url_bot` and `register_live_routes` give a game hooks from outside it, and win over
+    what a game declares; taken back, the declared one (or none) is found again."""
+    from botarena.bots.devops_http import DevopsHttpBot
+    from botarena.bots.resolve import URL_BOTS, register_url_bot, url_bot_factory
+    from botarena.server.devops.codes import live_routes
+    from botarena.server.live import LIVE_ROUTES, live_routes_of, register_live_routes
+
+    bare = dataclasses.replace(get_game("rps"), id="rps_hooked")
+    register_game(bare)
+
+    def routes(match: object) -> None:
+        return None
+
+    def other_url_bot(url: str) -> DevopsHttpBot:
+        return DevopsHttpBot(url)
+
+    register_url_bot(bare.id, DevopsHttpBot)
+    register_live_routes(bare.id, routes)
+    register_url_bot("devops", other_url_bot)  # registered wins over declared
+    try:
+        assert url_bot_factory(bare) is DevopsHttpBot and live_routes_of(bare) is routes
+        assert url_bot_factory(get_game("devops")) is other_url_bot
+    finally:
+        for hooks, game_id in ((URL_BOTS, bare.id), (LIVE_ROUTES, bare.id), (URL_BOTS, "devops")):
+            hooks.unregister(game_id)
+    assert url_bot_factory(bare) is None and live_routes_of(bare) is None
+    assert url_bot_factory(get_game("devops")) is DevopsHttpBot
+    assert live_routes_of(get_game("devops")) is live_routes
+
+
 def _dicts_keyed_by_builtin_games(path: Path) -> list[str]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):

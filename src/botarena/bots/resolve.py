@@ -34,30 +34,22 @@ from botarena.bots.base import Bot
 from botarena.bots.inprocess import BotExit, PythonBot, exit_guarded
 from botarena.bots.sandbox import SandboxPolicy
 from botarena.core.game import GameInfo
-from botarena.core.registry import load_target
+from botarena.core.registry import LayerHook
 from botarena.kit import module_bot_factory
 
 UrlBotFactory = Callable[[str], Bot]
 """What reaches an http(s) URL through a game's own HTTP contract (`GameInfo.url_bot`)."""
 
-_REGISTERED_URL_BOTS: dict[str, UrlBotFactory] = {}
-
-
-def register_url_bot(game_id: str, factory: UrlBotFactory) -> None:
-    """Give a game that does not declare `GameInfo.url_bot` a URL-bot factory from outside it."""
-    _REGISTERED_URL_BOTS[game_id] = factory
+URL_BOTS: LayerHook[UrlBotFactory] = LayerHook(lambda game: game.url_bot)
+"""Each game's URL-bot factory: `URL_BOTS.register(game_id, factory)` gives one to a game that does
+not declare `GameInfo.url_bot`."""
+register_url_bot = URL_BOTS.register
 
 
 def url_bot_factory(game: GameInfo[Any]) -> UrlBotFactory | None:
     """How `game` reaches a URL bot: registered here, else its own `GameInfo.url_bot`; None means
     the generic `HttpBot` (the generic binding of the JSON-lines protocol)."""
-    registered = _REGISTERED_URL_BOTS.get(game.id)
-    if registered is not None:
-        return registered
-    if game.url_bot is None:
-        return None
-    factory: UrlBotFactory = load_target(game.url_bot)
-    return factory
+    return URL_BOTS.of(game)
 
 
 @dataclass(frozen=True)

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from types import ModuleType
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from botarena.core.game import GameInfo
 
@@ -45,6 +45,37 @@ def load_target(target: str) -> Any:
     for part in attr.split(".") if attr else ():
         loaded = getattr(loaded, part)
     return loaded
+
+
+HookT = TypeVar("HookT")
+
+
+class LayerHook(Generic[HookT]):
+    """A hook that a layer above games finds for a game: registered with the layer (`register`),
+    else the `"package.module:attr"` target the game names on its GameInfo (`declared`), imported on
+    first use. The layer holds one per hook; no table of game ids is written anywhere."""
+
+    def __init__(self, declared: Callable[[GameInfo[Any]], str | None]) -> None:
+        self._declared = declared
+        self._registered: dict[str, HookT] = {}
+
+    def register(self, game_id: str, hook: HookT) -> None:
+        """Give game `game_id` this hook from outside the game (it wins over a declared one)."""
+        self._registered[game_id] = hook
+
+    def unregister(self, game_id: str) -> None:
+        self._registered.pop(game_id, None)
+
+    def of(self, game: GameInfo[Any]) -> HookT | None:
+        """The game's hook: registered, else declared, else None."""
+        registered = self._registered.get(game.id)
+        if registered is not None:
+            return registered
+        target = self._declared(game)
+        if target is None:
+            return None
+        hook: HookT = load_target(target)
+        return hook
 
 
 class UnknownGameError(LookupError):

@@ -54,7 +54,7 @@ from typing import Any
 import orjson
 
 from botarena.core.game import GameInfo
-from botarena.core.registry import load_target
+from botarena.core.registry import LayerHook
 from botarena.server.secrecy import Shown, public_view
 
 log = logging.getLogger(__name__)
@@ -671,20 +671,12 @@ LiveRoutes = Callable[[Any], Any]
 match (`.engine` once made, `.config`, `.players`, `.organizer_key`, `.lock`). The caller wraps the
 match's engine in a `LockedEngine` on `.lock`."""
 
-_REGISTERED_ROUTES: dict[str, LiveRoutes] = {}
-
-
-def register_live_routes(game_id: str, routes: LiveRoutes) -> None:
-    """Give a game that does not declare `GameInfo.live_routes` live routes from outside it."""
-    _REGISTERED_ROUTES[game_id] = routes
+LIVE_ROUTES: LayerHook[LiveRoutes] = LayerHook(lambda game: game.live_routes)
+"""Each game's live routes: `LIVE_ROUTES.register(game_id, routes)` gives them to a game that does
+not declare `GameInfo.live_routes`."""
+register_live_routes = LIVE_ROUTES.register
 
 
 def live_routes_of(game: GameInfo[Any]) -> LiveRoutes | None:
     """The live routes of `game`: registered here, else its own `GameInfo.live_routes`, else None."""
-    registered = _REGISTERED_ROUTES.get(game.id)
-    if registered is not None:
-        return registered
-    if game.live_routes is None:
-        return None
-    routes: LiveRoutes = load_target(game.live_routes)
-    return routes
+    return LIVE_ROUTES.of(game)
