@@ -301,10 +301,13 @@ class HttpLiveSink:
             async with asyncio.timeout(self.request_timeout_s):  # the total deadline, whatever happens
                 try:
                     return await self._post_once(session, body)
-                except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError):
+                except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as error:
                     # A kept-alive connection the server closed while idle (uvicorn's keep-alive
                     # timeout) fails the next post on it: try once more, on a new connection. The
                     # hub takes a resent batch as it came (steps by index, a header restarts it).
+                    # A connection never made (a server down) is no stale one: no second try.
+                    if isinstance(error, aiohttp.ClientConnectorError):
+                        raise
                     return await self._post_once(session, body)
         except TimeoutError:
             return False, f"no answer from {self.endpoint} within {self.request_timeout_s:g} s"
