@@ -1,0 +1,191 @@
+"""Judging a new version by its validation matches (`specs/arena.md`, Validation).
+
+A version plays a few sealed matches against a starter before any rated match. It passes when every
+match finished and, **on its own seats only** (an opponent's trouble is never held against it): no
+`CRASHED`, no `INVALID`, `TIMEOUT` on at most max(1, 1 %) of its turns, and a re-run of one replay
+(`runner.verify.verify_replay`) is identical. Otherwise it is rejected with one code, the first error in
+one line, the head and tail of its own log, and the replay the team can fetch and re-run.
+
+The judge reads replays only; the coordinator plays the matches, runs the verification and tells a
+platform failure (retried, never a rejection) apart from a version that could not be set up.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from botarena.arena.vocabulary import ValidationRejection
+from botarena.core.replay import Replay
+from botarena.core.status import Status
+from botarena.runner.failures import seat_verdicts, verdict_detail
+
+LOG_HEAD_BYTES = 16 * 1024
+LOG_TAIL_BYTES = 48 * 1024
+"""A rejected version's own log as the team sees it: the first 16 KiB and the last 48 KiB (64 KiB)."""
+
+FIRST_ERROR_CHARS = 300
+
+
+@dataclass(frozen=True)
+class ValidationGame:
+    """One validation match as the coordinator saw it: its replay, the seats the new version held in it,
+    and, when the match could not be played because of the version (an entry that does not build, a
+    URL that does not answer), that error in one line."""
+
+    replay: Replay | None
+    seats: tuple[int, ...]
+    setup_error: str | None = None
+    unreachable: bool = False
+    """The setup error is a URL entry's host that could not be reached (`unreachable`, not `setup`)."""
+
+
+@dataclass(frozen=True)
+class ValidationVerdict:
+    passed: bool
+    code: ValidationRejection | None = None
+    first_error: str = ""
+    """One line: where and what, e.g. `CRASHED (bot_error) at step 3 of game 1: ValueError: ...`."""
+    log: str = ""
+    """The version's own log from the failing game, cut to LOG_HEAD_BYTES + LOG_TAIL_BYTES."""
+    game: int | None = None
+    """The index of the game the verdict comes from (its replay is the one to show)."""
+
+
+PASSED = ValidationVerdict(passed=True)
+
+
+def timeout_allowance(turns: int, fraction: float) -> int:
+    """How many TIMEOUT verdicts a version may have over `turns` of its own: max(1, fraction of them)."""
+    return max(1, int(turns * fraction))
+
+
+def judge(
+    games: Sequence[ValidationGame],
+    *,
+    max_timeout_fraction: float = 0.01,
+    verify_mismatch: str | None = None,
+) -> ValidationVerdict:
+    """The verdict on a version from its validation games. `verify_mismatch` is the re-run's first
+    difference (None when the re-run was identical or not run)."""
+    if not games:
+        raise ValueError("a validation needs at least one game")
+    for index, game in enumerate(games):
+        failure = _setup_failure(index, game) or _seat_failure(index, game)
+        if failure:
+            return failure
+    timeouts, turns = _timeouts(games)
+    allowed = timeout_allowance(turns, max_timeout_fraction)
+    if timeouts > allowed:
+        index, where, detail = _first_timeout(games)
+        return _rejected(
+            ValidationRejection.TIMEOUT,
+            f"TIMEOUT on {timeouts} of {turns} turns (allowed {allowed}), "
+            f"the first at {where} of game {index + 1}{_colon(detail)}",
+            games,
+            index,
+        )
+    if verify_mismatch is not None:
+        return _rejected(ValidationRejection.VERIFY_MISMATCH, f"re-run differs: {verify_mismatch}", games, 0)
+    return PASSED
+
+
+def _setup_failure(index: int, game: ValidationGame) -> ValidationVerdict | None:
+    if game.setup_error is None:
+        return None
+    code = ValidationRejection.UNREACHABLE if game.unreachable else ValidationRejection.SETUP
+    return _rejected(code, game.setup_error, [game], 0, game=index)
+
+
+def _seat_failure(index: int, game: ValidationGame) -> ValidationVerdict | None:
+    """The first CRASHED or INVALID verdict of the version's own seats, or an unfinished game."""
+    replay = game.replay
+    if replay is None:
+        return _rejected(ValidationRejection.SETUP, f"game {index + 1} was not played", [game], 0, game=index)
+    for where, seat, verdict, reply in seat_verdicts(replay):
+        if seat not in game.seats:
+            continue
+        status = str(verdict[0])
+        if status == Status.CRASHED.value:
+            code = ValidationRejection.CRASHED_AT_START if where == "start" else ValidationRejection.CRASHED
+        elif status == Status.INVALID.value:
+            code = ValidationRejection.INVALID_REPLY
+        else:
+            continue
+        reason = f" ({verdict[1]})" if len(verdict) > 1 and verdict[1] else ""
+        line = f"{status}{reason} at {where} of game {index + 1}{_colon(verdict_detail(verdict, reply))}"
+        return _rejected(code, line, [game], 0, game=index)
+    if replay.end is None or not replay.result:
+        return _rejected(
+            ValidationRejection.CRASHED, f"game {index + 1} did not finish", [game], 0, game=index
+        )
+    return None
+
+
+def _timeouts(games: Sequence[ValidationGame]) -> tuple[int, int]:
+    """(TIMEOUT verdicts, turns) of the version's own seats over every game's steps."""
+    timeouts = turns = 0
+    for game in games:
+        assert game.replay is not None  # every game was played: _seat_failure checked it
+        for where, seat, verdict, _reply in seat_verdicts(game.replay):
+            if seat in game.seats and where.startswith("step"):
+                turns += 1
+                timeouts += str(verdict[0]) == Status.TIMEOUT.value
+    return timeouts, turns
+
+
+def _first_timeout(games: Sequence[ValidationGame]) -> tuple[int, str, str]:
+    for index, game in enumerate(games):
+        assert game.replay is not None
+        for where, seat, verdict, reply in seat_verdicts(game.replay):
+            if seat in game.seats and str(verdict[0]) == Status.TIMEOUT.value:
+                return index, where, verdict_detail(verdict, reply)
+    raise AssertionError("no TIMEOUT verdict")  # only called when there are some
+
+
+def _rejected(
+    code: ValidationRejection,
+    line: str,
+    games: Sequence[ValidationGame],
+    at: int,
+    *,
+    game: int | None = None,
+) -> ValidationVerdict:
+    chosen = games[at]
+    return ValidationVerdict(
+        passed=False,
+        code=code,
+        first_error=_one_line(line),
+        log=own_log(chosen.replay, chosen.seats) if chosen.replay else "",
+        game=at if game is None else game,
+    )
+
+
+def own_log(replay: Replay, seats: Sequence[int]) -> str:
+    """The version's own seats' logs in `replay`, head and tail kept: never another seat's."""
+    texts = []
+    for index, entry in enumerate(replay.logs or []):
+        seat = entry.get("seat", index) if isinstance(entry, dict) else None
+        if seat in seats and isinstance(entry.get("text"), str):
+            texts.append(entry["text"])
+    return cut_log("\n".join(texts))
+
+
+def cut_log(text: str) -> str:
+    """`text` within LOG_HEAD_BYTES + LOG_TAIL_BYTES (UTF-8), the middle replaced by a marker line."""
+    data = text.encode()
+    if len(data) <= LOG_HEAD_BYTES + LOG_TAIL_BYTES:
+        return text
+    head = data[:LOG_HEAD_BYTES].decode(errors="ignore")
+    tail = data[-LOG_TAIL_BYTES:].decode(errors="ignore")
+    skipped = len(data) - LOG_HEAD_BYTES - LOG_TAIL_BYTES
+    return f"{head}\n[... {skipped} bytes left out ...]\n{tail}"
+
+
+def _one_line(text: str) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= FIRST_ERROR_CHARS else line[: FIRST_ERROR_CHARS - 3] + "..."
+
+
+def _colon(detail: str) -> str:
+    return f": {detail}" if detail else ""
