@@ -18,7 +18,7 @@ import sys
 import typer
 from typer.exceptions import TyperException
 
-from botarena.commands import games, play, replay, serve, tournament
+from botarena.commands import games, play, replay, serve, submit, tournament
 from botarena.commands.common import UserError, shortened
 from botarena.core.config import ConfigError
 from botarena.core.registry import GameRegistrationError, UnknownGameError
@@ -44,6 +44,8 @@ app.command("devops-service")(serve.devops_service_command)
 app.command("tournament")(tournament.tournament_command)
 app.command("leaderboard")(tournament.leaderboard_command)
 app.command("serve")(serve.serve_command)
+app.command("submit")(submit.submit_command)
+app.command("fetch")(submit.fetch_command)
 app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app, name="datspulse")
 app.add_typer(__import__("botarena.commands.domains", fromlist=["app"]).app, name="domains")
 

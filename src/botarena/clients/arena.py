@@ -82,6 +82,14 @@ class ArenaClient:
             self._me = await self._json("GET", "/api/me")
         return self._me
 
+    async def competition(self) -> dict[str, Any]:
+        """This token's competition as anyone sees it (phase, game, preset, public policy, counts)."""
+        me = await self.me()
+        competition = me.get("competition")
+        if not isinstance(competition, Mapping):
+            raise ArenaClientError("the server did not say which competition this token belongs to")
+        return await self._json("GET", f"/api/competitions/{competition['id']}")
+
     async def version(self, version_id: int) -> dict[str, Any]:
         return await self._json("GET", await self._team_path(f"/versions/{version_id}"))
 

@@ -35,6 +35,8 @@ from botarena.core.credentials import (
 
 DATSPULSE_TOKEN_ENV = "BOTARENA_DATSPULSE_TOKEN"
 """A DatsPulse team's token, for `botarena datspulse client`."""
+ARENA_TOKEN_ENV = "BOTARENA_ARENA_TOKEN"
+"""A team's arena token (`ba_<kid>_<secret>`), for `botarena submit` and `botarena fetch`."""
 _CMDLINE_WHY = "every local user can read a command line (/proc/PID/cmdline)"
 
 
@@ -140,6 +142,16 @@ DatsPulseTokenFileOption = Annotated[
     ),
 ]
 
+ArenaTokenOption = Annotated[str | None, _refused_option("--token", ARENA_TOKEN_ENV)]
+ArenaTokenFileOption = Annotated[
+    Path | None,
+    _file_option(
+        "--token",
+        ARENA_TOKEN_ENV,
+        f"A file holding your team's arena token (ba_...), mode 0600; or give it in {ARENA_TOKEN_ENV}.",
+    ),
+]
+
 
 def pick_secret(value: str | None, file: Path | None, *, option: str, env: str, what: str) -> str | None:
     """The secret given by `value` (the option, or its variable) or read now from `file`, or None.
@@ -167,3 +179,14 @@ def live_token_of(token: str | None, token_file: Path | None) -> str | None:
 def organizer_key_of(key: str | None, key_file: Path | None) -> str | None:
     """The organizer key of `BOTARENA_ORGANIZER_KEY` or `--organizer-key-file`/`..._FILE`."""
     return pick_secret(key, key_file, option="--organizer-key", env=ORGANIZER_KEY_ENV, what="organizer key")
+
+
+def arena_token_of(token: str | None, token_file: Path | None) -> str:
+    """The team's arena token of `BOTARENA_ARENA_TOKEN` or `--token-file`; none is a one-line error."""
+    found = pick_secret(token, token_file, option="--token", env=ARENA_TOKEN_ENV, what="arena token")
+    if not found:
+        raise SecretSourceError(
+            f"no arena token: put your team's token in {ARENA_TOKEN_ENV} or in a file only you can read"
+            " (--token-file FILE, mode 0600)"
+        )
+    return found
