@@ -51,6 +51,7 @@ Seat = VersionId | str
 """A seat's entrant: an arena version, or (validation only) the opponent's bot spec."""
 
 HOUR_S = 3600.0
+EXACT_SEATING_MAX = 64  # world matches up to this size are seated seat by seat (O(size^2))
 SEED_POOL = 20  # the seed is drawn among this many of the most deserving versions (Halite-III PR #200)
 MATCH_SEED_LIMIT = 2**32
 _BAD_STATUSES = frozenset({Status.CRASHED, Status.TIMEOUT})
@@ -214,6 +215,7 @@ class Scheduler:
         self._counter = 0
         self._world_started: float | None = None
         self._world_running = 0
+        self._world_ended = False  # a world match ended since the last one started
 
     # ----- events -----
 
@@ -228,9 +230,13 @@ class Scheduler:
     ) -> None:
         """`version` of `team` plays from now on with this rating (also when a paused or disabled
         version is enabled again: its crash window starts afresh)."""
-        self._deactivate(version)
         idle_since = -math.inf if now is None else now
         entry = self._versions.get(version)
+        if entry is not None and entry.active:  # a new rating for a version already playing
+            self._ranking.pop(self._rank_index(entry))
+            entry.team, entry.mu, entry.sigma, entry.games = team, mu, sigma, games
+            insort(self._ranking, entry.rank_key)
+            return
         if entry is None:
             entry = _Version(version, team, mu, sigma, games, idle_since)
             self._versions[version] = entry
@@ -414,6 +420,7 @@ class Scheduler:
         if plan.reason == MatchReason.WORLD:
             self._world_running += 1
             self._world_started = now
+            self._world_ended = False
         if plan.kind == MatchKind.VALIDATION:
             return
         for seat, version in enumerate(plan.seats):
@@ -429,6 +436,7 @@ class Scheduler:
         self._running_by_reason[plan.reason] -= 1
         if plan.reason == MatchReason.WORLD:
             self._world_running -= 1
+            self._world_ended = True
         if plan.kind == MatchKind.VALIDATION:
             return
         for version in plan.versions:
@@ -685,11 +693,13 @@ class Scheduler:
         return best[int(self._rng.integers(len(best)))]
 
     def _seating(self, group: list[_Version]) -> tuple[VersionId, ...]:
-        """Seat by seat, the member who has sat least in that seat (ties in a random order)."""
+        """Seat by seat, the member who has sat least in that seat for its games (times in the seat
+        less its even share of them; ties in a random order)."""
         members = [group[i] for i in self._rng.permutation(len(group))]
+        size = len(group)
         seats: list[VersionId] = []
-        for seat in range(len(group)):
-            sitter = min(members, key=lambda entry: entry.seat_counts[seat])
+        for seat in range(size):
+            sitter = min(members, key=lambda entry: entry.seat_counts[seat] * size - entry.seat_games)
             members.remove(sitter)
             seats.append(sitter.id)
         return tuple(seats)
@@ -698,7 +708,8 @@ class Scheduler:
         """One world match of every free active version (at most `players` of them, most deserving
         first, one per team) when none is running or `world_every_s` has passed since the last began."""
         started = self._world_started
-        if self._world_running and started is not None and now - started < self.policy.world_every_s:
+        waiting = started is not None and now - started < self.policy.world_every_s
+        if self._world_running and waiting and not self._world_ended:
             return []
         limit = self.world_size or len(self._ranking)
         ranked = self._seed_candidates(len(self._ranking), False, set())
@@ -710,9 +721,11 @@ class Scheduler:
                 teams.add(entry.team)
         if len(members) < 2:
             return []
-        shuffled = [members[i] for i in self._rng.permutation(len(members))]
-        # Those who sat furthest back on average sit first: every version's mean seat evens out.
-        seats = tuple(entry.id for entry in sorted(shuffled, key=lambda entry: -entry.mean_seat()))
+        if len(members) <= EXACT_SEATING_MAX:
+            seats = self._seating(members)
+        else:  # too many for seat-by-seat: those who sat furthest back on average sit first
+            shuffled = [members[i] for i in self._rng.permutation(len(members))]
+            seats = tuple(entry.id for entry in sorted(shuffled, key=lambda entry: -entry.mean_seat()))
         number = self._next_number()
         seed = self._match_seed(f"arena.match.{number}")
         return [MatchPlan(number, MatchKind.RATED, MatchReason.WORLD, seats, seed)]
