@@ -132,10 +132,12 @@ class RatedResult:
 
 @dataclass
 class RatingBook:
-    """The current rating of every version, changed by activations and rated results."""
+    """The current rating of every version, changed by activations and rated results, and the history
+    rows those results produced (in the order they were applied)."""
 
     policy: NewVersionRating = NewVersionRating.INHERIT_MU
     ratings: dict[VersionId, VersionRating] = field(default_factory=dict)
+    history: list[HistoryRow] = field(default_factory=list)
 
     def activate(self, version: VersionId, previous: VersionId | None = None) -> VersionRating:
         """Start `version` from `previous` under the policy (a version already rated keeps its rating:
@@ -155,6 +157,7 @@ class RatingBook:
             raise ValueError(f"match {match_id}: a version sits in two seats")
         result = update(self.ratings, dict(zip(seats, ranks, strict=True)), match_id)
         self.ratings.update(result.ratings)
+        self.history.extend(result.rows)
         return result
 
 
