@@ -223,18 +223,31 @@ def test_scheduler_seats_balance_over_many_matches() -> None:
         assert abs(seat[(version, 0)] - seat[(version, 1)]) <= 2
 
 
+def solo_games(scheduler: Scheduler, version: int, games: int, end: float, first_number: int) -> None:
+    """`games` one-seat matches of `version` ending at `end` (history fed through the resume path)."""
+    for number in range(first_number, first_number + games):
+        plan = MatchPlan(number, MatchKind.RATED, MatchReason.DEFICIT, (version,), 0)
+        scheduler.match_started(plan, end - 10.0)
+        finish(scheduler, plan, end, MatchOutcome.result((1,), (Status.OK,)))
+
+
 def test_g3_the_deficit_seed_picks_a_starved_version() -> None:
     for trial in range(20):
         scheduler = make(40, seed=trial)
-        number = 0
-        for version in range(40):  # all but the 20 starved ones played five games in the last hour
-            if version % 2:
-                continue
-            for _ in range(5):
-                number += 1
-                plan = MatchPlan(number, MatchKind.RATED, MatchReason.DEFICIT, (version,), 0)
-                scheduler.match_started(plan, 100.0)
-                finish(scheduler, plan, 200.0, MatchOutcome.result((1,), (Status.OK,)))
+        for version in range(40):  # odd versions played one game in the last hour, even ones five
+            # the starved ones ended last, so idle time alone would pick the others
+            solo_games(
+                scheduler, version, 1 if version % 2 else 5, 250.0 if version % 2 else 200.0, 10 * version
+            )
+        (plan,) = scheduler.next_matches(1, 300.0)
+        assert any(version % 2 for version in plan.versions)
+
+
+def test_g3_between_equal_deficits_the_longest_idle_is_the_seed() -> None:
+    for trial in range(20):
+        scheduler = make(40, seed=trial)
+        for version in range(40):  # one game each; odd versions have been idle since 50 s, even ones 250 s
+            solo_games(scheduler, version, 1, 50.0 if version % 2 else 250.0, version + 1)
         (plan,) = scheduler.next_matches(1, 300.0)
         assert any(version % 2 for version in plan.versions)
 
@@ -444,3 +457,14 @@ def test_scheduler_outcome_kinds_are_named() -> None:
     assert MatchOutcome.platform().ranks is None
     with pytest.raises(ValueError, match="2 or more players"):
         Scheduler(ArenaPolicy(), seed=1, players=1)
+
+
+def test_scheduler_next_deadline_is_the_world_cadence_or_a_timeout() -> None:
+    pairs = make(4, expected_match_s=60.0)
+    assert pairs.next_deadline() is None
+    pairs.next_matches(1, 100.0)
+    assert pairs.next_deadline() == 700.0
+    world = make(4, match_format=Format.WORLD, policy=ArenaPolicy(world_every_s=30), expected_match_s=60.0)
+    world.next_matches(1, 100.0)
+    assert world.next_deadline() == 130.0
+    assert world.in_flight_by_reason() == {MatchReason.WORLD: 1}
