@@ -314,11 +314,14 @@ class Scheduler:
         if ratings:
             self.ratings_updated(ratings)
         if outcome.kind == OutcomeKind.PLATFORM:
-            return self._platform_failure(plan)
-        if plan.kind == MatchKind.VALIDATION:
-            return self._validation_finished(plan)
-        self._count_game(plan, now, running.started, outcome)
-        return FinishReport(paused=self._crash_streaks(plan, outcome))
+            report = self._platform_failure(plan)
+        elif plan.kind == MatchKind.VALIDATION:
+            report = FinishReport(validated=self._validation_done(plan))
+        else:
+            self._count_game(plan, now, outcome)
+            report = FinishReport(paused=self._crash_streaks(plan, outcome))
+        self._forget_if_gone(plan.versions)
+        return report
 
     def overdue(self, now: float) -> list[MatchPlan]:
         """The matches running longer than their timeout, each named once: the coordinator cancels them
@@ -448,7 +451,7 @@ class Scheduler:
             entry.duration_sum += now - running.started
             entry.duration_count += 1
 
-    def _count_game(self, plan: MatchPlan, now: float, started: float, outcome: MatchOutcome) -> None:
+    def _count_game(self, plan: MatchPlan, now: float, outcome: MatchOutcome) -> None:
         """A played match (a result or the bots' failure): a game in the last hour for each seat, a
         meeting for each pair, a rated game for each seat when it has a result."""
         versions = plan.versions
@@ -469,9 +472,9 @@ class Scheduler:
                     entry = self._versions.get(one)
                     if entry is not None:
                         entry.met[other] += 1
-        self._forget_if_gone(versions)
 
     def _forget_if_gone(self, versions: Iterable[VersionId]) -> None:
+        """Drop retired versions whose last match has ended: the view holds active versions only."""
         for version in versions:
             entry = self._versions.get(version)
             if entry is not None and not entry.active and entry.in_flight == 0:
@@ -510,9 +513,6 @@ class Scheduler:
         self._retries.append(retry)
         self.stats.retried += 1
         return FinishReport(retry=retry)
-
-    def _validation_finished(self, plan: MatchPlan) -> FinishReport:
-        return FinishReport(validated=self._validation_done(plan))
 
     def _validation_done(self, plan: MatchPlan) -> VersionId | None:
         """The version when its last planned validation game has finished and none is left to plan."""
