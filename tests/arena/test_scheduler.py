@@ -12,6 +12,8 @@ from types import FrameType
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from botarena.arena.policy import ArenaPolicy
 from botarena.arena.scheduler import (
@@ -468,3 +470,77 @@ def test_scheduler_next_deadline_is_the_world_cadence_or_a_timeout() -> None:
     world.next_matches(1, 100.0)
     assert world.next_deadline() == 130.0
     assert world.in_flight_by_reason() == {MatchReason.WORLD: 1}
+
+
+@st.composite
+def event_runs(draw: st.DrawFn) -> list[tuple[str, int, int]]:
+    """A random run of coordinator events: (what, a, b) with small ints for versions and choices."""
+    actions = st.sampled_from(["activate", "retire", "pause", "validate", "decide", "finish", "finish"])
+    return draw(st.lists(st.tuples(actions, st.integers(0, 11), st.integers(0, 5)), max_size=80))
+
+
+def free_teams(scheduler: Scheduler, running: dict[int, MatchPlan], teams: dict[int, int]) -> int:
+    busy = Counter(version for plan in running.values() for version in plan.versions)
+    limit = scheduler.policy.max_in_flight_per_version
+    return len({teams[v] for v in scheduler.active_versions() if busy[v] < limit})
+
+
+@settings(max_examples=80, deadline=None)
+@given(event_runs(), st.integers(1, 2), st.integers(2, 3))
+def test_g4_invariants_hold_over_any_run_of_events(
+    events: list[tuple[str, int, int]], limit: int, players: int
+) -> None:
+    """Whatever happens: no version over its in-flight limit, never one team twice in a match, and a
+    call that leaves slots free leaves no match that could have been made."""
+    scheduler = Scheduler(ArenaPolicy(max_in_flight_per_version=limit), seed=5, players=players)
+    teams = {version: version // 2 for version in range(12)}  # two versions per team may be active
+    running: dict[int, MatchPlan] = {}
+    now = 0.0
+    for what, a, b in events:
+        now += 1.0
+        if what == "activate":
+            scheduler.version_activated(a, teams[a], 20.0 + b, 8.0, b * 5, now=now)
+        elif what in ("retire", "pause"):
+            (scheduler.version_retired if what == "retire" else scheduler.version_paused)(a)
+        elif what == "validate":
+            scheduler.validation_requested(100 + a)
+        elif what == "finish" and running:
+            plan = running.pop(sorted(running)[a % len(running)])
+            outcomes = [
+                MatchOutcome.result(range(1, len(plan.seats) + 1), [Status.OK] * len(plan.seats)),
+                MatchOutcome.failed([Status.CRASHED] * len(plan.seats)),
+                MatchOutcome.platform(),
+            ]
+            scheduler.match_finished(plan, now, outcomes[b % 3])
+        elif what == "decide":
+            free = b + 1
+            plans = scheduler.next_matches(free, now)
+            assert len(plans) <= free
+            running.update((plan.number, plan) for plan in plans)
+            busy = Counter(version for plan in running.values() for version in plan.versions)
+            assert all(count <= limit for version, count in busy.items() if version < 100)
+            for plan in plans:
+                assert len({teams.get(version, version) for version in plan.versions}) == len(plan.versions)
+            if len(plans) < free:
+                assert scheduler.waiting_validations() == 0
+                assert free_teams(scheduler, running, teams) < players
+
+
+def test_scheduler_the_seed_is_drawn_among_the_twenty_most_deserving() -> None:
+    with_zero = 0
+    for trial in range(40):
+        scheduler = make(60, seed=trial)
+        for version in range(60):  # one game each, version v idle since v: 0 is the most deserving
+            solo_games(scheduler, version, 1, float(version + 1), version + 1)
+        (plan,) = scheduler.next_matches(1, 100.0)
+        with_zero += 0 in plan.versions
+        assert any(version < 20 for version in plan.versions)
+    assert 0 < with_zero < 20  # drawn at random, not always the single most deserving one
+
+
+def test_g4_a_free_pair_far_apart_in_mu_still_plays() -> None:
+    scheduler = make(200)
+    for number, version in enumerate(range(1, 199), start=1):  # all but the lowest and highest busy
+        scheduler.match_started(MatchPlan(number, MatchKind.RATED, MatchReason.DEFICIT, (version,), 0), 0.0)
+    (plan,) = scheduler.next_matches(3, 1.0)
+    assert sorted(plan.versions) == [0, 199]
