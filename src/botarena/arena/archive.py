@@ -756,16 +756,22 @@ def _entry_point(entries: tuple[Entry, ...]) -> str:
         entry = top.get(name)
         if entry is not None and not entry.folder and (entry.executable or name not in _EXECUTABLE_ENTRIES):
             return name
-    deeper = sorted(e.name for e in entries if not e.folder and e.name.rsplit("/", 1)[-1] in FOLDER_ENTRIES)
+    deeper = sorted(
+        entry.name
+        for entry in entries
+        if "/" in entry.name and not entry.folder and entry.name.rsplit("/", 1)[1] in FOLDER_ENTRIES
+    )
     if deeper:
         raise _reject(
             ArchiveRejection.NESTED_TOO_DEEP,
             f"the bot's entry is {_shown(deeper[0])}: put it at the top of the archive or in one top folder",
         )
     found = ", ".join(sorted(top)[:10]) or "nothing"
+    idle = [name for name in sorted(_EXECUTABLE_ENTRIES) if name in top and not top[name].folder]
+    note = f" ({', '.join(idle)} not executable)" if idle else ""
     raise _reject(
         ArchiveRejection.NO_ENTRY,
-        f"no {', '.join(FOLDER_ENTRIES[:4])} or executable run or bot at the top; found: {found}",
+        f"no {', '.join(FOLDER_ENTRIES[:4])} or executable run or bot at the top; found: {found}{note}",
     )
 
 
