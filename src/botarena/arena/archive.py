@@ -907,11 +907,15 @@ def _make_folder(parent: int, name: str) -> None:
             ) from None
 
 
-def pack_upload(checked: CheckedUpload, policy: ArenaPolicy) -> PackedBot:
-    """The canonical artifact of a checked upload: unpacked into a private temporary folder, packed
-    by `bots.artifacts.pack_folder`, the folder removed. Its digest is the version's identity and its
+def pack_upload(
+    checked: CheckedUpload, policy: ArenaPolicy, *, scratch_root: Path | None = None
+) -> PackedBot:
+    """The canonical artifact of a checked upload: unpacked into a private temporary folder (made
+    under `scratch_root`, default the system's temporary folder; a tmpfs makes a 2,000-file upload
+    about 100 times cheaper to unpack than a disk, benchmarks/arena_upload.py), packed by
+    `bots.artifacts.pack_folder`, the folder removed. Its digest is the version's identity and its
     bytes the team's source archive."""
-    scratch = Path(tempfile.mkdtemp(prefix="botarena-upload-"))
+    scratch = Path(tempfile.mkdtemp(prefix="botarena-upload-", dir=scratch_root))
     try:
         unpack_checked(checked, scratch, policy)
         return pack_folder(scratch)
