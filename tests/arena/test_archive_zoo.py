@@ -388,6 +388,30 @@ def test_g9_the_same_files_give_the_same_digest_in_a_zip_and_a_tar_gz() -> None:
     assert edited.digest != from_zip.digest
 
 
+def test_uploads_a_zip64_archive_and_a_streamed_zip_with_data_descriptors_are_taken(tmp_path: Path) -> None:
+    wide = forge_zip([Forged(b"bot.py", BOT), Forged(b"lib/a.py", b"A = 1\n")], zip64=True)
+    assert check_upload(wide, "wide.zip", POLICY).entry_point == "bot.py"
+
+    class Unseekable(io.RawIOBase):  # zipfile writes data descriptors when it cannot seek back
+        def __init__(self) -> None:
+            self.chunks: list[bytes] = []
+
+        def writable(self) -> bool:
+            return True
+
+        def write(self, chunk: bytes) -> int:  # type: ignore[override]
+            self.chunks.append(bytes(chunk))
+            return len(chunk)
+
+    sink = Unseekable()
+    with zipfile.ZipFile(sink, "w", zipfile.ZIP_DEFLATED) as archive, archive.open("bot.py", "w") as entry:
+        entry.write(BOT)
+    streamed = b"".join(sink.chunks)
+    assert streamed[6] & 0x08  # the general-purpose flag says: sizes follow the data
+    upload_into(streamed, "s.zip", POLICY, tmp_path)
+    assert (tmp_path / "bot.py").read_bytes() == BOT
+
+
 def test_uploads_an_empty_zip_has_no_entry() -> None:
     with pytest.raises(UploadRejected) as caught:
         check_upload(forge_zip([]), "empty.zip", POLICY)

@@ -53,15 +53,18 @@ def local_header(name: bytes, method: int, flags: int, crc: int, compressed: int
     )
 
 
-def central_record(entry: Forged, body: bytes, local_at: int) -> bytes:
+def central_record(entry: Forged, body: bytes, local_at: int, zip64: bool = False) -> bytes:
+    """A central record; with `zip64` its sizes and offset are 0xFFFFFFFF and the zip64 extra holds them."""
     size = len(entry.data) if entry.size is None else entry.size
     crc = zlib.crc32(entry.data) if entry.crc is None else entry.crc
-    fields = (b"PK\x01\x02", UNIX | 20, 20, entry.flags, entry.method, 0, 0x21, crc, len(body), size)
-    tail = (len(entry.name), 0, 0, 0, 0, entry.mode << 16, local_at)
-    return struct.pack("<4s6H3I5H2I", *fields, *tail) + entry.name
+    wide = struct.pack("<2H3Q", 1, 24, size, len(body), local_at) if zip64 else b""
+    sizes = (0xFFFFFFFF, 0xFFFFFFFF) if zip64 else (len(body), size)
+    fields = (b"PK\x01\x02", UNIX | 45, 45, entry.flags, entry.method, 0, 0x21, crc, *sizes)
+    tail = (len(entry.name), len(wide), 0, 0, 0, entry.mode << 16, 0xFFFFFFFF if zip64 else local_at)
+    return struct.pack("<4s6H3I5H2I", *fields, *tail) + entry.name + wide
 
 
-def forge_zip(entries: list[Forged], prefix: bytes = b"") -> bytes:
+def forge_zip(entries: list[Forged], prefix: bytes = b"", zip64: bool = False) -> bytes:
     """The zip of `entries` in order, after `prefix` bytes (with each local header where the
     central record says, unless `local_at` points elsewhere: then no local header of its own)."""
     out = bytearray(prefix)
@@ -77,9 +80,17 @@ def forge_zip(entries: list[Forged], prefix: bytes = b"") -> bytes:
             at = len(out)
             name = entry.name if entry.local_name is None else entry.local_name
             out += local_header(name, entry.method, entry.flags, crc, len(body), size) + body
-        central += central_record(entry, body, at)
+        central += central_record(entry, body, at, zip64)
     directory = len(out)
     out += central
+    if zip64:  # the zip64 end record and its locator, then an end record that defers to them
+        end_at = len(out)
+        out += struct.pack(
+            "<4sQ2H2I4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, len(entries), len(entries), len(central), directory
+        )
+        out += struct.pack("<4sIQI", b"PK\x06\x07", 0, end_at, 1)
+        out += struct.pack("<4s4H2IH", b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, 0xFFFFFFFF, 0xFFFFFFFF, 0)
+        return bytes(out)
     out += struct.pack(
         "<4s4H2IH", b"PK\x05\x06", 0, 0, len(entries), len(entries), len(central), directory, 0
     )

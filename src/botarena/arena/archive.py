@@ -338,20 +338,38 @@ def _too_many(count: int, policy: ArenaPolicy) -> UploadRejected:
 
 def _end_of_central(data: bytes) -> tuple[int, tuple[int, int]]:
     """(entry count, (central directory offset, its size)) from the end-of-central-directory record:
-    the last one whose comment ends exactly at the end of the upload."""
+    the last one whose comment ends exactly at the end of the upload (its zip64 form where it says so)."""
     at = len(data)
     while (at := data.rfind(_EOCD, max(0, len(data) - _EOCD_SIZE - 0xFFFF), at)) >= 0:
         fields = struct.unpack_from("<4s4H2IH", data, at) if at + _EOCD_SIZE <= len(data) else None
-        if fields is not None and at + _EOCD_SIZE + fields[7] == len(data):
-            _, disk, cd_disk, here, total, size, offset, _comment = fields
-            if 0xFFFF in (here, total) or 0xFFFFFFFF in (size, offset):
-                raise _not_zip("a zip64 archive (uploads this small never need it; zip without -fz)")
-            if disk or cd_disk or here != total:
-                raise _not_zip("a multi-part archive")
-            if offset + size > at:
-                raise _not_zip("its central directory lies outside the file")
-            return total, (offset, size)
+        if fields is None or at + _EOCD_SIZE + fields[7] != len(data):
+            continue
+        _, disk, cd_disk, here, total, size, offset, _comment = fields
+        limit = at
+        if 0xFFFF in (here, total) or 0xFFFFFFFF in (size, offset):
+            disk, cd_disk, here, total, size, offset, limit = _zip64_end(data, at)
+        if disk or cd_disk or here != total:
+            raise _not_zip("a multi-part archive")
+        if offset + size > limit:
+            raise _not_zip("its central directory lies outside the file")
+        return total, (offset, size)
     raise _not_zip("no end of central directory record")
+
+
+_ZIP64_LOCATOR = struct.Struct("<4sIQI")  # 20 bytes, just before the end record
+_ZIP64_END = struct.Struct("<4sQ2H2I4Q")  # 56 bytes
+
+
+def _zip64_end(data: bytes, eocd_at: int) -> tuple[int, int, int, int, int, int, int]:
+    """The zip64 end record's (disk, central disk, entries here, entries, size, offset, its own offset)."""
+    locator_at = eocd_at - _ZIP64_LOCATOR.size
+    if locator_at < 0 or data[locator_at : locator_at + 4] != b"PK\x06\x07":
+        raise _not_zip("a zip64 end record without its locator")
+    _, _, end_at, _ = _ZIP64_LOCATOR.unpack_from(data, locator_at)
+    if end_at + _ZIP64_END.size > locator_at or data[end_at : end_at + 4] != b"PK\x06\x06":
+        raise _not_zip("a zip64 locator pointing nowhere")
+    fields = _ZIP64_END.unpack_from(data, end_at)
+    return (*fields[4:10], end_at)
 
 
 def _central_records(data: bytes, count: int, directory: tuple[int, int]) -> list[_ZipRecord]:
@@ -360,35 +378,55 @@ def _central_records(data: bytes, count: int, directory: tuple[int, int]) -> lis
     records: list[_ZipRecord] = []
     at = offset
     for _ in range(count):
-        if at + _CENTRAL_FORMAT.size > end:
-            raise _not_zip("its central directory ends early")
-        fields = _CENTRAL_FORMAT.unpack_from(data, at)
-        if fields[0] != _CENTRAL:
-            raise _not_zip("a damaged central directory")
-        made, flags, method, crc, compressed, usize = (
-            fields[1],
-            fields[3],
-            fields[4],
-            fields[7],
-            fields[8],
-            fields[9],
-        )
-        name_len, extra_len, comment_len, attributes, local = (
-            fields[10],
-            fields[11],
-            fields[12],
-            fields[15],
-            fields[16],
-        )
-        name_at = at + _CENTRAL_FORMAT.size
-        if name_at + name_len + extra_len + comment_len > end:
-            raise _not_zip("its central directory ends early")
-        name = data[name_at : name_at + name_len]
-        records.append(_ZipRecord(name, flags, method, crc, compressed, usize, local, made >> 8, attributes))
-        at = name_at + name_len + extra_len + comment_len
+        record, at = _central_record(data, at, end)
+        records.append(record)
     if at != end:
         raise _not_zip("its central directory holds more than its entries")
     return records
+
+
+def _central_record(data: bytes, at: int, end: int) -> tuple[_ZipRecord, int]:
+    """The record at `at` and where the next one starts."""
+    if at + _CENTRAL_FORMAT.size > end:
+        raise _not_zip("its central directory ends early")
+    (sig, made, _, flags, method, _, _, crc, compressed, usize, name_len, extra_len, comment_len, *rest) = (
+        _CENTRAL_FORMAT.unpack_from(data, at)
+    )
+    attributes, local = rest[2], rest[3]  # after the disk number and the internal attributes
+    if sig != _CENTRAL:
+        raise _not_zip("a damaged central directory")
+    name_at = at + _CENTRAL_FORMAT.size
+    following = name_at + name_len + extra_len + comment_len
+    if following > end:
+        raise _not_zip("its central directory ends early")
+    name = data[name_at : name_at + name_len]
+    if 0xFFFFFFFF in (compressed, usize, local):
+        extra = data[name_at + name_len : name_at + name_len + extra_len]
+        usize, compressed, local = _zip64_sizes(extra, (usize, compressed, local), name)
+    record = _ZipRecord(name, flags, method, crc, compressed, usize, local, made >> 8, attributes)
+    return record, following
+
+
+def _zip64_sizes(extra: bytes, values: tuple[int, int, int], name: bytes) -> tuple[int, int, int]:
+    """(size, compressed, local offset) with each one the record marks 0xFFFFFFFF taken from its zip64
+    extra field (id 1), in that order."""
+    at = 0
+    while at + 4 <= len(extra):
+        kind, length = struct.unpack_from("<2H", extra, at)
+        if kind == 1:
+            wide = extra[at + 4 : at + 4 + length]
+            out, used = [], 0
+            for value in values:
+                if value == 0xFFFFFFFF:
+                    if used + 8 > len(wide):
+                        break
+                    value = struct.unpack_from("<Q", wide, used)[0]
+                    used += 8
+                out.append(value)
+            else:
+                return out[0], out[1], out[2]
+        at += 4 + length
+    raise _not_zip(f"{_shown(name.decode('utf-8', 'replace'))} lacks the zip64 sizes its record promises")
 
 
 def _zip_member(data: bytes, record: _ZipRecord) -> _Raw:
