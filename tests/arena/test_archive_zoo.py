@@ -325,6 +325,7 @@ def test_g9_a_single_bot_py_is_taken_as_it_is(tmp_path: Path) -> None:
         ("solver", b"#!/usr/bin/env python3\nprint(1)\n", "bot.py", 0o644),
         ("play.sh", b"#!/bin/sh\nexec ./x\n", "run", 0o755),
         ("a.out", ELF, "run", 0o755),
+        ("mz.py", b"MZ = 3\n", "bot.py", 0o644),  # starts like a PE header, but is a text
     ],
 )
 def test_uploads_a_single_file_is_placed_by_its_kind(

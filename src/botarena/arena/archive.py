@@ -95,8 +95,9 @@ def _reject(code: ArchiveRejection, detail: str) -> UploadRejected:
 
 
 def _shown(name: str) -> str:
-    """A name as a refusal quotes it: printable, at most 200 characters."""
-    return repr(name[:200].encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace"))
+    """A name as a refusal quotes it: at most 200 characters, control characters and undecodable
+    bytes escaped (`repr`), so the detail stays one printable line."""
+    return repr(name[:200])
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,8 @@ def native_kind(head: bytes) -> str | None:
     # a fat Mach-O shares its magic with a Java class file, whose next word (its version) is >= 45
     if head[:4] == b"\xca\xfe\xba\xbe" and len(head) >= 8 and struct.unpack(">I", head[4:8])[0] < 45:
         return "a Mach-O executable"
-    if head[:2] == b"MZ":
+    # "MZ" also starts texts ("MZ = 3"); a DOS header has NUL bytes in its first 64, a text never
+    if head[:2] == b"MZ" and b"\0" in head[:64]:
         return "a Windows (PE) executable"
     return None
 
