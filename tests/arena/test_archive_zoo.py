@@ -413,6 +413,24 @@ def test_uploads_a_zip64_archive_and_a_streamed_zip_with_data_descriptors_are_ta
     assert (tmp_path / "bot.py").read_bytes() == BOT
 
 
+def test_uploads_a_gzip_of_several_members_is_read_whole(tmp_path: Path) -> None:
+    tar = make_tar(
+        [tar_file("bot.py", BOT), tar_file("lib/a.py", b"A = 1\n")],
+        {"bot.py": BOT, "lib/a.py": b"A = 1\n"},
+        "w",
+    )
+    middle = len(tar) // 2
+    upload_into(gzip.compress(tar[:middle]) + gzip.compress(tar[middle:]), "two.tgz", POLICY, tmp_path)
+    assert (tmp_path / "lib" / "a.py").read_bytes() == b"A = 1\n"
+
+
+def test_uploads_a_truncated_tar_gz_is_not_an_archive() -> None:
+    data = tar_of({"bot.py": BOT, "big.txt": os.urandom(4096)})
+    with pytest.raises(UploadRejected) as caught:
+        check_upload(data[: len(data) // 2], "cut.tgz", POLICY)
+    assert caught.value.code == Code.NOT_ARCHIVE
+
+
 def test_uploads_an_empty_zip_has_no_entry() -> None:
     with pytest.raises(UploadRejected) as caught:
         check_upload(forge_zip([]), "empty.zip", POLICY)

@@ -618,24 +618,24 @@ class _BoundedGunzip(io.RawIOBase):
         self._pending = self._pending[count:]
         return count
 
+    def _rest(self) -> bytes:
+        """What follows the gzip member just ended: its unused input and the input not yet fed."""
+        return self._inflater.unused_data + bytes(self._data[self._at :])
+
     def _finished(self) -> bool:
-        return self._inflater.eof and not self._inflater.unused_data.startswith(b"\x1f\x8b")
+        # trailing bytes that are not another gzip member are ignored, as gzip(1) does
+        return self._inflater.eof and not self._rest().startswith(b"\x1f\x8b")
 
     def _inflate_some(self) -> bytes:
         if self._inflater.eof:  # another gzip member follows (a concatenated .gz)
-            rest = self._inflater.unused_data
+            self._data, self._at = memoryview(self._rest()), 0
             self._inflater = zlib.decompressobj(31)
-            out = self._inflater.decompress(rest, _CHUNK)
-        else:
-            source: bytes | memoryview = self._inflater.unconsumed_tail
-            if not source and self._at < len(self._data):
-                source, self._at = self._data[self._at : self._at + _CHUNK], self._at + _CHUNK
-            if not source and not self._inflater.unconsumed_tail:
-                out = self._inflater.decompress(b"", _CHUNK)
-                if not out:
-                    raise EOFError("the gzip stream ends early")
-            else:
-                out = self._inflater.decompress(source, _CHUNK)
+        source: bytes | memoryview = self._inflater.unconsumed_tail
+        if not source and self._at < len(self._data):
+            source, self._at = self._data[self._at : self._at + _CHUNK], self._at + _CHUNK
+        out = self._inflater.decompress(source, _CHUNK)
+        if not out and not source:
+            raise EOFError("the gzip stream ends early")
         self.produced += len(out)
         if self.produced > self._limit:
             raise _Overflow
@@ -667,8 +667,6 @@ def _tar_members(data: bytes, kind: UploadKind, policy: ArenaPolicy) -> list[_Ra
                 if index >= policy.max_entries:
                     raise _too_many(index + 1, policy)
                 raw = _tar_member(member, index)
-                if raw is None:
-                    continue
                 if not raw.folder:
                     total += member.size
                     if total > policy.max_unpacked_bytes:
@@ -686,7 +684,7 @@ def _one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())[:200] or type(exc).__name__
 
 
-def _tar_member(member: tarfile.TarInfo, index: int) -> _Raw | None:
+def _tar_member(member: tarfile.TarInfo, index: int) -> _Raw:
     name, parts = _name_parts(member.name)
     if member.issym():
         raise _reject(
