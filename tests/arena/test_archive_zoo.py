@@ -503,3 +503,34 @@ def test_g9_any_member_names_unpack_inside_the_folder_or_are_refused_with_a_code
             real = Path(here, name).resolve()
             assert real.is_relative_to(scratch.resolve())
             assert not Path(here, name).is_symlink()
+
+
+TAR_NAMES = st.lists(NAME_PARTS.filter(lambda part: part != "\x00"), min_size=1, max_size=5).map("/".join)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(names=st.lists(TAR_NAMES, max_size=6))
+def test_g9_any_tar_member_names_unpack_inside_the_folder_or_are_refused_with_a_code(
+    names: list[str], tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    parent = tmp_path_factory.mktemp("prop")
+    scratch = parent / "scratch"
+    scratch.mkdir()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as archive:
+        for name, body in [("bot.py", BOT)] + [(name, b"1") for name in names]:
+            archive.addfile(tar_file(name, body), io.BytesIO(body))
+    data = buffer.getvalue()
+    before = snapshot(parent)
+    try:
+        upload_into(data, "p.tgz", POLICY, scratch)
+    except UploadRejected as exc:
+        assert exc.code in set(Code)
+        assert snapshot(parent) == before
+        return
+    assert [p for p, _ in snapshot(parent) if not p.startswith("scratch")] == [
+        p for p, _ in before if not p.startswith("scratch")
+    ]
+    for here, _, files in os.walk(scratch):
+        for name in files:
+            assert Path(here, name).resolve().is_relative_to(scratch.resolve())
