@@ -276,3 +276,12 @@ def test_g9_a_match_connects_to_the_checked_address_without_looking_the_name_up_
 def test_checked_url_is_plain_data() -> None:
     checked = CheckedUrl("http://h/", "http", "h", 80, ("203.0.113.9",))
     assert checked.connect_to == "203.0.113.9"
+
+
+def test_g9_the_servers_own_addresses_are_looked_up_when_not_given(monkeypatch: pytest.MonkeyPatch) -> None:
+    import botarena.arena.urls as urls
+
+    monkeypatch.setattr(urls, "server_addresses", lambda: frozenset({PUBLIC}))
+    with pytest.raises(UrlRejected) as caught:
+        check_url("http://me.example/", OPEN, resolve=fake_resolver({"me.example": [PUBLIC]}))
+    assert "server's own" in caught.value.detail

@@ -198,8 +198,8 @@ def server_addresses() -> frozenset[str]:
     found: set[str] = set()
     for name in {socket.gethostname(), socket.getfqdn()}:
         try:
-            found.update(str(info[4][0]).split("%", 1)[0] for info in socket.getaddrinfo(name, None))
-        except OSError:  # a machine whose own name does not resolve: nothing to add
+            found.update(address.split("%", 1)[0] for address in system_resolver(name, 0))
+        except UrlRejected:  # a machine whose own name does not resolve: nothing to add
             continue
     return frozenset(found)
 
