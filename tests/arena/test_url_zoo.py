@@ -13,7 +13,7 @@ import aiohttp
 import pytest
 
 from botarena.arena.policy import ArenaPolicy
-from botarena.arena.urls import CheckedUrl, PinnedResolver, UrlRejected, check_url
+from botarena.arena.urls import CheckedUrl, PinnedResolver, Resolver, UrlRejected, check_url
 from botarena.arena.vocabulary import UrlRejection as Code
 from botarena.bots.http import REDIRECT, HttpBot
 from botarena.core.protocol import MessageType, Request
@@ -23,7 +23,7 @@ OPEN = ArenaPolicy(allow_url=True)
 PUBLIC = "93.184.215.14"  # a public address (no packet is sent to it: the resolver is faked)
 
 
-def fake_resolver(table: dict[str, Sequence[str]]):  # type: ignore[no-untyped-def]
+def fake_resolver(table: dict[str, Sequence[str]]) -> Resolver:
     def resolve(host: str, port: int) -> Sequence[str]:
         return table[host]
 
@@ -33,7 +33,9 @@ def fake_resolver(table: dict[str, Sequence[str]]):  # type: ignore[no-untyped-d
 NEVER = fake_resolver({})  # for literals: a lookup would be a bug (KeyError)
 
 
-def refused(url: str, policy: ArenaPolicy = OPEN, resolve=NEVER, own: Sequence[str] = ()) -> UrlRejected:  # type: ignore[no-untyped-def]
+def refused(
+    url: str, policy: ArenaPolicy = OPEN, resolve: Resolver = NEVER, own: Sequence[str] = ()
+) -> UrlRejected:
     with pytest.raises(UrlRejected) as caught:
         check_url(url, policy, resolve=resolve, own_addresses=own)
     assert "\n" not in caught.value.detail

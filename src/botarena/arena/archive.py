@@ -6,7 +6,8 @@ user code ever runs here. What the bytes are is decided by their content (magic 
 file name:
 
 - a **zip** (`PK\\x03\\x04`, or `PK\\x05\\x06` for an empty one): read by this module's own parser of the
-  central directory and of every local header (Python's `zipfile` trusts what these tools forge);
+  central directory and of every local header, so each forgery (a local name that is not the central
+  one, entries sharing bytes, a size or CRC that lies) is seen as such and refused with its own code;
 - a **tar.gz** (`\\x1f\\x8b`) or a plain **tar** (`ustar` at offset 257);
 - a **native executable** (ELF, Mach-O, PE) sent alone: it is placed as the entry `run` (executable),
   or refused `native_not_allowed` when the policy forbids prebuilt binaries;
@@ -18,7 +19,11 @@ file name:
 Every code of `ArchiveRejection` has its check here; `UploadRejected.detail` is one line naming the
 entry as the archive spells it. Sizes are never taken from a header alone: every zip entry is inflated
 once (chunk by chunk, bounded by the policy's caps and its ratio, its CRC checked) and every tar member
-read, so a forged size or a bomb is seen while it inflates. A single top folder is flattened (once);
+read, so a forged size or a bomb is seen while it inflates. The ratio (inflated over compressed
+size) is judged per zip entry, on what it declares and on what it inflates to, and over the whole
+stream of a tar.gz (whose members share one compression); an entry of at most `RATIO_FLOOR` bytes is
+never refused for it. Zip entries may be stored or deflated (zip64 records are read); other methods
+are `not_archive`. A single top folder is flattened (once);
 an entry point deeper than that is `nested_too_deep`, and archives inside the archive are plain files.
 Names are compared after Unicode NFC normalisation and written in that form. Entries under a top
 `__MACOSX/` folder (the resource forks macOS's Compress adds) are dropped.
