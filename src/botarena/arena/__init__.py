@@ -5,7 +5,9 @@ The modules of this package are the arena's domain logic and hold no web or CLI 
 
 - `vocabulary`: the phases, version states, match kinds and reasons, and every rejection code;
 - `policy`: a competition's policy (limits, quotas, validation, scheduling, live and rating rules);
-- `archive`, `urls`: the checks an upload or a URL entry passes before anything is stored;
+- `archive`, `urls`: the checks an upload or a URL entry passes before anything is stored (and the
+  unpacking and canonical packing of an upload; the pinned address a URL entry is called at);
+- `submission`: the team's side of `botarena submit PATH` (a folder zipped in memory, checked first);
 - `scheduler`, `rating`: which match to play next, and the ratings it moves.
 
 The routes are in `botarena.server.arena`, the tables in `botarena.store`, the commands in

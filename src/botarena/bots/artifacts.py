@@ -125,6 +125,12 @@ def pack_spec(spec: str, game: GameInfo[Any]) -> PackedBot | None:
     return None
 
 
+def pack_folder(folder: Path) -> PackedBot:
+    """The whole of `folder` (but SKIPPED caches), packed as a folder spec is: an arena upload once it
+    is unpacked (`botarena.arena.archive.pack_upload`). The same files always give the same bytes."""
+    return _pack(Path(os.path.abspath(folder)), [()], PLACEHOLDER)
+
+
 def _pack_command(command: str) -> PackedBot | None:
     """A command line's own files (program and path arguments) under their common parent folder; the
     run spec is the command with those arguments pointing into the artifact."""
@@ -522,5 +528,6 @@ __all__ = [
     "extract",
     "materialize",
     "materialize_specs",
+    "pack_folder",
     "pack_spec",
 ]
