@@ -46,6 +46,7 @@ app.command("leaderboard")(tournament.leaderboard_command)
 app.command("serve")(serve.serve_command)
 app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app, name="datspulse")
 app.add_typer(__import__("botarena.commands.domains", fromlist=["app"]).app, name="domains")
+app.add_typer(__import__("botarena.commands.arena", fromlist=["app"]).app, name="arena")
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
