@@ -222,7 +222,7 @@ class ArenaStore:
         with self.store.read_session("cannot count the competitions' rows") as session:
             for label, query in (("teams", teams), ("versions", versions), ("matches", matches)):
                 grouped = query.group_by(query.selected_columns[0])
-                found[label] = {cid: count for cid, count in session.execute(grouped).tuples()}
+                found[label] = {cid: count for cid, count in session.execute(grouped).all()}
         return {
             cid: CompetitionCounts(**{label: by_id.get(cid, 0) for label, by_id in found.items()})
             for cid in wanted

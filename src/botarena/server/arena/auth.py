@@ -9,8 +9,9 @@ declares whom it admits with `require_*` below.
   then 429.
 - An unsafe method (POST, PATCH, PUT, DELETE) authenticated by the cookie needs `X-CSRF: 1`, a
   header a cross-site form cannot send (403 without it).
-- A path that names another competition or another team answers 404, never 403: a caller learns
-  nothing of what is not theirs. 403 is only for the caller's own competition's organizer routes.
+- A path that names another competition or another team, or an organizer's route called with a
+  team token, answers 404, never 403: a caller learns nothing of what is not theirs. (403 is left
+  to a missing X-CSRF header and a wrong invite code.)
 
 The clock is injected (`ArenaAuth(clock=...)`), so tests move time instead of sleeping.
 """
@@ -196,13 +197,13 @@ def require_signed_in(caller: Caller) -> Caller:
 
 
 def require_organizer(caller: Caller, competition_id: int) -> Caller:
-    """The organizer of `competition_id`: 401 anonymous, 404 another competition's caller, 403 a
-    team of this one."""
+    """The organizer of `competition_id`: 401 anonymous, 404 anyone else (another competition's
+    caller, or a team of this one: what only the organizer reads is nothing a team may probe)."""
     require_signed_in(caller)
     if caller.competition_id != competition_id:
         raise no_competition(competition_id)
     if caller.role != Role.ORGANIZER:
-        raise HTTPException(403, "this needs the competition's organizer token")
+        raise HTTPException(404, f"competition {competition_id} has nothing here for a team token")
     return caller
 
 
