@@ -54,7 +54,9 @@ class AsgiClient:
         sent.setdefault("host", "testserver")
         return self.loop.run_until_complete(self._call(method, url, sent, data, address or self.address))
 
-    async def _call(self, method: str, url: str, headers: dict[str, str], data: bytes, address: str) -> Answer:
+    async def _call(
+        self, method: str, url: str, headers: dict[str, str], data: bytes, address: str
+    ) -> Answer:
         parts = urlsplit(url)
         scope = {
             "type": "http",

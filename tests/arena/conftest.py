@@ -46,9 +46,7 @@ class ArenaApp:
     def team(self, competition_id: int, name: str) -> tuple[TeamRow, IssuedToken]:
         return add_team(self.arena, competition_id, name, actor="test")
 
-    def call(
-        self, method: str, url: str, token: IssuedToken | str | None = None, **kwargs: Any
-    ) -> Answer:
+    def call(self, method: str, url: str, token: IssuedToken | str | None = None, **kwargs: Any) -> Answer:
         headers = dict(kwargs.pop("headers", {}) or {})
         if token is not None:
             headers["authorization"] = f"Bearer {token.text if isinstance(token, IssuedToken) else token}"

@@ -35,7 +35,9 @@ def test_auth_a_team_rotates_its_own_token(arena_app: ArenaApp) -> None:
     assert made.status == 201
     new = made.json()["token"]
     assert arena_app.call("GET", "/api/me", new).json()["team"]["id"] == team.id
-    gone = arena_app.call("DELETE", f"/api/competitions/{competition.id}/teams/{team.id}/tokens/{old.kid}", new)
+    gone = arena_app.call(
+        "DELETE", f"/api/competitions/{competition.id}/teams/{team.id}/tokens/{old.kid}", new
+    )
     assert gone.status == 204
     assert arena_app.call("GET", "/api/me", old).status == 401
     assert arena_app.call("GET", "/api/me", new).status == 200
@@ -120,7 +122,10 @@ def test_auth_csrf_cookie_signed_unsafe_requests_need_the_header(arena_app: Aren
     done = arena_app.client.request("POST", url, headers={**cookie, "x-csrf": "1"}, json={"name": "alpha"})
     assert done.status == 201
     # a safe method needs no header; a bearer token is no cookie a browser sends by itself
-    assert arena_app.client.request("GET", f"/api/competitions/{competition.id}/audit", headers=cookie).status == 200
+    assert (
+        arena_app.client.request("GET", f"/api/competitions/{competition.id}/audit", headers=cookie).status
+        == 200
+    )
     assert arena_app.call("POST", url, organizer, json={"name": "beta"}).status == 201
 
 
@@ -150,7 +155,12 @@ def test_auth_register_without_an_invite_code_set_is_refused(arena_app: ArenaApp
 def test_auth_register_is_closed_once_frozen(arena_app: ArenaApp) -> None:
     competition, organizer = arena_app.competition("cup", invite_code=INVITE)
     for phase in ("open", "frozen"):
-        assert arena_app.call("PATCH", f"/api/competitions/{competition.id}", organizer, json={"phase": phase}).status == 200
+        assert (
+            arena_app.call(
+                "PATCH", f"/api/competitions/{competition.id}", organizer, json={"phase": phase}
+            ).status
+            == 200
+        )
     closed = arena_app.call(
         "POST", f"/api/competitions/{competition.id}/register", json={"name": "late", "invite_code": INVITE}
     )

@@ -155,7 +155,9 @@ def _expected(rule: Rule, caller: str) -> int:
 def _filled(world: World, path: str) -> str:
     def value(found: re.Match[str]) -> str:
         name = found.group(1)
-        assert name in PARAMETERS, f"path parameter {{{name}}} of {path} is not in PARAMETERS: add how A1 names it"
+        assert name in PARAMETERS, (
+            f"path parameter {{{name}}} of {path} is not in PARAMETERS: add how A1 names it"
+        )
         return str(PARAMETERS[name](world))
 
     return re.sub(r"\{([^}:]+)(?::[^}]*)?\}", value, path)
@@ -212,7 +214,9 @@ def test_g8_isolation_matrix(world: World, caller: str) -> None:
         answer = world.built.call(method, url, world.tokens[caller], json=body)
         expected = _expected(rule, caller)
         if answer.status != expected:
-            failures.append(f"{caller} {method} {path}: {answer.status} (expected {expected}) {answer.text[:160]}")
+            failures.append(
+                f"{caller} {method} {path}: {answer.status} (expected {expected}) {answer.text[:160]}"
+            )
         shown = answer.text + "\n".join(f"{k}: {v}" for k, v in answer.headers.items())
         forbidden = world.never_shown() | (set() if caller in OWNERS else world.a1_canaries)
         leaked = sorted(canary[:12] for canary in forbidden if canary in shown)
@@ -221,7 +225,9 @@ def test_g8_isolation_matrix(world: World, caller: str) -> None:
         if answer.status >= 400 and "application/json" in answer.headers.get("content-type", ""):
             detail = answer.json().get("detail")
             if not (isinstance(detail, str) and "\n" not in detail):
-                failures.append(f"{caller} {method} {path}: error without a one-line detail: {answer.text[:160]}")
+                failures.append(
+                    f"{caller} {method} {path}: error without a one-line detail: {answer.text[:160]}"
+                )
     assert failures == []
 
 
