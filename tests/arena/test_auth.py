@@ -56,7 +56,7 @@ def test_auth_malformed_or_unknown_tokens_are_401_without_echo(arena_app: ArenaA
 
 
 def test_auth_failed_authentications_are_limited_per_address(arena_app: ArenaApp) -> None:
-    competition, organizer = arena_app.competition("cup")
+    _, organizer = arena_app.competition("cup")
     for _ in range(FAILED_AUTH_LIMIT):
         assert arena_app.call("GET", "/api/me", issue()).status == 401
     blocked = arena_app.call("GET", "/api/me", organizer)  # even a good token, from this address
