@@ -16,7 +16,7 @@ from botarena.store.arena import ArenaStore
 
 # (tests/cli is no package: its modules import this helper by its bare name, as here)
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "cli"))
-from cli_in_process import botarena_in_process  # noqa: E402
+from cli_in_process import botarena_in_process
 
 TOKEN = re.compile(r"ba_[A-Za-z0-9]{12}_[A-Za-z0-9_-]{43}")
 

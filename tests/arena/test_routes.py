@@ -106,7 +106,7 @@ def test_routes_post_team_gives_its_token_once_and_409_for_a_taken_name(arena_ap
 
 
 def test_routes_me_for_the_organizer_and_401_anonymous(arena_app: ArenaApp) -> None:
-    competition, organizer = arena_app.competition("cup")
+    _, organizer = arena_app.competition("cup")
     me = arena_app.call("GET", "/api/me", organizer).json()
     assert (me["role"], me["team"], me["kid"]) == ("organizer", None, organizer.kid)
     assert arena_app.call("GET", "/api/me").status == 401
