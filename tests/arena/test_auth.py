@@ -4,6 +4,8 @@ unsafe requests, and self-registration with the invite code."""
 
 from __future__ import annotations
 
+import logging
+
 import pytest
 
 from botarena.arena.tokens import issue
@@ -165,3 +167,21 @@ def test_auth_register_is_closed_once_frozen(arena_app: ArenaApp) -> None:
         "POST", f"/api/competitions/{competition.id}/register", json={"name": "late", "invite_code": INVITE}
     )
     assert closed.status == 409 and closed.json()["code"] == "registration_closed"
+
+
+def test_auth_no_token_reaches_a_log_line(arena_app: ArenaApp, caplog: pytest.LogCaptureFixture) -> None:
+    """Tokens never appear in logs: not a good one, not a revoked one, not a malformed guess."""
+    competition, organizer = arena_app.competition("cup")
+    team, token = arena_app.team(competition.id, "alpha")
+    guess = f"ba_{token.kid}_{issue().secret}"
+    with caplog.at_level(logging.DEBUG):
+        arena_app.call("GET", "/api/me", token)
+        arena_app.call("GET", "/api/me", guess)
+        arena_app.call("POST", "/api/session", json={"token": guess})
+        arena_app.call(
+            "DELETE", f"/api/competitions/{competition.id}/teams/{team.id}/tokens/{token.kid}", organizer
+        )
+        arena_app.call("GET", "/api/me", token)
+    logged = caplog.text + "".join(str(record.args) for record in caplog.records)
+    for secret in (token.secret, organizer.secret, guess.rsplit("_", 1)[1]):
+        assert secret not in logged
