@@ -48,6 +48,7 @@ app.command("submit")(submit.submit_command)
 app.command("fetch")(submit.fetch_command)
 app.add_typer(__import__("botarena.server.datspulse.cli", fromlist=["app"]).app, name="datspulse")
 app.add_typer(__import__("botarena.commands.domains", fromlist=["app"]).app, name="domains")
+app.add_typer(__import__("botarena.commands.arena", fromlist=["app"]).app, name="arena")
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:

@@ -38,6 +38,10 @@ MADE_UP = {
     "match_id": "987654",
     "key": "t1/no-such-match",
     "round_name": "no-round",
+    # the arena's (tests/arena/test_isolation.py checks who may read them; here, no seed in them)
+    "cid": "987654",
+    "tid": "987654",
+    "kid": "nosuchkid",
 }
 
 
@@ -211,6 +215,9 @@ class Crawler:
             for live in json.loads(body) if status == 200 else []:
                 fills["key"].add(live["key"])
                 steps[live["key"]] = int(live["steps"])
+            status, _, body = self.request(reader, "GET", "/api/competitions")  # (the arena's)
+            for competition in json.loads(body) if status == 200 else []:
+                fills["cid"].add(str(competition["id"]))
             status, _, body = self.request(reader, "GET", "/api/rounds")  # (DatsPulse: a team's listing)
             if status == 200:
                 fills["round_name"].update(r["name"] for r in json.loads(body)["rounds"])

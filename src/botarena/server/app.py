@@ -489,6 +489,7 @@ def create_app(
     live_token: str | None = None,
     organizer_key: str | None = None,
     spectators: SpectatorGate | None = None,
+    arena_clock: Callable[[], float] | None = None,
 ) -> FastAPI:
     """The organizer's FastAPI app over `store`, streaming live matches from `hub` (a new, empty one
     if None, or the gate's).
@@ -507,7 +508,8 @@ def create_app(
     played (the gate's organizer hub); everyone else gets the public view
     (`botarena.server.secrecy`, the spectator policy). Without it nobody does.
 
-    `routers` (FastAPI APIRouters, e.g. a live game's own routes) are mounted under `/api`.
+    `routers` (FastAPI APIRouters, e.g. a live game's own routes) are mounted under `/api`, after
+    the hosted arena's (`botarena.server.arena`; `arena_clock` drives its rate limits).
     `on_startup()` and `on_shutdown()` run in the app's lifespan (they must not block: start a thread
     for long work). `heartbeat_s` is the idle time after which an SSE stream sends a comment.
     """
@@ -777,6 +779,9 @@ def create_app(
             refusals=refusals[:MAX_REFUSALS_SHOWN],
         )
 
+    from botarena.server.arena import install_arena
+
+    install_arena(app, store, clock=arena_clock)
     for router in routers:
         app.include_router(router, prefix="/api")
     mount_web(app)  # last: a mount at / shadows every route added after it

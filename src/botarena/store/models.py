@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     DateTime,
     Dialect,
     Float,
@@ -177,6 +178,8 @@ class Match(Base):
         UniqueConstraint("tournament_id", "key"),
         Index("ix_matches_tournament_id_status", "tournament_id", "status"),
         Index("ix_matches_tournament_id_round_key", "tournament_id", "round", "key"),
+        # an arena's match list: a competition's matches newest first, paged by id (specs/arena.md)
+        Index("ix_matches_tournament_id_id", "tournament_id", "id"),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -194,6 +197,10 @@ class Match(Base):
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     started_at: Mapped[datetime | None]
     finished_at: Mapped[datetime | None]
+    # Arena matches (revision 0004): what the match is for (rated, validation, scrimmage, final) and
+    # why the scheduler made it (placement, deficit, ...); every tournament match is a rated one.
+    kind: Mapped[str] = mapped_column(String(16), default="rated", server_default="rated")
+    reason: Mapped[str | None] = mapped_column(String(32))
 
     players: Mapped[list[MatchPlayer]] = relationship(order_by="MatchPlayer.seat")
 
@@ -230,3 +237,132 @@ class Rating(Base):
     ordinal: Mapped[float] = mapped_column(Float)
     played: Mapped[int] = mapped_column(Integer)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+# ------------------------------------------------------------------------------------ the arena
+# specs/arena.md, revision 0004. Enum-like columns hold the strings of botarena.arena.vocabulary
+# (the store does not import the arena layer: it keeps what it is given).
+
+
+class Competition(Base):
+    """A hosted competition; it owns one tournament row (format "arena") that holds its matches, so
+    results, replays and match pages work as they do for tournaments."""
+
+    __tablename__ = "competitions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(200), unique=True)
+    game: Mapped[str] = mapped_column(String(64))
+    preset: Mapped[str] = mapped_column(String(64))
+    config: Mapped[dict[str, Any]]
+    players: Mapped[int] = mapped_column(Integer)
+    format: Mapped[str] = mapped_column(String(16))
+    phase: Mapped[str] = mapped_column(String(16))
+    policy: Mapped[dict[str, Any]]
+    seed: Mapped[int] = mapped_column(BigInteger)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id"), unique=True)
+    rating_epoch: Mapped[int] = mapped_column(Integer, default=0)  # bumped by every rating write
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Team(Base):
+    """A team of a competition; its versions are its `bots` row's bot versions."""
+
+    __tablename__ = "teams"
+    __table_args__ = (UniqueConstraint("competition_id", "name"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    name: Mapped[str] = mapped_column(String(100))
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+    bot_id: Mapped[int] = mapped_column(ForeignKey("bots.id"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class Token(Base):
+    """An API token `ba_<kid>_<secret>`: only the sha256 of its secret is kept. `team_id` is NULL
+    for the organizer's."""
+
+    __tablename__ = "tokens"
+    __table_args__ = (Index("ix_tokens_competition_id_team_id", "competition_id", "team_id"),)
+
+    kid: Mapped[str] = mapped_column(String(32), primary_key=True)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    team_id: Mapped[int | None] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"))
+    role: Mapped[str] = mapped_column(String(16))
+    sha256: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    last_used_at: Mapped[datetime | None]
+    revoked_at: Mapped[datetime | None]
+
+
+class Version(Base):
+    """One submission of a team: an upload or a URL, numbered 1, 2, ... per team, through its states
+    (received, validating, ready, rejected, active, retired, superseded, paused, disabled)."""
+
+    __tablename__ = "versions"
+    __table_args__ = (
+        UniqueConstraint("team_id", "number"),
+        UniqueConstraint("team_id", "idempotency_key"),
+        Index("ix_versions_team_id_state", "team_id", "state"),
+        Index("ix_versions_team_id_source_digest", "team_id", "source_digest"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    bot_version_id: Mapped[int | None] = mapped_column(ForeignKey("bot_versions.id"))
+    kind: Mapped[str] = mapped_column(String(16))
+    source_digest: Mapped[str | None] = mapped_column(String(64))
+    state: Mapped[str] = mapped_column(String(16))
+    reason_code: Mapped[str | None] = mapped_column(String(32))
+    reason: Mapped[str | None] = mapped_column(Text)
+    note: Mapped[str | None] = mapped_column(Text)
+    idempotency_key: Mapped[str | None] = mapped_column(String(200))
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    validated_at: Mapped[datetime | None]
+    activated_at: Mapped[datetime | None]
+    first_rated_match_at: Mapped[datetime | None]
+    retired_at: Mapped[datetime | None]
+
+
+class RatingCurrent(Base):
+    """A version's rating now (updated in the transaction that records each rated result)."""
+
+    __tablename__ = "ratings_current"
+
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id", ondelete="CASCADE"), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class RatingHistory(Base):
+    """What one rated match did to each version's rating (`arena rerate` replays these)."""
+
+    __tablename__ = "rating_history"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    version_id: Mapped[int] = mapped_column(
+        ForeignKey("versions.id", ondelete="CASCADE"), primary_key=True, index=True
+    )
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    sigma_after: Mapped[float] = mapped_column(Float)
+
+
+class AuditEntry(Base):
+    """One organizer (or token) action on a competition: who, what, on what, why."""
+
+    __tablename__ = "audit_log"
+    __table_args__ = (Index("ix_audit_log_competition_id_id", "competition_id", "id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(default=utcnow)
+    competition_id: Mapped[int] = mapped_column(ForeignKey("competitions.id", ondelete="CASCADE"))
+    actor: Mapped[str] = mapped_column(String(100))
+    action: Mapped[str] = mapped_column(String(64))
+    target: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str | None] = mapped_column(Text)

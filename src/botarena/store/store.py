@@ -240,6 +240,16 @@ class Store:
         with eng.translated(what), self._writer.begin() as conn:
             yield conn
 
+    def read_session(self, what: str) -> contextlib.AbstractContextManager[Session]:
+        """A session in a read transaction, for a repository built on this store (store/arena.py);
+        a database error in it is a one-line StoreError starting with `what`."""
+        return self._reading(what)
+
+    def write_session(self, what: str) -> contextlib.AbstractContextManager[Session]:
+        """A session in a write transaction (BEGIN IMMEDIATE on SQLite), committed when the block
+        ends and rolled back if it raises; a database error in it is a one-line StoreError."""
+        return self._writing(what)
+
     @contextlib.contextmanager
     def _reading(self, what: str) -> Iterator[Session]:
         with eng.translated(what), self._read() as session:

@@ -1,0 +1,147 @@
+"""`botarena arena ...`: the organizer's bootstrap of a hosted competition (specs/arena.md).
+
+    botarena arena create GAME --name N [--preset P] [--players K | --world] [--config FILE] --db URL
+    botarena arena team add NAME --competition C --db URL
+    botarena arena team import teams.csv --competition C --db URL
+
+Each prints the tokens it makes once (the store keeps only their hashes). Every check (game, preset,
+config keys, players, team names, the CSV) is made before the store is written: a mistake is one
+line on stderr and exit code 2 with nothing written. The work is `botarena.arena.competitions`'.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from botarena.commands.common import UserError, open_store
+from botarena.commands.secret_options import DbFileOption, DbOption
+
+app = typer.Typer(
+    name="arena",
+    help="Host a competition: create it, add or import its teams (each token is printed once).",
+    no_args_is_help=True,
+    add_completion=False,
+)
+team_app = typer.Typer(name="team", help="Add or import a competition's teams.", no_args_is_help=True)
+app.add_typer(team_app, name="team")
+
+NameOption = Annotated[str, typer.Option("--name", help="The competition's name (unique in the store).")]
+PresetOption = Annotated[str | None, typer.Option(help="The game's config preset (default: default).")]
+PlayersOption = Annotated[int | None, typer.Option(help="Seats per match (default: the game's minimum).")]
+WorldOption = Annotated[
+    bool,
+    typer.Option(
+        "--world", help="One match of every ready team at a time (up to --players or the game's most)."
+    ),
+]
+ConfigOption = Annotated[Path | None, typer.Option("--config", help="A JSON file of config overrides.")]
+CompetitionOption = Annotated[str, typer.Option("--competition", help="The competition's id or name.")]
+
+
+@app.command("create")
+def create_command(
+    game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `botarena games`).")],
+    name: NameOption,
+    preset: PresetOption = None,
+    players: PlayersOption = None,
+    world: WorldOption = False,
+    config_file: ConfigOption = None,
+    db: DbOption = None,
+    db_file: DbFileOption = None,
+) -> None:
+    """Create a competition (phase draft) and print its id and the organizer's token, once."""
+    from botarena.arena.competitions import check_name, check_setup, create_competition
+    from botarena.core.config import load_overrides
+
+    overrides = load_overrides(config_file) if config_file is not None else {}
+    setup = check_setup(game_id, preset=preset, players=players, world=world, config=overrides)
+    check_name(name, "competition")
+    arena = _arena(db, db_file)
+    try:
+        competition, token = create_competition(arena, name, setup, actor="cli")
+    finally:
+        arena.store.close()
+    shape = f"world of up to {setup.players}" if world else f"matches of {setup.players}"
+    print(
+        f"competition {competition.id} {competition.name!r}: {setup.game}, preset {setup.preset}, "
+        f"{shape} players, phase {competition.phase} ({arena.store.url})"
+    )
+    print(f"organizer token (shown once, keep it secret): {token.text}")
+
+
+@team_app.command("add")
+def team_add_command(
+    name: Annotated[str, typer.Argument(metavar="NAME", help="The team's name.")],
+    competition: CompetitionOption,
+    db: DbOption = None,
+    db_file: DbFileOption = None,
+) -> None:
+    """Add a team and print its token, once."""
+    from botarena.arena.competitions import add_team, check_name
+
+    check_name(name)
+    arena = _arena(db, db_file)
+    try:
+        found = _competition(arena, competition)
+        team, token = add_team(arena, found.id, name, actor="cli")
+    finally:
+        arena.store.close()
+    print(f"team {team.id} {team.name!r} in competition {found.id} {found.name!r}")
+    print(f"team token (shown once, give it to the team): {token.text}")
+
+
+@team_app.command("import")
+def team_import_command(
+    teams_csv: Annotated[
+        Path, typer.Argument(metavar="TEAMS.CSV", help="One team name per row (a header `name` is skipped).")
+    ],
+    competition: CompetitionOption,
+    db: DbOption = None,
+    db_file: DbFileOption = None,
+) -> None:
+    """Add every team of a CSV file (all or none) and print `name,token` lines, once."""
+    from botarena.arena.competitions import add_teams, read_teams_csv
+
+    names = read_teams_csv(_read_text(teams_csv))
+    arena = _arena(db, db_file)
+    try:
+        found = _competition(arena, competition)
+        added = add_teams(arena, found.id, names, actor="cli")
+    finally:
+        arena.store.close()
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["name", "token"])
+    writer.writerows([team.name, token.text] for team, token in added)
+    sys.stdout.write(out.getvalue())
+    print(f"{len(added)} teams added to competition {found.id} {found.name!r}", file=sys.stderr)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"teams file {path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise UserError(f"cannot read teams file {path}: {exc.strerror or exc}") from None
+
+
+def _arena(db: str | None, db_file: Path | None) -> Any:
+    from botarena.store.arena import ArenaStore
+
+    return ArenaStore(open_store(db, db_file))
+
+
+def _competition(arena: Any, which: str) -> Any:
+    """The competition of id or name `which`, or UserError."""
+    found = arena.get_competition(int(which)) if which.isdigit() else None
+    found = found or arena.find_competition(which)
+    if found is None:
+        raise UserError(f"no competition {which!r} in {arena.store.url}")
+    return found
