@@ -85,6 +85,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         f"the server needs {exc.name}, which is not installed; run: {PIP_HINT}"
     ) from None
 
+from botarena.store.arena import ARENA_FORMAT
 from botarena.tournament.service import tournament_board
 
 if TYPE_CHECKING:
@@ -392,6 +393,12 @@ def match_out(row: MatchRow, live: Container[str] | None, shown: Shown | None = 
     return public_view("", fields, shown or Shown.of_match(row.status, None))
 
 
+def _listed(shown: dict[str, Any], parent: TournamentRow) -> dict[str, Any]:
+    """A match as a tournament's list shows it; an arena match without its `error` (a failure's text
+    may quote a bot's output, which is its team's alone: server/arena/matches.py)."""
+    return {**shown, "error": None} if parent.format == ARENA_FORMAT else shown
+
+
 class BoardCache:
     """The last leaderboard of each tournament, kept while its status and match counts stay the same
     (the ratings depend only on its finished and failed matches): spectators polling a big tournament
@@ -673,7 +680,9 @@ def create_app(
             "offset": offset,
             "limit": limit,
             "matches": [
-                match_out(row, gate, _shown(request, Shown.of_match(row.status, parent.status)))
+                _listed(
+                    match_out(row, gate, _shown(request, Shown.of_match(row.status, parent.status))), parent
+                )
                 for row in rows
             ],
         }
@@ -682,6 +691,9 @@ def create_app(
     def match(request: Request, match_id: MatchId) -> dict[str, Any]:
         row = _match(match_id)
         parent = store.get_tournament(row.tournament_id)
+        if parent is not None and parent.format == ARENA_FORMAT:
+            # an arena match: what each seat's team may see of it (server/arena/matches.py)
+            return arena_answer(request, match_id, parent.id)
         shown = _shown(request, Shown.of_match(row.status, parent.status if parent else None))
         return {
             **match_out(row, gate, shown),
@@ -696,6 +708,9 @@ def create_app(
     )
     def match_replay(request: Request, match_id: MatchId) -> Response:
         row = _match(match_id)
+        arena_parent = store.get_tournament(row.tournament_id)
+        if arena_parent is not None and arena_parent.format == ARENA_FORMAT:
+            return arena_replay(request, match_id, arena_parent.id)  # never another team's logs
         organizer = _organizer(request)
         if not row.replay_hash or not (is_over(row.status) or organizer):
             # (a replay of a match not over would hold its seed: DESIGN principle 7)
@@ -782,6 +797,23 @@ def create_app(
     from botarena.server.arena import install_arena
 
     install_arena(app, store, clock=arena_clock)
+
+    def arena_answer(request: Request, match_id: int, tournament_id: int) -> dict[str, Any]:
+        from botarena.server.arena.matches import arena_match_answer, arena_of
+
+        competition = arena_of(request, tournament_id)
+        if competition is None:
+            raise HTTPException(404, f"no match {match_id}")
+        return arena_match_answer(request, match_id, competition)
+
+    def arena_replay(request: Request, match_id: int, tournament_id: int) -> Response:
+        from botarena.server.arena.matches import arena_of, arena_replay_answer
+
+        competition = arena_of(request, tournament_id)
+        if competition is None:
+            raise HTTPException(404, f"no match {match_id}")
+        return arena_replay_answer(request, match_id, competition)
+
     for router in routers:
         app.include_router(router, prefix="/api")
     mount_web(app)  # last: a mount at / shadows every route added after it
@@ -877,6 +909,7 @@ def serve(
     )
     threads: list[threading.Thread] = []
 
+    from botarena.server.arena import close_arena_streams
     from botarena.server.guard import ArenaServer
 
     class _Server(ArenaServer):
@@ -902,6 +935,7 @@ def serve(
             stopping.set()
             live.close()  # end the SSE streams first, or the server waits for them to close
             gate.close()
+            close_arena_streams(app)
             await super().shutdown(sockets=sockets)
 
     config = server_config(app, limits=chosen, log_level=log_level, timeout_graceful_shutdown=5)

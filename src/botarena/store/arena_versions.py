@@ -155,9 +155,39 @@ class SeatInfo:
 
 
 @dataclass(frozen=True, slots=True)
-class MatchPage:
-    matches: list[dict[str, Any]]
-    next_before: int | None
+class PlayerResult:
+    """One seat's result in a finished match."""
+
+    seat: int
+    rank: int
+    score: float
+    statuses: dict[str, int]
+    time_used_ms: float
+    failure: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaMatch:
+    """An arena match as its routes show it: the match row, its kind and reason, its seats' results."""
+
+    id: int
+    tournament_id: int
+    key: str
+    round: int
+    kind: str
+    reason: str | None
+    status: str
+    seats: list[str]
+    seed: int
+    attempts: int
+    error: str | None
+    replay_hash: str | None
+    steps: int | None
+    duration_s: float | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    players: list[PlayerResult] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -451,13 +481,27 @@ class ArenaVersions:
         with self.store.read_session("cannot read matches") as session:
             return [int(i) for i in session.scalars(query)]
 
-    def match_kinds(self, match_ids: Collection[int]) -> dict[int, tuple[str, str | None]]:
-        """Match id -> (kind, reason) for these matches."""
+    def matches(self, match_ids: Sequence[int]) -> list[ArenaMatch]:
+        """These matches (in the order given, unknown ids left out) with their seats' results."""
         if not match_ids:
-            return {}
-        query = select(Match.id, Match.kind, Match.reason).where(Match.id.in_(sorted(match_ids)))
+            return []
+        wanted = sorted(set(match_ids))
+        players: dict[int, list[PlayerResult]] = defaultdict(list)
         with self.store.read_session("cannot read matches") as session:
-            return {row[0]: (row[1], row[2]) for row in session.execute(query)}
+            found = {m.id: m for m in session.scalars(select(Match).where(Match.id.in_(wanted)))}
+            query = select(MatchPlayer).where(MatchPlayer.match_id.in_(wanted)).order_by(MatchPlayer.seat)
+            for p in session.scalars(query):
+                players[p.match_id].append(
+                    PlayerResult(p.seat, p.rank, p.score, dict(p.statuses), p.time_used_ms, p.failure)
+                )
+            rows = {
+                i: ArenaMatch(
+                    **{f.name: getattr(m, f.name) for f in fields(ArenaMatch) if f.name != "players"},
+                    players=players.get(i, []),
+                )
+                for i, m in found.items()
+            }
+        return [rows[i] for i in match_ids if i in rows]
 
     # --------------------------------------------------------------------------- leaderboard
 
@@ -691,12 +735,13 @@ def _audit(
 
 
 __all__ = [
+    "ArenaMatch",
     "ArenaVersions",
     "BoardRow",
     "IdempotencyKeyReused",
-    "MatchPage",
     "NewVersion",
     "NoSuchVersion",
+    "PlayerResult",
     "QuotaExceeded",
     "Quotas",
     "Record",
