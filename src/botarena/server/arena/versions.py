@@ -171,21 +171,21 @@ def version_out(versions: ArenaVersions, competition: CompetitionRow, row: Versi
 # ------------------------------------------------------------------------------------ the upload
 
 
-async def read_capped(request: Request, cap: int) -> bytes:
+async def read_capped(request: Request, cap: int, limit: int) -> bytes:
     """The body, 413 before reading when Content-Length is over `cap`, and as soon as it grows past
-    it while streaming."""
+    it while streaming (the refusal names `limit`, the policy's own)."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.strip().isdigit():
             raise HTTPException(400, "Content-Length is not a number")
         if int(declared) > cap:
-            raise _too_large(cap)
+            raise _too_large(limit)
     chunks, size = [], 0
     try:
         async for chunk in request.stream():
             size += len(chunk)
             if size > cap:
-                raise _too_large(cap)
+                raise _too_large(limit)
             chunks.append(chunk)
     except ClientDisconnect:
         raise HTTPException(400, "the client disconnected before its body was read") from None
@@ -369,10 +369,10 @@ async def post_version(
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     upload = _Upload(request, versions, team, policy)
     if kind == "multipart/form-data":
-        body = await read_capped(request, policy.max_upload_bytes + MULTIPART_SLACK)
+        body = await read_capped(request, policy.max_upload_bytes + MULTIPART_SLACK, policy.max_upload_bytes)
         row, created = await _take_file(upload, body, key)
     elif kind == "application/json":
-        body = await read_capped(request, MAX_JSON_BYTES)
+        body = await read_capped(request, MAX_JSON_BYTES, MAX_JSON_BYTES)
         row, created = await _take_url(upload, body, key)
     else:
         raise HTTPException(415, "send a multipart form with the field 'file', or JSON {url} for a URL entry")
