@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import gzip
 import io
+import json
 import uuid
 import zipfile
+from types import SimpleNamespace
 from typing import Any
 
-from botarena.store.models import Version
+from botarena.store.models import Competition, Match, RatingCurrent, Version
 
 
 def multipart(file: bytes | None, filename: str = "bot.py", **fields: str) -> tuple[bytes, dict[str, str]]:
@@ -50,3 +53,63 @@ def move_version(store: Any, version_id: int, state: str, **columns: Any) -> Non
         version.state = state
         for name, value in columns.items():
             setattr(version, name, value)
+
+
+def play_match(
+    store: Any,
+    tournament_id: int,
+    key: str,
+    seats: list[str],
+    ranks: list[int] | None,
+    *,
+    kind: str = "rated",
+    logs: list[str] | None = None,
+    statuses: list[dict[str, int]] | None = None,
+) -> int:
+    """An arena match of `seats` (seat names), recorded with `ranks` and a replay holding `logs` per
+    seat, as the coordinator records one (`ranks` None: left scheduled). Its id."""
+    store.add_matches(tournament_id, [SimpleNamespace(key=key, round=1, seats=seats, seed=7)])
+    with store.write_session("test: an arena match's kind") as session:
+        match = session.query(Match).filter_by(tournament_id=tournament_id, key=key).one()
+        match.kind = kind
+        match_id = int(match.id)
+    if ranks is None:
+        return match_id
+    replay = {
+        "game": "drones",
+        "seed": 7,
+        "players": seats,
+        "logs": [
+            {"seat": i, "text": text, "dropped_bytes": 0} for i, text in enumerate(logs or [""] * len(seats))
+        ],
+    }
+    store.record_result(
+        tournament_id,
+        key,
+        ranks=ranks,
+        scores=[float(-r) for r in ranks],
+        statuses=statuses or [{"OK": 10} for _ in seats],
+        time_used_ms=[1.0 for _ in seats],
+        steps=10,
+        duration_s=0.5,
+        replay_gz=gzip.compress(json.dumps(replay).encode()),
+    )
+    return match_id
+
+
+def bump_epoch(store: Any, competition_id: int) -> None:
+    """What every rating write does (the coordinator's): bump the competition's rating epoch."""
+    with store.write_session("test: a rating write") as session:
+        competition = session.get(Competition, competition_id)
+        assert competition is not None
+        competition.rating_epoch += 1
+
+
+def rate(store: Any, version_id: int, mu: float, sigma: float, games: int) -> None:
+    """A version's current rating, as the coordinator writes it."""
+    with store.write_session("test: a rating") as session:
+        found = session.get(RatingCurrent, version_id)
+        if found is None:
+            session.add(RatingCurrent(version_id=version_id, mu=mu, sigma=sigma, games=games))
+        else:
+            found.mu, found.sigma, found.games = mu, sigma, games

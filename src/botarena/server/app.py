@@ -688,7 +688,9 @@ def create_app(
         }
 
     @app.get("/api/matches/{match_id}", response_model=MatchDetail)
-    def match(request: Request, match_id: MatchId) -> dict[str, Any]:
+    def match(request: Request, match_id: MatchId) -> Any:
+        """One match and its result. An arena match answers in the arena's shape (its seats' teams,
+        versions and digests; logs and failures only to their team: server/arena/matches.py)."""
         row = _match(match_id)
         parent = store.get_tournament(row.tournament_id)
         if parent is not None and parent.format == ARENA_FORMAT:
@@ -798,7 +800,7 @@ def create_app(
 
     install_arena(app, store, clock=arena_clock)
 
-    def arena_answer(request: Request, match_id: int, tournament_id: int) -> dict[str, Any]:
+    def arena_answer(request: Request, match_id: int, tournament_id: int) -> Response:
         from botarena.server.arena.matches import arena_match_answer, arena_of
 
         competition = arena_of(request, tournament_id)

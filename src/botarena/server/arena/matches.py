@@ -20,7 +20,8 @@ from typing import Annotated, Any
 
 import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Request
-from fastapi.responses import PlainTextResponse, Response
+from fastapi.encoders import jsonable_encoder
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
 from botarena.arena.access import Caller
@@ -178,32 +179,42 @@ def list_matches(
     if failed is not None:
         team = caller.team_id
     wanted = _wanted_versions(versions, competition, team, version)
+    query = {"version_ids": wanted, "kind": kind.value if kind else None, "status": status}
+    shown, cursor = _page(versions, competition, caller, query, (before, limit), failed)
+    return {"matches": shown, "next_before": cursor}
+
+
+def _page(
+    versions: ArenaVersions,
+    competition: CompetitionRow,
+    caller: Caller,
+    query: dict[str, Any],
+    window: tuple[int | None, int],
+    failed: frozenset[str] | None,
+) -> tuple[list[dict[str, Any]], int | None]:
+    """Up to `limit` matches below the cursor that pass `failed` (the caller's own seats' statuses),
+    and the next cursor (None once nothing is left; after MAX_SCANNED rows read, where it stopped)."""
+    cursor, limit = window
     shown: list[dict[str, Any]] = []
-    cursor, scanned = before, 0
-    while len(shown) < limit and scanned < MAX_SCANNED:
-        ids = versions.match_ids_page(
-            competition.tournament_id,
-            version_ids=wanted,
-            kind=kind.value if kind else None,
-            status=status,
-            before=cursor,
-            limit=limit if failed is None else 500,
-        )
-        if not ids:
-            cursor = None
-            break
+    scanned = 0
+    batch = limit if failed is None else 500
+    while scanned < MAX_SCANNED:
+        ids = versions.match_ids_page(competition.tournament_id, before=cursor, limit=batch, **query)
         scanned += len(ids)
         page = versions.matches(ids)
         seats = versions.seats(page)
         for match in page:
-            cursor = match.id
             own = viewer_seats(caller, competition, match, seats)
             if failed is not None and not _own_failed(match, own or set(), failed):
+                cursor = match.id
                 continue
             shown.append(match_out(match, competition, seats, own))
+            cursor = match.id
             if len(shown) == limit:
-                break
-    return {"matches": shown, "next_before": cursor if shown or scanned >= MAX_SCANNED else None}
+                return shown, cursor
+        if len(ids) < batch:
+            return shown, None  # nothing older is left
+    return shown, cursor
 
 
 # ------------------------------------------------------------------- one match (through server/app.py)
@@ -223,17 +234,18 @@ def _match_of(request: Request, match_id: int) -> tuple[ArenaVersions, ArenaMatc
     return versions, found[0]
 
 
-def arena_match_answer(request: Request, match_id: int, competition: CompetitionRow) -> dict[str, Any]:
-    """`GET /api/matches/{id}` for an arena match."""
+def arena_match_answer(request: Request, match_id: int, competition: CompetitionRow) -> Response:
+    """`GET /api/matches/{id}` for an arena match (its own shape: seats with teams and versions)."""
     caller = resolve_caller(request)
     versions, match = _match_of(request, match_id)
     seats = versions.seats([match])
     own = viewer_seats(caller, competition, match, seats)
-    return {
+    shown = {
         **match_out(match, competition, seats, own),
         "game": competition.game,
         "tournament_name": competition.name,
     }
+    return JSONResponse(jsonable_encoder(shown), headers={"Cache-Control": "private, no-store"})
 
 
 def _replay_object(versions: ArenaVersions, match: ArenaMatch) -> dict[str, Any]:
