@@ -652,6 +652,10 @@ def create_app(
         counts = store.count_matches(tournament_id)
         version = (row.status, tuple(sorted(counts.items())))
         board = boards.get(tournament_id, version)
+        if board is None and row.format == ARENA_FORMAT:
+            # an arena's matches seat versions, not entrants: its standings are the competition's
+            # own leaderboard (server/arena/board.py), which this answer points to
+            board = {"rows": [], "arena_leaderboard": arena_board_url(request, tournament_id)}
         if board is None:
             board = tournament_board(store, row)
             boards.put(tournament_id, version, board)
@@ -799,6 +803,12 @@ def create_app(
     from botarena.server.arena import install_arena
 
     install_arena(app, store, clock=arena_clock)
+
+    def arena_board_url(request: Request, tournament_id: int) -> str | None:
+        from botarena.server.arena.matches import arena_of
+
+        competition = arena_of(request, tournament_id)
+        return None if competition is None else f"/api/competitions/{competition.id}/leaderboard"
 
     def arena_answer(request: Request, match_id: int, tournament_id: int) -> Response:
         from botarena.server.arena.matches import arena_match_answer, arena_of
