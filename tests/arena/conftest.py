@@ -19,6 +19,7 @@ from botarena.store.arena import ArenaStore, CompetitionRow, TeamRow
 
 from .asgi import Answer, AsgiClient
 from .forms import multipart
+from .live import live_arena  # noqa: F401 (a fixture for the tests that need a real server)
 
 
 class FakeClock:
