@@ -28,7 +28,6 @@ from .forms import move_version
 from .live import LiveArena
 
 TOKEN = "ba_kid1_" + "s" * 43
-CANARY_TOKEN_PART = "s" * 43
 
 
 class StandIn:
