@@ -655,7 +655,7 @@ def create_app(
         if board is None and row.format == ARENA_FORMAT:
             # an arena's matches seat versions, not entrants: its standings are the competition's
             # own leaderboard (server/arena/board.py), which this answer points to
-            board = {"rows": [], "arena_leaderboard": arena_board_url(request, tournament_id)}
+            board = {"rows": [], "arena_leaderboard": _arena_board_url(request, tournament_id)}
         if board is None:
             board = tournament_board(store, row)
             boards.put(tournament_id, version, board)
@@ -699,7 +699,7 @@ def create_app(
         parent = store.get_tournament(row.tournament_id)
         if parent is not None and parent.format == ARENA_FORMAT:
             # an arena match: what each seat's team may see of it (server/arena/matches.py)
-            return arena_answer(request, match_id, parent.id)
+            return _arena_answer(request, match_id, parent.id)
         shown = _shown(request, Shown.of_match(row.status, parent.status if parent else None))
         return {
             **match_out(row, gate, shown),
@@ -716,7 +716,7 @@ def create_app(
         row = _match(match_id)
         arena_parent = store.get_tournament(row.tournament_id)
         if arena_parent is not None and arena_parent.format == ARENA_FORMAT:
-            return arena_replay(request, match_id, arena_parent.id)  # never another team's logs
+            return _arena_replay(request, match_id, arena_parent.id)  # never another team's logs
         organizer = _organizer(request)
         if not row.replay_hash or not (is_over(row.status) or organizer):
             # (a replay of a match not over would hold its seed: DESIGN principle 7)
@@ -803,33 +803,38 @@ def create_app(
     from botarena.server.arena import install_arena
 
     install_arena(app, store, clock=arena_clock)
-
-    def arena_board_url(request: Request, tournament_id: int) -> str | None:
-        from botarena.server.arena.matches import arena_of
-
-        competition = arena_of(request, tournament_id)
-        return None if competition is None else f"/api/competitions/{competition.id}/leaderboard"
-
-    def arena_answer(request: Request, match_id: int, tournament_id: int) -> Response:
-        from botarena.server.arena.matches import arena_match_answer, arena_of
-
-        competition = arena_of(request, tournament_id)
-        if competition is None:
-            raise HTTPException(404, f"no match {match_id}")
-        return arena_match_answer(request, match_id, competition)
-
-    def arena_replay(request: Request, match_id: int, tournament_id: int) -> Response:
-        from botarena.server.arena.matches import arena_of, arena_replay_answer
-
-        competition = arena_of(request, tournament_id)
-        if competition is None:
-            raise HTTPException(404, f"no match {match_id}")
-        return arena_replay_answer(request, match_id, competition)
-
     for router in routers:
         app.include_router(router, prefix="/api")
     mount_web(app)  # last: a mount at / shadows every route added after it
     return app
+
+
+# -- arena matches: the platform's match routes answer them through server/arena/matches.py
+
+
+def _arena_board_url(request: Request, tournament_id: int) -> str | None:
+    from botarena.server.arena.matches import arena_of
+
+    competition = arena_of(request, tournament_id)
+    return None if competition is None else f"/api/competitions/{competition.id}/leaderboard"
+
+
+def _arena_answer(request: Request, match_id: int, tournament_id: int) -> Response:
+    from botarena.server.arena.matches import arena_match_answer, arena_of
+
+    competition = arena_of(request, tournament_id)
+    if competition is None:
+        raise HTTPException(404, f"no match {match_id}")
+    return arena_match_answer(request, match_id, competition)
+
+
+def _arena_replay(request: Request, match_id: int, tournament_id: int) -> Response:
+    from botarena.server.arena.matches import arena_of, arena_replay_answer
+
+    competition = arena_of(request, tournament_id)
+    if competition is None:
+        raise HTTPException(404, f"no match {match_id}")
+    return arena_replay_answer(request, match_id, competition)
 
 
 async def _read_capped(request: Request) -> bytes:
