@@ -1,13 +1,15 @@
-"""The team's client (`botarena.clients.arena`, behind `botarena submit` and `fetch`) against the routes
-of specs/arena.md, served here by a small stand-in app on 127.0.0.1 that keeps to their contract: a 201
-for a new version and a 200 for one the team already has (the same Idempotency-Key), the version's
-state changes as an SSE stream with event ids, a 404 for anything foreign, `{"detail", "code"}` refusals.
-The stand-in can lose an answer or drop a stream, which is what the client's retries are for."""
+"""The team's client (`botarena.clients.arena`, behind `botarena submit` and `fetch`).
+
+Against the real app on 127.0.0.1 (`live_arena`): a new version (201) and the same one again (200),
+its states followed over the SSE stream as the store changes them, a refusal in one line with its
+code, a foreign match's 404. Against a small stand-in that keeps to the routes' contract but can
+lose an answer (a gateway's 504 after the upload was stored) or drop a stream after its first
+event, which the real app never does on purpose: the client's retries with the same
+Idempotency-Key and its resumption with Last-Event-ID."""
 
 from __future__ import annotations
 
 import asyncio
-import gzip
 import threading
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -22,8 +24,10 @@ from botarena.clients.arena import ArenaClient, ArenaClientError
 from botarena.server.viewer import bind_socket
 from waiting import wait_until
 
+from .forms import move_version
+from .live import LiveArena
+
 TOKEN = "ba_kid1_" + "s" * 43
-CANARY_TOKEN_PART = "s" * 43
 
 
 class StandIn:
@@ -61,10 +65,7 @@ class StandIn:
             self.posts += 1
             form = await request.form()
             upload = form["file"]
-            data = await upload.read()  # type: ignore[union-attr]
-            if data.startswith(b"BAD"):
-                detail = {"code": "symlink", "detail": "'bot/data' is a symlink (links are refused)"}
-                return JSONResponse(detail, status_code=422)
+            await upload.read()  # type: ignore[union-attr]
             if idempotency_key in self.by_key:
                 return JSONResponse(self.versions[self.by_key[idempotency_key]], status_code=200)
             number = len(self.versions) + 1
@@ -92,14 +93,6 @@ class StandIn:
                     return
                 await asyncio.sleep(0)
 
-        @app.get("/api/matches/{match_id}/replay")
-        def replay(match_id: int, authorization: str | None = Header(None)) -> Response:
-            team(authorization)
-            if match_id != 55:
-                raise HTTPException(404, f"no match {match_id}")
-            body = gzip.compress(b'{"game": "drones"}')
-            return Response(body, media_type="application/json", headers={"Content-Encoding": "gzip"})
-
         return app
 
 
@@ -117,18 +110,6 @@ def stand_in() -> Iterator[tuple[StandIn, str]]:
         server.should_exit = True
         thread.join(timeout=10)
         sock.close()
-
-
-def test_submit_an_upload_is_a_new_version_and_follows_its_states(stand_in: tuple[StandIn, str]) -> None:
-    _, url = stand_in
-    client = ArenaClient(url, TOKEN)
-    uploaded = asyncio.run(client.upload(b"print('bot')", "bot.py", note="first"))
-    assert (
-        uploaded.created and uploaded.version["state"] == "received" and uploaded.version["note"] == "first"
-    )
-    seen: list[str] = []
-    final = asyncio.run(client.follow(uploaded.version, on_state=lambda v: seen.append(v["state"])))
-    assert seen == ["validating", "ready"] and final["state"] == "ready"  # ready is settled
 
 
 def test_submit_a_lost_answer_is_sent_again_with_the_same_key_and_makes_one_version(
@@ -151,30 +132,6 @@ def test_submit_a_dropped_stream_resumes_from_its_last_event_id(stand_in: tuple[
     assert routes.last_event_ids == [None, "0"]
 
 
-def test_submit_a_refusal_is_one_line_with_its_code_and_never_the_token(
-    stand_in: tuple[StandIn, str],
-) -> None:
-    _, url = stand_in
-    with pytest.raises(ArenaClientError) as refused:
-        asyncio.run(ArenaClient(url, TOKEN).upload(b"BAD archive", "bot.zip"))
-    assert refused.value.status == 422 and refused.value.code == "symlink"
-    assert str(refused.value).endswith("422 symlink: 'bot/data' is a symlink (links are refused)")
-    with pytest.raises(ArenaClientError) as unknown:
-        asyncio.run(ArenaClient(url, "ba_kid1_wrong").me())
-    assert unknown.value.status == 401 and "\n" not in str(unknown.value)
-    for error in (refused.value, unknown.value):
-        assert CANARY_TOKEN_PART not in str(error) and "ba_kid1" not in str(error)
-
-
-def test_fetch_the_replay_comes_as_stored_and_a_foreign_match_is_404(stand_in: tuple[StandIn, str]) -> None:
-    _, url = stand_in
-    client = ArenaClient(url, TOKEN)
-    assert gzip.decompress(asyncio.run(client.replay(55))) == b'{"game": "drones"}'
-    with pytest.raises(ArenaClientError, match="match 56: 404 no match 56") as foreign:
-        asyncio.run(client.replay(56))
-    assert foreign.value.status == 404
-
-
 def test_client_a_server_that_is_not_there_is_one_line() -> None:
     sock = bind_socket("127.0.0.1", 0)
     port = sock.getsockname()[1]
@@ -184,3 +141,40 @@ def test_client_a_server_that_is_not_there_is_one_line() -> None:
     assert down.value.status is None and TOKEN not in str(down.value)
     with pytest.raises(ArenaClientError, match="must be an http:// or https:// URL"):
         ArenaClient("ftp://example.org", TOKEN)
+
+
+# --------------------------------------------------------------------------------- the real app
+
+
+def test_submit_an_upload_is_a_new_version_and_follows_its_states(live_arena: LiveArena) -> None:
+    client = ArenaClient(live_arena.url, live_arena.token.text)
+    uploaded = asyncio.run(client.upload(b"print('bot')\n", "bot.py", note="first"))
+    assert (
+        uploaded.created and uploaded.version["state"] == "received" and uploaded.version["note"] == "first"
+    )
+    again = asyncio.run(client.upload(b"print('bot')\n", "bot.py"))
+    assert not again.created and again.version["id"] == uploaded.version["id"]
+    move_version(live_arena.store, uploaded.version["id"], "ready")
+    seen: list[str] = []
+    final = asyncio.run(client.follow(uploaded.version, on_state=lambda v: seen.append(v["state"])))
+    assert seen == ["ready"] and final["state"] == "ready"  # ready is settled: the stream ends
+
+
+def test_submit_a_refusal_is_one_line_with_its_code_and_never_the_token(live_arena: LiveArena) -> None:
+    token = live_arena.token
+    with pytest.raises(ArenaClientError) as refused:  # (sent as is: the server's own check refuses it)
+        asyncio.run(ArenaClient(live_arena.url, token.text).upload(b"\x00\x01 not a bot", "bot.bin"))
+    assert refused.value.status == 422 and refused.value.code == "not_archive"
+    assert "\n" not in str(refused.value) and "422 not_archive: " in str(refused.value)
+    with pytest.raises(ArenaClientError) as unknown:
+        asyncio.run(ArenaClient(live_arena.url, f"ba_{token.kid}_{'x' * 43}").me())
+    assert unknown.value.status == 401 and "\n" not in str(unknown.value)
+    for error in (refused.value, unknown.value):
+        assert token.secret not in str(error) and token.kid not in str(error)
+
+
+def test_fetch_a_foreign_or_unknown_match_is_404(live_arena: LiveArena) -> None:
+    client = ArenaClient(live_arena.url, live_arena.token.text)
+    with pytest.raises(ArenaClientError, match="match 56: 404 no match 56") as missing:
+        asyncio.run(client.replay(56))
+    assert missing.value.status == 404

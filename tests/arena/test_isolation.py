@@ -9,30 +9,42 @@ cell is 401 (no token on a T/O route) or 404 (anything foreign), never 403; and 
 headers) to anyone but A1 and organizer A holds A1's canaries (its tokens' secrets). Nothing
 answers with a token's hash, a competition's seed or its invite code, to anyone.
 
-Later steps add their routes' rows to RULES and their ids to PARAMETERS (versions, sources, logs,
-matches, events), and their canaries (A1's source, stderr, validation log) to `World.a1_canaries`.
+A1's resources: its active version (whose source and note hold canaries), a rejected version whose
+reason (the validation log's first line) holds one, a finished rated match against A2 whose replay
+log and failure of A1's seat hold one, and A1's seat in it. A route that changes a version (retire,
+disable, enable) gets a fresh version of A1's in the state it needs for each call (`Rule.params`).
+A gzip answer (a replay, a source archive) is looked into unpacked.
 """
 
 from __future__ import annotations
 
+import gzip
 import itertools
 import re
+import uuid
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
 from botarena.arena.competitions import new_token
 from botarena.arena.tokens import IssuedToken
+from botarena.store.arena_versions import seat_name
+from botarena.store.models import Version
 
 from .conftest import ArenaApp, open_arena_app
+from .forms import move_version, multipart, play_match
 
 CALLERS = ("anonymous", "a1", "a2", "org_a", "b1", "org_b")
 OWNERS = frozenset({"a1", "org_a"})  # who may read A1's data
 INVITE_A = "invite-code-CANARY-a-7f3e1c"
+SOURCE_CANARY = "source-CANARY-a1-3d9f"
+NOTE_CANARY = "note-CANARY-a1-8c1e"
+STDERR_CANARY = "stderr-CANARY-a1-51b0"
+VALIDATION_CANARY = "validation-log-CANARY-a1-0e7a"
+FAILURE_CANARY = "failure-CANARY-a1-22d4"
 
 
 @dataclass
@@ -45,6 +57,7 @@ class World:
     tokens: dict[str, IssuedToken | None]
     a1_team_id: int
     match_id: int
+    version_id: int
     a1_canaries: set[str] = field(default_factory=set)
     counter: Iterator[int] = field(default_factory=itertools.count)
 
@@ -53,6 +66,22 @@ class World:
         _, token = new_token(self.built.arena, self.a.id, self.a1_team_id, actor="test")
         self.a1_canaries.update({token.text, token.secret})
         return token.kid
+
+    def spare_version(self, state: str) -> int:
+        """A fresh version of A1's in `state`, for a cell that changes one (straight in the store)."""
+        with self.built.store.write_session("test: a spare version") as session:
+            number = session.query(Version).filter_by(team_id=self.a1_team_id).count() + 1
+            row = Version(
+                team_id=self.a1_team_id,
+                number=number,
+                kind="upload",
+                state=state,
+                source_digest=uuid.uuid4().hex,
+                validated_at=None,
+            )
+            session.add(row)
+            session.flush()
+            return int(row.id)
 
     def never_shown(self) -> set[str]:
         """What no answer to anyone holds: every token's hash, the competitions' seeds, A's invite code."""
@@ -74,6 +103,8 @@ class Rule:
     ok: int = 200
     body: Body | None = None
     expect: Mapping[str, int] = field(default_factory=dict)
+    form: Callable[[World, str], tuple[bytes, dict[str, str]]] | None = None
+    params: Mapping[str, Callable[[World], object]] = field(default_factory=dict)
 
 
 def _session_body(world: World, caller: str) -> Any:
@@ -89,6 +120,15 @@ def _registration(world: World, caller: str) -> Any:
     return {**_unique_name(world, caller), "invite_code": INVITE_A}
 
 
+def _new_upload(world: World, caller: str) -> tuple[bytes, dict[str, str]]:
+    # other bytes for every call: each allowed one is a new version (201)
+    return multipart(f"# {caller} {next(world.counter)}\nprint(1)\n".encode(), "bot.py")
+
+
+def _reason(world: World, caller: str) -> Any:
+    return {"reason": f"matrix {caller}"}
+
+
 def _all(status: int) -> Mapping[str, int]:
     return dict.fromkeys(CALLERS, status)
 
@@ -101,7 +141,7 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/tournaments/{tournament_id}"): Rule("P"),
     ("GET", "/api/tournaments/{tournament_id}/matches"): Rule("P"),
     ("GET", "/api/matches/{match_id}"): Rule("P"),
-    ("GET", "/api/matches/{match_id}/replay"): Rule("P", expect=_all(404)),  # A1's match is not played yet
+    ("GET", "/api/matches/{match_id}/replay"): Rule("P"),  # A1's arena match: logs per caller
     ("GET", "/api/live"): Rule("P"),
     ("GET", "/api/live/{key}/events"): Rule("P", expect=_all(404)),  # nothing is live
     ("POST", "/api/live/ingest"): Rule("P", expect=_all(403)),  # this server has no live token
@@ -117,6 +157,28 @@ RULES: dict[tuple[str, str], Rule] = {
     ("POST", "/api/competitions/{cid}/register"): Rule("P", ok=201, body=_registration),
     ("POST", "/api/competitions/{cid}/teams/{tid}/tokens"): Rule("TO", ok=201),
     ("DELETE", "/api/competitions/{cid}/teams/{tid}/tokens/{kid}"): Rule("TO", ok=204),
+    # versions, matches, standings (specs/arena.md, Routes)
+    ("POST", "/api/competitions/{cid}/teams/{tid}/versions"): Rule("T", ok=201, form=_new_upload),
+    ("GET", "/api/competitions/{cid}/teams/{tid}/versions"): Rule("TO"),
+    ("GET", "/api/competitions/{cid}/teams/{tid}/versions/{vid}"): Rule("TO"),
+    ("GET", "/api/competitions/{cid}/teams/{tid}/versions/{vid}/events"): Rule("TO"),
+    ("GET", "/api/competitions/{cid}/teams/{tid}/versions/{vid}/source"): Rule("TO"),
+    ("POST", "/api/competitions/{cid}/teams/{tid}/versions/{vid}/activate"): Rule("T"),
+    ("POST", "/api/competitions/{cid}/teams/{tid}/versions/{vid}/retire"): Rule(
+        "T", params={"vid": lambda w: w.spare_version("ready")}
+    ),
+    ("GET", "/api/competitions/{cid}/matches"): Rule("P"),
+    ("GET", "/api/competitions/{cid}/leaderboard"): Rule("P"),
+    ("GET", "/api/competitions/{cid}/teams/{tid}/pairs"): Rule("P"),
+    ("GET", "/api/competitions/{cid}/stats"): Rule("P"),
+    ("GET", "/api/matches/{match_id}/logs/{seat}"): Rule("TO"),
+    ("POST", "/api/matches/{match_id}/void"): Rule("O", body=_reason),
+    ("POST", "/api/competitions/{cid}/versions/{vid}/disable"): Rule(
+        "O", body=_reason, params={"vid": lambda w: w.spare_version("ready")}
+    ),
+    ("POST", "/api/competitions/{cid}/versions/{vid}/enable"): Rule(
+        "O", body=_reason, params={"vid": lambda w: w.spare_version("disabled")}
+    ),
 }
 
 PARAMETERS: dict[str, Callable[[World], object]] = {
@@ -126,6 +188,8 @@ PARAMETERS: dict[str, Callable[[World], object]] = {
     "tournament_id": lambda w: w.a.tournament_id,
     "match_id": lambda w: w.match_id,
     "key": lambda w: f"t{w.a.tournament_id}/a1-match",
+    "vid": lambda w: w.version_id,
+    "seat": lambda w: 0,
 }
 """How each path parameter names one of A1's resources."""
 
@@ -148,13 +212,15 @@ def _expected(rule: Rule, caller: str) -> int:
         return 401
     if rule.who == "S":
         return rule.ok
-    allowed = {"O": {"org_a"}, "TO": {"org_a", "a1"}}[rule.who]
+    allowed = {"O": {"org_a"}, "TO": {"org_a", "a1"}, "T": {"a1"}}[rule.who]
     return rule.ok if caller in allowed else 404
 
 
-def _filled(world: World, path: str) -> str:
+def _filled(world: World, path: str, params: Mapping[str, Callable[[World], object]] | None = None) -> str:
     def value(found: re.Match[str]) -> str:
         name = found.group(1)
+        if params and name in params:
+            return str(params[name](world))
         assert name in PARAMETERS, (
             f"path parameter {{{name}}} of {path} is not in PARAMETERS: add how A1 names it"
         )
@@ -166,15 +232,25 @@ def _filled(world: World, path: str) -> str:
 @pytest.fixture(scope="module")
 def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     built = open_arena_app(Path(tmp_path_factory.mktemp("isolation")))
-    a, org_a = built.competition("cup-a", invite_code=INVITE_A)
-    b, org_b = built.competition("cup-b", invite_code="invite-code-of-b-123")
+    a, org_a = built.open_competition("cup-a", invite_code=INVITE_A)
+    b, org_b = built.open_competition("cup-b", invite_code="invite-code-of-b-123")
     a1, a1_token = built.team(a.id, "team-a1")
-    _, a2_token = built.team(a.id, "team-a2")
+    a2, a2_token = built.team(a.id, "team-a2")
     _, b1_token = built.team(b.id, "team-b1")
-    spec = SimpleNamespace(key="a1-match", round=1, seats=["team-a1", "team-a2"], seed=11)
-    built.store.add_matches(a.tournament_id, [spec])
-    match = built.store.find_match(a.tournament_id, "a1-match")
-    assert match is not None
+    version = _active_version(built, a.id, a1.id, a1_token, f"# {SOURCE_CANARY}\nprint(1)\n", NOTE_CANARY)
+    rival = _active_version(built, a.id, a2.id, a2_token, "# the rival\nprint(2)\n", "a2's note")
+    rejected = built.upload(a.id, a1.id, a1_token, b"# another try\nprint(3)\n").json()["id"]
+    move_version(built.store, rejected, "rejected", reason_code="crashed", reason=VALIDATION_CANARY)
+    match_id = play_match(
+        built.store,
+        a.tournament_id,
+        "a1-match",
+        [seat_name(version), seat_name(rival)],
+        [2, 1],
+        logs=[STDERR_CANARY, "a2's own log"],
+        statuses=[{"OK": 3, "CRASHED": 1}, {"OK": 4}],
+    )
+    _fail_seat(built, match_id, FAILURE_CANARY)
     tokens: dict[str, IssuedToken | None] = {
         "anonymous": None,
         "a1": a1_token,
@@ -183,12 +259,48 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
         "b1": b1_token,
         "org_b": org_b,
     }
-    found = World(built, a, b, tokens, a1.id, match.id, {a1_token.text, a1_token.secret})
+    canaries = {
+        a1_token.text,
+        a1_token.secret,
+        SOURCE_CANARY,
+        NOTE_CANARY,
+        STDERR_CANARY,
+        VALIDATION_CANARY,
+        FAILURE_CANARY,
+    }
+    found = World(built, a, b, tokens, a1.id, match_id, version, canaries)
     try:
         yield found
     finally:
         built.client.close()
         built.store.close()
+
+
+def _active_version(built: ArenaApp, cid: int, tid: int, token: IssuedToken, source: str, note: str) -> int:
+    made = built.upload(cid, tid, token, source.encode(), note=note)
+    assert made.status == 201, made.text
+    move_version(built.store, made.json()["id"], "ready")
+    url = f"/api/competitions/{cid}/teams/{tid}/versions/{made.json()['id']}/activate"
+    assert built.call("POST", url, token).status == 200
+    return int(made.json()["id"])
+
+
+def _fail_seat(built: ArenaApp, match_id: int, detail: str) -> None:
+    """A1's seat's failure in the match (what the coordinator records with the result)."""
+    from botarena.store.models import MatchPlayer
+
+    with built.store.write_session("test: a seat's failure") as session:
+        player = session.get(MatchPlayer, (match_id, 0))
+        assert player is not None
+        player.failure = {"kinds": ["crashed"], "first": detail}
+
+
+def _shown(answer: Any) -> str:
+    """The answer's body (unpacked when it is gzip: a replay, a source archive) and its headers."""
+    body = answer.body
+    if body[:2] == b"\x1f\x8b":
+        body = gzip.decompress(body)
+    return body.decode("utf-8", "replace") + "\n".join(f"{k}: {v}" for k, v in answer.headers.items())
 
 
 def test_g8_every_route_has_a_rule_and_every_rule_a_route(world: World) -> None:
@@ -198,8 +310,8 @@ def test_g8_every_route_has_a_rule_and_every_rule_a_route(world: World) -> None:
 
 
 def test_g8_an_unknown_path_parameter_fails_the_matrix(world: World) -> None:
-    with pytest.raises(AssertionError, match=r"\{vid\}"):
-        _filled(world, "/api/competitions/{cid}/teams/{tid}/versions/{vid}")
+    with pytest.raises(AssertionError, match=r"\{build\}"):
+        _filled(world, "/api/competitions/{cid}/teams/{tid}/versions/{vid}/{build}")
 
 
 @pytest.mark.parametrize("caller", CALLERS)
@@ -209,15 +321,19 @@ def test_g8_isolation_matrix(world: World, caller: str) -> None:
     failures = []
     for method, path in _routes(world.built.app):
         rule = RULES[(method, path)]
-        url = _filled(world, path)
-        body = rule.body(world, caller) if rule.body is not None else None
-        answer = world.built.call(method, url, world.tokens[caller], json=body)
+        url = _filled(world, path, rule.params)
+        if rule.form is not None:
+            data, headers = rule.form(world, caller)
+            answer = world.built.call(method, url, world.tokens[caller], body=data, headers=headers)
+        else:
+            body = rule.body(world, caller) if rule.body is not None else None
+            answer = world.built.call(method, url, world.tokens[caller], json=body)
         expected = _expected(rule, caller)
         if answer.status != expected:
             failures.append(
                 f"{caller} {method} {path}: {answer.status} (expected {expected}) {answer.text[:160]}"
             )
-        shown = answer.text + "\n".join(f"{k}: {v}" for k, v in answer.headers.items())
+        shown = _shown(answer)
         forbidden = world.never_shown() | (set() if caller in OWNERS else world.a1_canaries)
         leaked = sorted(canary[:12] for canary in forbidden if canary in shown)
         if leaked:

@@ -42,6 +42,8 @@ MADE_UP = {
     "cid": "987654",
     "tid": "987654",
     "kid": "nosuchkid",
+    "vid": "987654",
+    "seat": "0",
 }
 
 

@@ -85,6 +85,7 @@ except ImportError as exc:  # pragma: no cover - exercised only without the extr
         f"the server needs {exc.name}, which is not installed; run: {PIP_HINT}"
     ) from None
 
+from botarena.store.arena import ARENA_FORMAT
 from botarena.tournament.service import tournament_board
 
 if TYPE_CHECKING:
@@ -392,6 +393,12 @@ def match_out(row: MatchRow, live: Container[str] | None, shown: Shown | None = 
     return public_view("", fields, shown or Shown.of_match(row.status, None))
 
 
+def _listed(shown: dict[str, Any], parent: TournamentRow) -> dict[str, Any]:
+    """A match as a tournament's list shows it; an arena match without its `error` (a failure's text
+    may quote a bot's output, which is its team's alone: server/arena/matches.py)."""
+    return {**shown, "error": None} if parent.format == ARENA_FORMAT else shown
+
+
 class BoardCache:
     """The last leaderboard of each tournament, kept while its status and match counts stay the same
     (the ratings depend only on its finished and failed matches): spectators polling a big tournament
@@ -645,6 +652,10 @@ def create_app(
         counts = store.count_matches(tournament_id)
         version = (row.status, tuple(sorted(counts.items())))
         board = boards.get(tournament_id, version)
+        if board is None and row.format == ARENA_FORMAT:
+            # an arena's matches seat versions, not entrants: its standings are the competition's
+            # own leaderboard (server/arena/board.py), which this answer points to
+            board = {"rows": [], "arena_leaderboard": _arena_board_url(request, tournament_id)}
         if board is None:
             board = tournament_board(store, row)
             boards.put(tournament_id, version, board)
@@ -673,15 +684,22 @@ def create_app(
             "offset": offset,
             "limit": limit,
             "matches": [
-                match_out(row, gate, _shown(request, Shown.of_match(row.status, parent.status)))
+                _listed(
+                    match_out(row, gate, _shown(request, Shown.of_match(row.status, parent.status))), parent
+                )
                 for row in rows
             ],
         }
 
     @app.get("/api/matches/{match_id}", response_model=MatchDetail)
-    def match(request: Request, match_id: MatchId) -> dict[str, Any]:
+    def match(request: Request, match_id: MatchId) -> Any:
+        """One match and its result. An arena match answers in the arena's shape (its seats' teams,
+        versions and digests; logs and failures only to their team: server/arena/matches.py)."""
         row = _match(match_id)
         parent = store.get_tournament(row.tournament_id)
+        if parent is not None and parent.format == ARENA_FORMAT:
+            # an arena match: what each seat's team may see of it (server/arena/matches.py)
+            return _arena_answer(request, match_id, parent.id)
         shown = _shown(request, Shown.of_match(row.status, parent.status if parent else None))
         return {
             **match_out(row, gate, shown),
@@ -696,6 +714,9 @@ def create_app(
     )
     def match_replay(request: Request, match_id: MatchId) -> Response:
         row = _match(match_id)
+        arena_parent = store.get_tournament(row.tournament_id)
+        if arena_parent is not None and arena_parent.format == ARENA_FORMAT:
+            return _arena_replay(request, match_id, arena_parent.id)  # never another team's logs
         organizer = _organizer(request)
         if not row.replay_hash or not (is_over(row.status) or organizer):
             # (a replay of a match not over would hold its seed: DESIGN principle 7)
@@ -788,6 +809,34 @@ def create_app(
     return app
 
 
+# -- arena matches: the platform's match routes answer them through server/arena/matches.py
+
+
+def _arena_board_url(request: Request, tournament_id: int) -> str | None:
+    from botarena.server.arena.matches import arena_of
+
+    competition = arena_of(request, tournament_id)
+    return None if competition is None else f"/api/competitions/{competition.id}/leaderboard"
+
+
+def _arena_answer(request: Request, match_id: int, tournament_id: int) -> Response:
+    from botarena.server.arena.matches import arena_match_answer, arena_of
+
+    competition = arena_of(request, tournament_id)
+    if competition is None:
+        raise HTTPException(404, f"no match {match_id}")
+    return arena_match_answer(request, match_id, competition)
+
+
+def _arena_replay(request: Request, match_id: int, tournament_id: int) -> Response:
+    from botarena.server.arena.matches import arena_of, arena_replay_answer
+
+    competition = arena_of(request, tournament_id)
+    if competition is None:
+        raise HTTPException(404, f"no match {match_id}")
+    return arena_replay_answer(request, match_id, competition)
+
+
 async def _read_capped(request: Request) -> bytes:
     """The request body, or IngestError 413 as soon as it grows over the cap (a chunked body too)."""
     chunks: list[bytes] = []
@@ -877,6 +926,7 @@ def serve(
     )
     threads: list[threading.Thread] = []
 
+    from botarena.server.arena import close_arena_streams
     from botarena.server.guard import ArenaServer
 
     class _Server(ArenaServer):
@@ -902,6 +952,7 @@ def serve(
             stopping.set()
             live.close()  # end the SSE streams first, or the server waits for them to close
             gate.close()
+            close_arena_streams(app)
             await super().shutdown(sockets=sockets)
 
     config = server_config(app, limits=chosen, log_level=log_level, timeout_graceful_shutdown=5)

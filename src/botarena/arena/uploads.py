@@ -1,0 +1,192 @@
+"""A team's new version (specs/arena.md: Uploads, URL entries, Version states): what the server does
+with an upload's bytes or a URL once the route has read them.
+
+    packed = convert(data, "bot.zip", policy)                  # UploadRejected(code, detail)
+    version, created = register_upload(versions, competition, team, packed, note=..., key=..., at=now)
+    version, created = register_url(versions, competition, team, url, secure_key, ...)  # UrlRejected
+
+`convert` checks the bytes (`archive.check_upload`), unpacks them into a private temporary folder
+(under /dev/shm when the machine has one: unpacking a 2,000-file upload there is about 100 times
+cheaper than on a disk, benchmarks/README.md arena_upload) and packs the canonical artifact. It is
+CPU work: the route runs it in a thread, at most `policy.max_conversions` at a time (`Conversions`).
+
+Where things are kept:
+- an upload's canonical archive is a content-addressed artifact (`Store.put_artifact`), registered
+  as a version of the team's `bots` row with that artifact and the run spec `{artifact}`; the
+  artifact's digest is the version's `source_digest` (its identity: the same files are the same
+  version, whatever archive they came in);
+- a URL entry is a version of the team's bot whose spec is the URL; the schema has no column for
+  its `secure_key`, so it is kept in the artifact the bot version names: the JSON object
+  `{"kind": "arena-url", "url": ..., "secure_key": ...}` (`url_config`, read back by the
+  coordinator with `read_url_config`). No route returns an artifact of a URL entry, and the
+  version's digest (over the URL and the key's own sha256) is shown to its team only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from botarena.arena.archive import check_upload, pack_upload
+from botarena.arena.competitions import ArenaError, policy_of
+from botarena.arena.policy import MIB, ArenaPolicy
+from botarena.arena.urls import CheckedUrl, Resolver, check_url
+from botarena.arena.vocabulary import Phase, VersionKind
+from botarena.bots.artifacts import PackedBot
+from botarena.store.arena import CompetitionRow, TeamRow
+from botarena.store.arena_versions import ArenaVersions, NewVersion, Quotas, VersionRow
+
+URL_CONFIG_KIND = "arena-url"
+TMPFS = Path("/dev/shm")
+
+
+class UploadClosed(ArenaError):
+    """An upload the competition or team does not take now (409): not open, or the team disabled."""
+
+
+def quotas_of(policy: ArenaPolicy) -> Quotas:
+    return Quotas(
+        per_hour=policy.uploads_per_hour,
+        per_day=policy.uploads_per_day,
+        kept=policy.kept_versions,
+        team_bytes=int(policy.team_bytes_mb * MIB),
+    )
+
+
+def check_open(competition: CompetitionRow, team: TeamRow) -> ArenaPolicy:
+    """The competition's policy, if it takes an upload from `team` now; else UploadClosed."""
+    if competition.phase != Phase.OPEN:
+        raise UploadClosed(f"competition {competition.id} takes no uploads while it is {competition.phase}")
+    if team.disabled:
+        raise UploadClosed(f"team {team.name!r} is disabled: it cannot upload")
+    return policy_of(competition)
+
+
+def scratch_root() -> Path | None:
+    """Where uploads are unpacked: /dev/shm when it is a writable folder, else the system's default."""
+    return TMPFS if TMPFS.is_dir() and os.access(TMPFS, os.W_OK | os.X_OK) else None
+
+
+def convert(data: bytes, filename: str, policy: ArenaPolicy) -> PackedBot:
+    """The canonical artifact of an upload (UploadRejected with its code for anything refused)."""
+    checked = check_upload(data, filename, policy)
+    return pack_upload(checked, policy, scratch_root=scratch_root())
+
+
+class Conversions:
+    """How many conversions run now, server-wide: `enter(limit)` is False when `limit` already run."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.running = 0
+
+    def enter(self, limit: int) -> bool:
+        with self._lock:
+            if self.running >= limit:
+                return False
+            self.running += 1
+            return True
+
+    def leave(self) -> None:
+        with self._lock:
+            self.running -= 1
+
+
+@dataclass(frozen=True)
+class Sent:
+    """What the team sent with a version."""
+
+    note: str | None = None
+    key: str | None = None
+
+
+def register_upload(
+    versions: ArenaVersions,
+    team: TeamRow,
+    packed: PackedBot,
+    policy: ArenaPolicy,
+    sent: Sent,
+    *,
+    at: datetime,
+) -> tuple[VersionRow, bool]:
+    """Store the artifact, register it as a version of the team's bot and add the arena version
+    (the existing one, False, for the same digest or idempotency key). QuotaExceeded,
+    IdempotencyKeyReused from the store."""
+    store = versions.store
+    store.put_artifact(packed.digest, packed.data)
+    game, name = versions.team_bot(team.id)
+    bot = store.register_bot(
+        game, name, packed.run_spec, packed.digest, artifact=packed.digest, run_spec=packed.run_spec
+    )
+    new = NewVersion(
+        team.id, VersionKind.UPLOAD.value, packed.digest, bot.id, len(packed.data), sent.note, sent.key
+    )
+    return versions.add_version(new, quotas_of(policy), at=at)
+
+
+def url_config(checked: CheckedUrl, secure_key: str | None) -> bytes:
+    """The JSON the coordinator reads a URL entry from (its secure key in it)."""
+    document = {"kind": URL_CONFIG_KIND, "url": checked.url, "secure_key": secure_key}
+    return orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
+
+
+def read_url_config(data: bytes) -> dict[str, Any]:
+    """A URL entry's config as `url_config` wrote it (ValueError if these bytes are none)."""
+    parsed = orjson.loads(data)
+    if not isinstance(parsed, dict) or parsed.get("kind") != URL_CONFIG_KIND:
+        raise ValueError("not an arena URL entry's config")
+    return parsed
+
+
+def url_digest(url: str, secure_key: str | None) -> str:
+    """A URL entry's identity: the URL and the sha256 of its key (the same service, the same key)."""
+    key_hash = hashlib.sha256((secure_key or "").encode()).hexdigest()
+    return hashlib.sha256(f"url\n{url}\n{key_hash}".encode()).hexdigest()
+
+
+def register_url(
+    versions: ArenaVersions,
+    team: TeamRow,
+    url: str,
+    secure_key: str | None,
+    policy: ArenaPolicy,
+    sent: Sent,
+    *,
+    at: datetime,
+    resolve: Resolver | None = None,
+) -> tuple[VersionRow, bool]:
+    """Check the URL (UrlRejected with its code) and add it as the team's version; its secure key
+    goes into the bot version's config artifact, write-only (module docstring)."""
+    checked = check_url(url, policy, resolve=resolve)
+    config = url_config(checked, secure_key)
+    config_digest = hashlib.sha256(config).hexdigest()
+    store = versions.store
+    store.put_artifact(config_digest, config)
+    game, name = versions.team_bot(team.id)
+    bot = store.register_bot(game, name, checked.url, config_digest, artifact=config_digest)
+    digest = url_digest(checked.url, secure_key)
+    new = NewVersion(team.id, VersionKind.URL.value, digest, bot.id, 0, sent.note, sent.key)
+    return versions.add_version(new, quotas_of(policy), at=at)
+
+
+__all__ = [
+    "Conversions",
+    "Sent",
+    "UploadClosed",
+    "check_open",
+    "convert",
+    "quotas_of",
+    "read_url_config",
+    "register_upload",
+    "register_url",
+    "scratch_root",
+    "url_config",
+    "url_digest",
+]

@@ -1,0 +1,755 @@
+"""The arena's versions and what is read about them (specs/arena.md, part 1): a team's uploads and URL
+entries through their states, the competition's matches as the arena lists them, its leaderboard, a
+team's record against each opponent, and the figures of `/stats`.
+
+    versions = ArenaVersions(ArenaStore(store))
+    row, created = versions.add_version(NewVersion(...), quotas, at=now)  # QuotaExceeded, ...
+    versions.activate(row.id, at=now)                                     # StateRefused
+
+Built on `ArenaStore`/`Store` through their public API (`read_session`/`write_session`); like
+`store/arena.py` it never imports the arena layer: states and kinds are the vocabulary's strings,
+given by the caller. Every write that must be judged on the stored state (a digest already uploaded,
+an idempotency key, a quota, a state change) is judged inside its write transaction, with the team's
+row locked on PostgreSQL (SQLite's BEGIN IMMEDIATE already holds the database), so two uploads of one
+team never both pass a quota or number two versions alike.
+
+Seats: an arena match's `matches.seats` names a version as `seat_name(version_id)` ("version:<id>");
+any other seat (a starter bot opposing a validation) is no team's. A seat whose result carries a
+`bot_version_id` of a team's bot row is that version too.
+
+Voided matches: the schema has no column for them (it belongs to the coordinator's part); a void is
+the audit entry `void_match` on `match:<id>`, and `voided_matches` reads them back for `rerate`.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import defaultdict
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timedelta
+from typing import Any, TypeVar
+
+from sqlalchemy import String, cast, func, or_, select
+from sqlalchemy.orm import Session
+
+from botarena.store.arena import ArenaStore, CompetitionRow
+from botarena.store.models import (
+    Artifact,
+    AuditEntry,
+    Bot,
+    BotVersion,
+    Competition,
+    Match,
+    MatchPlayer,
+    RatingCurrent,
+    Team,
+    Version,
+)
+from botarena.store.rows import StoreError
+
+SEAT_PREFIX = "version:"
+QUEUED = ("received", "validating")  # a newer upload supersedes a version in these states
+VOID_ACTION = "void_match"
+MAX_PAGE = 200
+SCAN_BATCH = 500  # rows read per step while a filter that SQL cannot apply fills a page
+MAX_SCANNED = 20_000  # a filtered page stops after this many rows and gives its cursor
+
+
+RowT = TypeVar("RowT")
+
+
+def _row(cls: type[RowT], obj: object) -> RowT:
+    """The frozen row `cls` of an ORM object (the same field names)."""
+    return cls(**{f.name: getattr(obj, f.name) for f in fields(cls)})  # type: ignore[arg-type]
+
+
+def seat_name(version_id: int) -> str:
+    """How an arena match's `seats` names version `version_id`."""
+    return f"{SEAT_PREFIX}{version_id}"
+
+
+def seat_version(name: str) -> int | None:
+    """The version a seat name stands for, or None (a starter bot, another tournament's entrant)."""
+    if not name.startswith(SEAT_PREFIX):
+        return None
+    tail = name[len(SEAT_PREFIX) :]
+    return int(tail) if tail.isdigit() and len(tail) < 19 else None
+
+
+class IdempotencyKeyReused(StoreError):
+    """An Idempotency-Key this team already sent with other bytes."""
+
+
+class StateRefused(StoreError):
+    """A state change the version's current state does not allow (judged in the transaction)."""
+
+
+class NoSuchVersion(StoreError):
+    """A version id the store does not hold."""
+
+
+class QuotaExceeded(StoreError):
+    """A team over one of its upload quotas; `retry_after_s` is when it may try again."""
+
+    def __init__(self, detail: str, retry_after_s: float) -> None:
+        super().__init__(detail)
+        self.retry_after_s = retry_after_s
+
+
+@dataclass(frozen=True, slots=True)
+class VersionRow:
+    id: int
+    team_id: int
+    number: int
+    bot_version_id: int | None
+    kind: str
+    source_digest: str | None
+    state: str
+    reason_code: str | None
+    reason: str | None
+    note: str | None
+    idempotency_key: str | None
+    received_at: datetime
+    validated_at: datetime | None
+    activated_at: datetime | None
+    first_rated_match_at: datetime | None
+    retired_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Quotas:
+    """A team's upload quotas (the policy's `uploads_per_hour`, `uploads_per_day`, `kept_versions`,
+    `team_bytes_mb` in bytes)."""
+
+    per_hour: int
+    per_day: int
+    kept: int
+    team_bytes: int
+
+
+@dataclass(frozen=True, slots=True)
+class NewVersion:
+    """A version to add: the team, its kind, its identity (`source_digest`), the bot version it runs,
+    the size it adds to the team's bytes, and what the team sent with it."""
+
+    team_id: int
+    kind: str
+    source_digest: str
+    bot_version_id: int
+    size: int
+    note: str | None = None
+    idempotency_key: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    """Who holds an arena seat: the team and the version (None for a starter bot's seat)."""
+
+    team_id: int
+    team: str
+    version_id: int
+    number: int
+    kind: str
+    digest: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult:
+    """One seat's result in a finished match."""
+
+    seat: int
+    rank: int
+    score: float
+    statuses: dict[str, int]
+    time_used_ms: float
+    failure: dict[str, Any] | None
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaMatch:
+    """An arena match as its routes show it: the match row, its kind and reason, its seats' results."""
+
+    id: int
+    tournament_id: int
+    key: str
+    round: int
+    kind: str
+    reason: str | None
+    status: str
+    seats: list[str]
+    seed: int
+    attempts: int
+    error: str | None
+    replay_hash: str | None
+    steps: int | None
+    duration_s: float | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    players: list[PlayerResult] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Record:
+    """Rated games, wins, draws and losses."""
+
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    def add(self, outcome: int) -> None:
+        """`outcome` 1 a win, 0 a draw, -1 a loss."""
+        self.games += 1
+        if outcome > 0:
+            self.wins += 1
+        elif outcome == 0:
+            self.draws += 1
+        else:
+            self.losses += 1
+
+
+@dataclass(frozen=True, slots=True)
+class BoardRow:
+    team_id: int
+    team: str
+    version_id: int
+    number: int
+    kind: str
+    mu: float | None  # None: not rated yet (the caller shows the model's prior)
+    sigma: float | None
+    games: int
+    record: Record = field(default_factory=Record)
+
+
+@dataclass(frozen=True, slots=True)
+class StatsRow:
+    in_flight: dict[str, int]
+    waiting_validations: int
+    oldest_wait_s: float | None
+    games_last_hour: list[int]  # per active version
+
+
+def _outcome(rank: int, ranks: Sequence[int]) -> int:
+    """A seat's outcome among `ranks` (1 is best): a win alone at the top, a draw shared, else a loss."""
+    best = min(ranks)
+    if rank != best:
+        return -1
+    return 1 if ranks.count(best) == 1 else 0
+
+
+class ArenaVersions:
+    """Versions, match lists, the leaderboard and the stats over one ArenaStore."""
+
+    def __init__(self, arena: ArenaStore) -> None:
+        self.arena = arena
+        self.store = arena.store
+
+    # --------------------------------------------------------------------------- reading
+
+    def team_bot(self, team_id: int) -> tuple[str, str]:
+        """(game, name) of the team's `bots` row, under which its versions are registered."""
+        with self.store.read_session("cannot read the team's bot") as session:
+            found = session.execute(
+                select(Bot.game, Bot.name).join(Team, Team.bot_id == Bot.id).where(Team.id == team_id)
+            ).first()
+        if found is None:
+            raise StoreError(f"no team {team_id}")
+        return str(found[0]), str(found[1])
+
+    def competition_of_tournament(self, tournament_id: int) -> CompetitionRow | None:
+        """The competition whose own tournament this is (None: a plain tournament)."""
+        with self.store.read_session("cannot read competitions") as session:
+            found = session.scalar(select(Competition).where(Competition.tournament_id == tournament_id))
+            return None if found is None else _row(CompetitionRow, found)
+
+    def get_version(self, version_id: int) -> VersionRow | None:
+        with self.store.read_session("cannot read versions") as session:
+            found = session.get(Version, version_id)
+            return None if found is None else _row(VersionRow, found)
+
+    def versions(self, team_id: int) -> list[VersionRow]:
+        """The team's versions, newest first."""
+        query = select(Version).where(Version.team_id == team_id).order_by(Version.number.desc())
+        with self.store.read_session("cannot read versions") as session:
+            return [_row(VersionRow, v) for v in session.scalars(query)]
+
+    def find_by_key(self, team_id: int, key: str) -> VersionRow | None:
+        query = select(Version).where(Version.team_id == team_id, Version.idempotency_key == key)
+        with self.store.read_session("cannot read versions") as session:
+            found = session.scalar(query)
+            return None if found is None else _row(VersionRow, found)
+
+    def source_artifact(self, version_id: int) -> str | None:
+        """The artifact digest of an upload version's bot (None for a URL entry or none at all)."""
+        query = (
+            select(BotVersion.artifact)
+            .join(Version, Version.bot_version_id == BotVersion.id)
+            .where(Version.id == version_id, Version.kind == "upload")
+        )
+        with self.store.read_session("cannot read versions") as session:
+            found = session.scalar(query)
+        return None if found is None else str(found)
+
+    def validation_matches(self, tournament_id: int, version_id: int) -> list[int]:
+        """The ids of the version's validation matches, oldest first."""
+        query = (
+            select(Match.id)
+            .where(Match.tournament_id == tournament_id, Match.kind == "validation")
+            .where(_seat_like(version_id))
+            .order_by(Match.id)
+        )
+        with self.store.read_session("cannot read matches") as session:
+            return [int(match_id) for match_id in session.scalars(query)]
+
+    def quota_check(self, team_id: int, quotas: Quotas, size: int, at: datetime) -> None:
+        """QuotaExceeded if the team cannot add a version of `size` bytes at `at` (a cheap look before
+        an upload is converted; `add_version` judges it again in its transaction)."""
+        with self.store.read_session("cannot read versions") as session:
+            _check_quotas(session, team_id, quotas, size, at)
+
+    # --------------------------------------------------------------------------- writing
+
+    def add_version(self, new: NewVersion, quotas: Quotas, *, at: datetime) -> tuple[VersionRow, bool]:
+        """The team's version for `new`: (the existing one, False) when the team already has this
+        source digest or sent this idempotency key with it; else (a new version `received`, True),
+        numbered after the team's last, superseding its queued versions. IdempotencyKeyReused for a
+        key sent before with other bytes; QuotaExceeded over a quota."""
+        with self.store.write_session(f"cannot add a version to team {new.team_id}") as session:
+            _lock_team(session, new.team_id)
+            existing = _existing(session, new)
+            if existing is not None:
+                return existing, False
+            _check_quotas(session, new.team_id, quotas, new.size, at)
+            latest = session.scalar(select(func.max(Version.number)).where(Version.team_id == new.team_id))
+            number = (latest or 0) + 1
+            for queued in session.scalars(
+                select(Version).where(Version.team_id == new.team_id, Version.state.in_(QUEUED))
+            ):
+                queued.state = "superseded"
+                queued.reason_code = "superseded"
+                queued.reason = f"version {number} replaced it in the validation queue"
+            version = Version(
+                team_id=new.team_id,
+                number=number,
+                bot_version_id=new.bot_version_id,
+                kind=new.kind,
+                source_digest=new.source_digest,
+                state="received",
+                note=new.note,
+                idempotency_key=new.idempotency_key,
+                received_at=at,
+            )
+            session.add(version)
+            session.flush()
+            return _row(VersionRow, version), True
+
+    def activate(self, version_id: int, *, at: datetime) -> VersionRow:
+        """A `ready` version becomes its team's only active one (the previous active retires); an
+        active one stays so. StateRefused from any other state."""
+        with self.store.write_session(f"cannot activate version {version_id}") as session:
+            version = _locked_version(session, version_id)
+            if version.state == "active":
+                return _row(VersionRow, version)
+            if version.state != "ready":
+                raise StateRefused(f"version {version.number} is {version.state}, not ready")
+            _retire_active(session, version.team_id, at)
+            version.state, version.activated_at = "active", at
+            version.reason_code = version.reason = None
+            session.flush()
+            return _row(VersionRow, version)
+
+    def retire(self, version_id: int, *, at: datetime) -> VersionRow:
+        """A ready or active version stops playing (`retired`); StateRefused from any other state."""
+        with self.store.write_session(f"cannot retire version {version_id}") as session:
+            version = _locked_version(session, version_id)
+            if version.state not in ("ready", "active"):
+                raise StateRefused(
+                    f"version {version.number} is {version.state}: only a ready or active one retires"
+                )
+            version.state, version.retired_at = "retired", at
+            session.flush()
+            return _row(VersionRow, version)
+
+    def disable(
+        self, competition_id: int, version_id: int, *, actor: str, reason: str, at: datetime
+    ) -> VersionRow:
+        """The organizer takes a version out of play (`disabled`, the reason kept), audited in the same
+        transaction; StateRefused when it is disabled already."""
+        with self.store.write_session(f"cannot disable version {version_id}") as session:
+            version = _locked_version(session, version_id)
+            if version.state == "disabled":
+                raise StateRefused(f"version {version.number} is disabled already")
+            version.state, version.reason_code, version.reason = "disabled", "disabled", reason
+            _audit(session, competition_id, actor, "disable_version", f"version:{version_id}", reason, at)
+            session.flush()
+            return _row(VersionRow, version)
+
+    def enable(
+        self, competition_id: int, version_id: int, *, actor: str, reason: str, at: datetime
+    ) -> VersionRow:
+        """A disabled version back: active again if it was its team's active version and the team has
+        none now, ready if it had passed validation, else received (validated again); audited."""
+        with self.store.write_session(f"cannot enable version {version_id}") as session:
+            version = _locked_version(session, version_id)
+            if version.state != "disabled":
+                raise StateRefused(f"version {version.number} is {version.state}, not disabled")
+            active = session.scalar(
+                select(Version.id).where(Version.team_id == version.team_id, Version.state == "active")
+            )
+            if version.activated_at is not None and version.retired_at is None and active is None:
+                version.state = "active"
+            else:
+                version.state = "ready" if version.validated_at is not None else "received"
+            version.reason_code = version.reason = None
+            _audit(session, competition_id, actor, "enable_version", f"version:{version_id}", reason, at)
+            session.flush()
+            return _row(VersionRow, version)
+
+    def void_match(
+        self, competition_id: int, match_id: int, *, actor: str, reason: str, at: datetime
+    ) -> bool:
+        """Mark a match void (the audit entry `void_match`: see the module docstring); False if it was
+        void already."""
+        target = f"match:{match_id}"
+        with self.store.write_session(f"cannot void match {match_id}") as session:
+            done = session.scalar(
+                select(AuditEntry.id).where(
+                    AuditEntry.competition_id == competition_id,
+                    AuditEntry.action == VOID_ACTION,
+                    AuditEntry.target == target,
+                )
+            )
+            if done is not None:
+                return False
+            _audit(session, competition_id, actor, VOID_ACTION, target, reason, at)
+            return True
+
+    def voided_matches(self, competition_id: int) -> set[int]:
+        """The ids of the competition's voided matches."""
+        query = select(AuditEntry.target).where(
+            AuditEntry.competition_id == competition_id, AuditEntry.action == VOID_ACTION
+        )
+        with self.store.read_session("cannot read the audit log") as session:
+            return {int(t.split(":", 1)[1]) for t in session.scalars(query) if t.split(":", 1)[1].isdigit()}
+
+    # --------------------------------------------------------------------------- matches
+
+    def seats(self, matches: Iterable[Any]) -> dict[int, SeatInfo]:
+        """Version id -> who holds it, for every version seated in `matches` (MatchRows)."""
+        wanted = {v for m in matches for v in (seat_version(name) for name in m.seats) if v is not None}
+        if not wanted:
+            return {}
+        query = (
+            select(
+                Version.id, Version.team_id, Team.name, Version.number, Version.kind, Version.source_digest
+            )
+            .join(Team, Team.id == Version.team_id)
+            .where(Version.id.in_(sorted(wanted)))
+        )
+        with self.store.read_session("cannot read versions") as session:
+            return {
+                row[0]: SeatInfo(row[1], row[2], row[0], row[3], row[4], row[5])
+                for row in session.execute(query)
+            }
+
+    def match_ids_page(
+        self,
+        tournament_id: int,
+        *,
+        version_ids: Collection[int] | None = None,
+        kind: str | None = None,
+        status: str | None = None,
+        before: int | None = None,
+        limit: int = MAX_PAGE,
+    ) -> list[int]:
+        """Ids of the tournament's matches newest first, before the cursor, of these versions (any of
+        them), kind and status."""
+        query = select(Match.id).where(Match.tournament_id == tournament_id)
+        if before is not None:
+            query = query.where(Match.id < before)
+        if kind is not None:
+            query = query.where(Match.kind == kind)
+        if status is not None:
+            query = query.where(Match.status == status)
+        if version_ids is not None:
+            if not version_ids:
+                return []
+            query = query.where(or_(*(_seat_like(v) for v in sorted(version_ids))))
+        query = query.order_by(Match.id.desc()).limit(max(1, min(limit, SCAN_BATCH)))
+        with self.store.read_session("cannot read matches") as session:
+            return [int(i) for i in session.scalars(query)]
+
+    def matches(self, match_ids: Sequence[int]) -> list[ArenaMatch]:
+        """These matches (in the order given, unknown ids left out) with their seats' results."""
+        if not match_ids:
+            return []
+        wanted = sorted(set(match_ids))
+        players: dict[int, list[PlayerResult]] = defaultdict(list)
+        with self.store.read_session("cannot read matches") as session:
+            found = {m.id: m for m in session.scalars(select(Match).where(Match.id.in_(wanted)))}
+            query = select(MatchPlayer).where(MatchPlayer.match_id.in_(wanted)).order_by(MatchPlayer.seat)
+            for p in session.scalars(query):
+                players[p.match_id].append(
+                    PlayerResult(p.seat, p.rank, p.score, dict(p.statuses), p.time_used_ms, p.failure)
+                )
+            rows = {
+                i: ArenaMatch(
+                    **{f.name: getattr(m, f.name) for f in fields(ArenaMatch) if f.name != "players"},
+                    players=players.get(i, []),
+                )
+                for i, m in found.items()
+            }
+        return [rows[i] for i in match_ids if i in rows]
+
+    # --------------------------------------------------------------------------- leaderboard
+
+    def active_versions(self, competition_id: int) -> list[BoardRow]:
+        """The active version of every team not disabled, with its current rating (None: not rated)."""
+        query = (
+            select(
+                Team.id,
+                Team.name,
+                Version.id,
+                Version.number,
+                Version.kind,
+                RatingCurrent.mu,
+                RatingCurrent.sigma,
+                RatingCurrent.games,
+            )
+            .join(Version, Version.team_id == Team.id)
+            .outerjoin(RatingCurrent, RatingCurrent.version_id == Version.id)
+            .where(Team.competition_id == competition_id, Team.disabled.is_(False), Version.state == "active")
+        )
+        with self.store.read_session("cannot read the leaderboard") as session:
+            return [
+                BoardRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], int(r[7] or 0))
+                for r in session.execute(query)
+            ]
+
+    def rated_results(
+        self, tournament_id: int, since: datetime | None = None
+    ) -> list[tuple[int, list[int | None], list[int]]]:
+        """(match id, the version of each seat, each seat's rank) of every finished rated match, oldest
+        first (since `since`, when given)."""
+        query = (
+            select(Match.id, Match.seats, MatchPlayer.seat, MatchPlayer.rank)
+            .join(MatchPlayer, MatchPlayer.match_id == Match.id)
+            .where(Match.tournament_id == tournament_id, Match.kind == "rated", Match.status == "finished")
+            .order_by(Match.id, MatchPlayer.seat)
+        )
+        if since is not None:
+            query = query.where(Match.finished_at >= since)
+        results: dict[int, tuple[list[int | None], list[int]]] = {}
+        with self.store.read_session("cannot read results") as session:
+            for match_id, seats, _seat, rank in session.execute(query):
+                _, ranks = results.setdefault(match_id, ([seat_version(str(s)) for s in seats], []))
+                ranks.append(int(rank))
+        return [(match_id, versions, ranks) for match_id, (versions, ranks) in results.items()]
+
+    def records(self, tournament_id: int) -> dict[int, Record]:
+        """Each version's rated W/D/L."""
+        found: dict[int, Record] = defaultdict(Record)
+        for _, versions, ranks in self.rated_results(tournament_id):
+            for version, rank in zip(versions, ranks, strict=False):
+                if version is not None:
+                    found[version].add(_outcome(rank, ranks))
+        return found
+
+    def pairs(self, tournament_id: int, team_id: int) -> dict[int, Record]:
+        """The team's rated record against each other team (by team id): a win when it ranked better."""
+        owner = self.team_of_versions(tournament_id)
+        found: dict[int, Record] = defaultdict(Record)
+        for _, versions, ranks in self.rated_results(tournament_id):
+            teams = [owner.get(v) if v is not None else None for v in versions]
+            for mine, rank in zip(teams, ranks, strict=False):
+                if mine != team_id:
+                    continue
+                for theirs, other in zip(teams, ranks, strict=False):
+                    if theirs is not None and theirs != team_id:
+                        found[theirs].add((rank < other) - (rank > other))
+        return found
+
+    def team_of_versions(self, tournament_id: int) -> dict[int, int]:
+        """Version id -> team id for every version of the competition owning this tournament."""
+        query = (
+            select(Version.id, Version.team_id)
+            .join(Team, Team.id == Version.team_id)
+            .join(Competition, Competition.id == Team.competition_id)
+            .where(Competition.tournament_id == tournament_id)
+        )
+        with self.store.read_session("cannot read versions") as session:
+            return {row[0]: row[1] for row in session.execute(query)}
+
+    def stats(self, competition_id: int, tournament_id: int, *, at: datetime) -> StatsRow:
+        """What `/stats` shows now: matches in flight by kind, validations waiting and the oldest wait,
+        rated games in the last hour of each active version."""
+        running = (
+            select(Match.kind, func.count())
+            .where(Match.tournament_id == tournament_id, Match.status == "running")
+            .group_by(Match.kind)
+        )
+        waiting = (
+            select(func.count(), func.min(Version.received_at))
+            .join(Team, Team.id == Version.team_id)
+            .where(Team.competition_id == competition_id, Version.state.in_(QUEUED))
+        )
+        with self.store.read_session("cannot read the stats") as session:
+            in_flight = {str(kind): int(count) for kind, count in session.execute(running)}
+            count, oldest = session.execute(waiting).one()
+        games: dict[int, int] = defaultdict(int)
+        for _, versions, _ in self.rated_results(tournament_id, since=at - timedelta(hours=1)):
+            for version in versions:
+                if version is not None:
+                    games[version] += 1
+        active = [row.version_id for row in self.active_versions(competition_id)]
+        oldest_wait = (at - oldest).total_seconds() if oldest is not None else None
+        return StatsRow(in_flight, int(count), oldest_wait, [games[v] for v in active])
+
+
+def percentiles(values: Sequence[int]) -> dict[str, float | None]:
+    """p10, p50 and p90 of `values` (None each when there are none)."""
+    if not values:
+        return {"p10": None, "p50": None, "p90": None}
+    if len(values) == 1:
+        return {"p10": float(values[0]), "p50": float(values[0]), "p90": float(values[0])}
+    cuts = statistics.quantiles(values, n=10, method="inclusive")
+    return {"p10": cuts[0], "p50": statistics.median(values), "p90": cuts[8]}
+
+
+def _seat_like(version_id: int) -> Any:
+    # the seats are a JSON list of names; its text holds the quoted name on SQLite and PostgreSQL alike
+    return cast(Match.seats, String).like(f'%"{seat_name(version_id)}"%')
+
+
+def _lock_team(session: Session, team_id: int) -> Team:
+    query = select(Team).where(Team.id == team_id)
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    team = session.scalar(query)
+    if team is None:
+        raise StoreError(f"no team {team_id}")
+    return team
+
+
+def _locked_version(session: Session, version_id: int) -> Version:
+    query = select(Version).where(Version.id == version_id)
+    if session.get_bind().dialect.name == "postgresql":
+        query = query.with_for_update()
+    version = session.scalar(query)
+    if version is None:
+        raise NoSuchVersion(f"no version {version_id}")
+    return version
+
+
+def _existing(session: Session, new: NewVersion) -> VersionRow | None:
+    """The team's version this upload is already: by its idempotency key (the same bytes, else
+    IdempotencyKeyReused), then by its source digest."""
+    if new.idempotency_key is not None:
+        keyed = session.scalar(
+            select(Version).where(
+                Version.team_id == new.team_id, Version.idempotency_key == new.idempotency_key
+            )
+        )
+        if keyed is not None:
+            if keyed.source_digest != new.source_digest:
+                raise IdempotencyKeyReused(
+                    f"Idempotency-Key was sent before with other bytes (version {keyed.number})"
+                )
+            return _row(VersionRow, keyed)
+    same = session.scalar(
+        select(Version)
+        .where(Version.team_id == new.team_id, Version.source_digest == new.source_digest)
+        .order_by(Version.number.desc())
+        .limit(1)
+    )
+    return None if same is None else _row(VersionRow, same)
+
+
+def _check_quotas(session: Session, team_id: int, quotas: Quotas, size: int, at: datetime) -> None:
+    mine = Version.team_id == team_id
+    for window, limit, words in (
+        (timedelta(hours=1), quotas.per_hour, "hour"),
+        (timedelta(days=1), quotas.per_day, "day"),
+    ):
+        times = list(
+            session.scalars(
+                select(Version.received_at)
+                .where(mine, Version.received_at > at - window)
+                .order_by(Version.received_at)
+            )
+        )
+        if len(times) >= limit:
+            wait = (times[len(times) - limit] + window - at).total_seconds()
+            raise QuotaExceeded(f"{len(times)} uploads in the last {words} (limit {limit})", max(1.0, wait))
+    kept = session.scalar(select(func.count()).select_from(Version).where(mine)) or 0
+    if kept >= quotas.kept:
+        raise QuotaExceeded(f"{kept} versions kept (limit {quotas.kept})", 3600.0)
+    used = (
+        session.scalar(
+            select(func.coalesce(func.sum(Artifact.size), 0))
+            .select_from(Version)
+            .join(BotVersion, BotVersion.id == Version.bot_version_id)
+            .join(Artifact, Artifact.digest == BotVersion.artifact)
+            .where(mine)
+        )
+        or 0
+    )
+    if used + size > quotas.team_bytes:
+        mib = 1024 * 1024
+        raise QuotaExceeded(
+            f"{(used + size) / mib:.1f} MiB of versions with this one"
+            f" (limit {quotas.team_bytes / mib:.0f} MiB)",
+            3600.0,
+        )
+
+
+def _retire_active(session: Session, team_id: int, at: datetime) -> None:
+    for active in session.scalars(
+        select(Version).where(Version.team_id == team_id, Version.state == "active")
+    ):
+        active.state, active.retired_at = "retired", at
+
+
+def _audit(
+    session: Session,
+    competition_id: int,
+    actor: str,
+    action: str,
+    target: str,
+    reason: str | None,
+    at: datetime,
+) -> None:
+    # (the same entry store/arena.py writes, in this module's own transaction)
+    session.add(
+        AuditEntry(
+            at=at,
+            competition_id=competition_id,
+            actor=actor[:100],
+            action=action[:64],
+            target=target[:200],
+            reason=reason,
+        )
+    )
+
+
+__all__ = [
+    "ArenaMatch",
+    "ArenaVersions",
+    "BoardRow",
+    "IdempotencyKeyReused",
+    "NewVersion",
+    "NoSuchVersion",
+    "PlayerResult",
+    "QuotaExceeded",
+    "Quotas",
+    "Record",
+    "SeatInfo",
+    "StateRefused",
+    "StatsRow",
+    "VersionRow",
+    "percentiles",
+    "seat_name",
+    "seat_version",
+]
