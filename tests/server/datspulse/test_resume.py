@@ -47,7 +47,7 @@ seed = 4242
 min_teams = 2
 turns = {turns}
 turn_seconds = 0.2
-lobby_seconds = 2
+lobby_seconds = 1
 break_seconds = 1
 rate_limit_per_second = 20
 
@@ -145,7 +145,8 @@ def _deadline_passed(deadline: float, what: str) -> None:
 
 
 def _register_both(serve: Serve) -> str:
-    """Register both teams in the same lobby (the next one if this one closes meanwhile): the realm."""
+    """Register both teams in the same lobby (the next one if this one closes meanwhile): the realm.
+    The clients need no lobby: a team registered in the round is answered 200 while it runs."""
     deadline = time.monotonic() + WAIT_S
     while True:
         answers = [serve.call("POST", "/register", token) for token in TEAMS]
