@@ -7,7 +7,10 @@ them. Tests that play a compiled player, rather than test the compile itself, ta
 kit, the compiler) into one folder shared by every xdist worker of the run, with a lock per source so
 that two workers wanting the same player wait for one compile instead of running two.
 
-Tests of the compile itself (its errors, its cache, the sealed compile) keep compiling on their own.
+Tests of the compile itself (its errors, its cache, the sealed compile) keep compiling their players on
+their own, each in a fresh cache; `with_kit_objects` puts in it the kit's own objects (`game/*.cc`,
+the same for every player: `cppkit.kit_objects`), compiled once per run, so that each such test pays
+for its player's compile, not for the kit's again.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from botarena.bots.cppkit import compile_cached
+from botarena.bots.cppkit import compile_cached, kit_objects
 
 
 def run_folder(factory: pytest.TempPathFactory) -> Path:
@@ -49,3 +52,15 @@ def copy_into(binary: Path, folder: Path, name: str) -> Path:
     target = folder / name
     shutil.copy2(binary, target)
     return target
+
+
+def with_kit_objects(env_folder: Path, shared: Path) -> Path:
+    """Put the kit's objects, compiled once per run into `shared` (a compile cache, as `build_once`
+    takes), into the fresh cache that BOTARENA_CACHE_DIR=`env_folder` names; returns `env_folder`.
+    A stand-in compiler (another version, another key) still builds its own."""
+    shared.mkdir(parents=True, exist_ok=True)
+    with (shared / ".kit-objects.lock").open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # one compile of the kit for every worker
+        built = kit_objects(cache=shared)[0].parent
+    shutil.copytree(built, env_folder / "domains-cpp" / built.name)
+    return env_folder

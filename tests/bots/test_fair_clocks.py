@@ -176,10 +176,11 @@ def _baseline(make: Maker, kind: str, seat: int) -> dict[str, int]:
 
 Case = tuple[str, str, str, int]
 """(instant kind, saboteur kind, saboteur mode, instant seat)."""
-AHEAD_AT_ONCE = 4
-"""How many wire-only matches `played_ahead` plays at a time. Their bots are idle but for the
-saboteur's deadlines (1 s each), so they overlap; four keeps the instant bots' millisecond replies
-far inside their 1 s limit on a loaded box."""
+AHEAD_AT_ONCE = 6
+"""How many wire-only matches `played_ahead` plays at a time, the mute ones (a deadline on every turn)
+first. Their bots are idle but for the saboteur's deadlines (1 s each), so they overlap; six keeps
+the instant bots' millisecond replies far inside their 1 s limit on a loaded box (the four mute
+cases in four slots, the eight stalled ones two slots after another beside them)."""
 
 
 def _seated(instant: Bot, saboteur: Bot, instant_seat: int) -> list[Bot]:
@@ -211,6 +212,7 @@ def played_ahead(
             )
             if _wire_only(case):
                 selected.append(case)
+    selected.sort(key=lambda case: case[2] != "mute")  # the longest first (a stable sort)
     script = tmp_path_factory.mktemp("ahead") / "bot.py"
     script.write_text(BOT_SCRIPT)
     servers = [_HttpBots() for _ in selected]

@@ -31,6 +31,15 @@ def get_json(url: str) -> Any:
     return json.loads(get(url))
 
 
+SHORT_DEMO = {
+    "datspulse.turns=20": ("datspulse", "turns", 20),
+    "devops.turn_limit=40": ("devops", "turn_limit", 40),
+    "domains.number_of_rounds=40": ("domains", "number_of_rounds", 40),
+    "craftingquest.rounds=10": ("craftingquest", "rounds", 10),
+}
+"""`--demo-set` items that cut the demo's longest matches, and what each tournament's config must say."""
+
+
 @pytest.mark.timeout(240)
 def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     db = f"sqlite:///{tmp_path / 'arena.db'}"
@@ -48,6 +57,9 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
         "0",
         "--demo-keep",
         "2",
+        # short matches: the claims are about the cycle (every game, the API, the next cycle, the
+        # stop), not the games' lengths; --demo-set is what a user on a slow machine would give too
+        *[f"--demo-set={item}" for item in SHORT_DEMO],
     ]
     process = subprocess.Popen(
         command,
@@ -88,8 +100,13 @@ def test_serve_demo_plays_every_game_and_stops_on_ctrl_c(tmp_path: Path) -> None
             lambda: any(name.endswith("-2") for name in names()), "a second demo cycle", seen=names, pause=0.1
         )
         assert sorted(t["game"] for t in tournaments) == game_ids()
+        shortened = {game: (key, value) for game, key, value in SHORT_DEMO.values()}
         for tournament in tournaments:
-            board = get_json(f"{base}/api/tournaments/{tournament['id']}")["leaderboard"]
+            detail = get_json(f"{base}/api/tournaments/{tournament['id']}")
+            if tournament["game"] in shortened:  # --demo-set reached the tournament, over the game's own
+                key, value = shortened[tournament["game"]]
+                assert detail["tournament"]["config"][key] == value, detail["tournament"]
+            board = detail["leaderboard"]
             assert sum(row["played"] for row in board["rows"]) > 0, tournament["name"]
             matches = get_json(f"{base}/api/tournaments/{tournament['id']}/matches")["matches"]
             request = urllib.request.Request(
@@ -123,6 +140,25 @@ def test_serve_demo_refuses_to_keep_no_cycle(tmp_path: Path) -> None:
     done = botarena_in_process("serve", "--demo", "--demo-keep", "0", "--port", "0", cwd=tmp_path)
     assert done.returncode != 0 and "Traceback" not in done.stderr
     assert "--demo-keep must be 1 or more (the cycle being played counts), got 0" in done.stderr
+    assert not (tmp_path / "var").exists()  # refused before the store was opened
+
+
+@pytest.mark.parametrize(
+    ("item", "said"),
+    [
+        ("nogame.turns=3", "expected GAME.KEY=VALUE with GAME one of craftingquest, datspulse"),
+        ("datspulse=3", "expected GAME.KEY=VALUE"),
+        ("datspulse.nokey=3", "--demo-set datspulse: unknown config key 'nokey'"),
+        ("datspulse.turns=0", "--demo-set datspulse: config key 'turns'"),
+        ("turns", "--demo-set: expected key=value, got 'turns'"),
+    ],
+)
+def test_serve_demo_set_refuses_what_no_game_config_takes(tmp_path: Path, item: str, said: str) -> None:
+    """--demo-set is checked against the game's config before the store opens: one line, no demo
+    left to fail in the log."""
+    done = botarena_in_process("serve", "--demo", "--demo-set", item, "--port", "0", cwd=tmp_path)
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert said in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
     assert not (tmp_path / "var").exists()  # refused before the store was opened
 
 

@@ -32,9 +32,21 @@ from botarena.bots.cppkit import CppKitError, compile_cached
 from botarena.bots.resolve import BotSpecError, resolve_bot, untrusted
 from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandbox
 from botarena.core.registry import get_game
+from cppbuilds import with_kit_objects
 
 GAME = get_game("domains")
 BROKEN = '#include "../game/Player.hh"\nstruct X : public Player { void play() { nonsense(); } };\n'
+SLOW = (
+    "constexpr long spin() {\n"
+    "  long s = 0;\n"
+    "  for (long i = 0; i < 200000; ++i)\n"
+    "    for (long j = 0; j < 200000; ++j) s += i ^ j;\n"
+    "  return s;\n"
+    "}\n"
+    "constexpr long forever = spin();\n"
+    "int main() { return int(forever); }\n"
+)
+"""A source that compiles, but only after hours (test_domains_cpp_sandboxed_compile's bomb)."""
 FAKE_GXX = """#!{python}
 # A stand-in g++: counts its compiles, answers as g++ would (see the module docstring).
 import pathlib, shutil, sys
@@ -42,8 +54,14 @@ args = sys.argv[1:]
 if args == ["--version"]:
     print("g++ (stand-in for the tests) 13.0")
     sys.exit(0)
+if "-c" in args:  # the kit's own objects (cppkit.kit_objects): counted apart from the players'
+    with open({count!r}, "a") as count:
+        count.write("kit " + pathlib.Path(args[args.index("-c") + 1]).name + "\\n")
+    pathlib.Path(args[args.index("-o") + 1]).write_bytes(b"")
+    sys.exit(0)
 with open({count!r}, "a") as count:
-    count.write("compile\\n")
+    inputs = [pathlib.Path(arg).name for arg in args if arg.endswith((".cc", ".o"))]
+    count.write("compile " + " ".join(inputs) + "\\n")
 source = next(arg for arg in args if "AI" in arg and arg.endswith(".cc"))
 text = pathlib.Path(source).read_text()
 if "crash" in text:
@@ -56,8 +74,9 @@ shutil.copy("/bin/true", args[args.index("-o") + 1])
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    folder = tmp_path / "cache"
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_cpp_cache: Path) -> Path:
+    """A fresh build cache (with the kit's own objects, compiled once per run: tests/cppbuilds.py)."""
+    folder = with_kit_objects(tmp_path / "cache", shared_cpp_cache)
     monkeypatch.setenv("BOTARENA_CACHE_DIR", str(folder))
     return folder
 
@@ -79,7 +98,14 @@ def compiles(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 
 
 def runs(count: Path) -> int:
-    return len(count.read_text().splitlines())
+    """How many times a player was compiled."""
+    return len(compiled(count))
+
+
+def compiled(count: Path, kind: str = "compile") -> list[str]:
+    """The compiler's runs of `kind` ("compile": a player's, "kit": one of the kit's objects), each
+    as the names of its .cc and .o inputs."""
+    return [line.split(" ", 1)[1] for line in count.read_text().splitlines() if line.split(" ", 1)[0] == kind]
 
 
 def player(tmp_path: Path, team: str, text: str) -> Path:
@@ -128,6 +154,40 @@ def test_a_failure_that_is_not_the_sources_is_not_kept(tmp_path: Path, cache: Pa
     assert not any(cache.rglob("*.failed.json"))
 
 
+def test_the_kits_own_sources_are_compiled_once_per_content(
+    tmp_path: Path, cache: Path, compiles: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every player links the kit's objects, compiled once per content of the kit (and compiler)."""
+    kit = tmp_path / "kit"
+    shutil.copytree(cppkit.kit_dir(), kit)
+    monkeypatch.setattr(cppkit, "kit_dir", lambda: kit)
+    seeded = {path.parent.name for path in cache.rglob("Kit.o")}
+    good = BROKEN.replace("nonsense();", "// fine")
+    for team in ("alpha", "beta"):
+        compile_cached(player(tmp_path, team, good.replace("fine", team)))
+    assert compiled(compiles, "kit") == ["Kit.cc"]  # once, for both players
+    assert compiled(compiles) == ["Kit.o AIPlayer.cc", "Kit.o AIPlayer.cc"]  # linked, not compiled
+    (kit / "game" / "Kit.cc").write_text((kit / "game" / "Kit.cc").read_text() + "\n// edited\n")
+    compile_cached(player(tmp_path, "gamma", good.replace("fine", "gamma")))
+    assert compiled(compiles, "kit") == ["Kit.cc", "Kit.cc"]  # another kit: its own objects
+    objects = {path.parent.name for path in cache.rglob("Kit.o")} - seeded  # the run's real-g++ objects
+    assert len(objects) == 2 and all(name.startswith(cppkit.KIT_OBJECTS_PREFIX) for name in objects)
+
+
+def test_a_kit_that_does_not_compile_is_one_line_and_not_the_players_verdict(
+    tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    kit = tmp_path / "kit"
+    shutil.copytree(cppkit.kit_dir(), kit)
+    (kit / "game" / "Kit.cc").write_text("this is not C++\n")
+    monkeypatch.setattr(cppkit, "kit_dir", lambda: kit)
+    source = player(tmp_path, "alpha", BROKEN.replace("nonsense();", "// fine"))
+    with pytest.raises(CppKitError, match=r"^the C\+\+ kit's Kit\.cc does not compile$") as raised:
+        compile_cached(source)
+    assert "Kit.cc" in raised.value.diagnostics and not raised.value.verdict
+    assert not any(cache.rglob("*.failed.json"))  # the player is not held to the kit's failure
+
+
 @pytest.fixture
 def sandbox_ready() -> None:
     if shutil.which("g++") is None:
@@ -151,9 +211,9 @@ def test_a_sealed_verdict_is_kept_for_the_same_limits_only(
         return real(argv, **kwargs)
 
     monkeypatch.setattr(cppkit, "run_sealed", counting)
-    # a whole compile of the kit takes seconds: a 0.3 s limit stops any player, as a bomb is stopped
+    # a constexpr loop of ~10^10 steps: any limit of a second or less stops it, on any machine
     monkeypatch.setattr(cppkit, "COMPILE_TIMEOUT_S", 0.3)
-    source = player(tmp_path, "gamma", BROKEN.replace("nonsense();", "// fine, but slow to build"))
+    source = player(tmp_path, "gamma", SLOW)
     stranger = untrusted(SandboxPolicy())
     stopped = f"{source} does not compile: the compiler ran longer than 0.3 s and was stopped"
     assert refusal(source, isolation=stranger) == stopped

@@ -20,6 +20,7 @@ from botarena.cli import main
 from botarena.core.registry import get_game
 from botarena.core.replay import read_replay
 from botarena.runner import run_match
+from cppbuilds import with_kit_objects
 
 PLAYERS = Path(__file__).parent / "domains_cpp_players"
 ORIGINAL_ENV = "BOTARENA_DOMAINS_ORIGINAL"
@@ -34,9 +35,10 @@ def small_match(bots: list[SubprocessBot | object], seed: int = 3) -> object:
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One build cache for the module: a player with the same content is compiled once."""
-    folder = tmp_path_factory.mktemp("cache")
+def cache(tmp_path_factory: pytest.TempPathFactory, shared_cpp_cache: Path) -> Iterator[Path]:
+    """One build cache for the module: a player with the same content is compiled once (the kit's
+    own objects, once per run: tests/cppbuilds.py)."""
+    folder = with_kit_objects(tmp_path_factory.mktemp("cache"), shared_cpp_cache)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("BOTARENA_CACHE_DIR", str(folder))
         yield folder

@@ -28,6 +28,7 @@ from botarena.bots.sandbox import SandboxPolicy, SandboxUnavailable, check_sandb
 from botarena.bots.subprocess import SubprocessBot
 from botarena.core.registry import get_game
 from botarena.runner import run_match
+from cppbuilds import with_kit_objects
 
 PLAYERS = Path(__file__).parent / "domains_cpp_players"
 GAME = get_game("domains")
@@ -47,9 +48,10 @@ def sandbox_ready() -> None:
 
 
 @pytest.fixture
-def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A fresh build cache: every player here is really compiled (never found already built)."""
-    folder = tmp_path / "cache"
+def cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shared_cpp_cache: Path) -> Path:
+    """A fresh build cache: every player here is really compiled (never found already built); only
+    the kit's own objects are in it, compiled once per run (tests/cppbuilds.py)."""
+    folder = with_kit_objects(tmp_path / "cache", shared_cpp_cache)
     monkeypatch.setenv("BOTARENA_CACHE_DIR", str(folder))
     return folder
 
@@ -143,10 +145,13 @@ def test_a_compile_bomb_is_stopped_by_the_timeout_with_a_one_line_error(
     message = str(raised.value)
     assert "\n" not in message
     assert message == f"{bomb} does not compile: the compiler ran longer than 2 s and was stopped"
-    left = sorted(path.name for path in cache.rglob("*") if path.is_file())
-    assert left == ["AIBomb.failed.json"], (
-        left
-    )  # the verdict is kept (for the next match); nothing half-built
+    # the verdict is kept (for the next match); nothing half-built (the kit's own objects aside)
+    left = sorted(
+        path.name
+        for path in cache.rglob("*")
+        if path.is_file() and not path.parent.name.startswith(cppkit.KIT_OBJECTS_PREFIX)
+    )
+    assert left == ["AIBomb.failed.json"], left
 
 
 def test_headers_beside_the_player_are_part_of_its_sealed_build(
@@ -176,7 +181,7 @@ class SealedPair:
 
 
 @pytest.fixture(scope="module")
-def sealed_pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SealedPair]:
+def sealed_pair(tmp_path_factory: pytest.TempPathFactory, shared_cpp_cache: Path) -> Iterator[SealedPair]:
     """The two players of the both-seats test, compiled sealed once for both seats (issue 28, item 8):
     the claim is that a sealed build plays in either seat, and a second pair of identical sealed
     compiles would only repeat the first. The cache is fresh, so both really are compiled."""
@@ -189,7 +194,7 @@ def sealed_pair(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SealedPair
         return real(argv, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("BOTARENA_CACHE_DIR", str(folder / "cache"))
+        patch.setenv("BOTARENA_CACHE_DIR", str(with_kit_objects(folder / "cache", shared_cpp_cache)))
         patch.setattr(cppkit, "run_sealed", recording)
         source = entrant(folder, "Facilities", (PLAYERS / "AIFacilities.cc").read_text(encoding="utf-8"))
         player = resolve_bot(str(source), GAME, isolation=untrusted())

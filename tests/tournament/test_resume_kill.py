@@ -22,8 +22,8 @@ from botarena.store import Store, StoreError
 from waiting import wait_until
 
 STARTERS = "randomonium,tactician,zergy,pacifist"
-CYCLES = 4
-MATCHES = 40  # 5 entrants, every pair 4 times
+CYCLES = 2
+MATCHES = 20  # 5 entrants, every pair twice (17 or fewer are left for the resume after the kill)
 # Short matches: what is claimed is about which results are recorded, not about how long a match is
 # (the held match's start exchange keeps its two minutes: a timeout there would end it too early).
 SHORT = ("--set", "rounds=3", "--set", "turn_limit=6")

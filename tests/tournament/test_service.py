@@ -255,6 +255,15 @@ def test_demo_plans_cover_every_registered_game() -> None:
     assert all(plan.players is not None and plan.players >= 2 for plan in plans)
 
 
+def test_demo_plans_lay_given_overrides_over_the_games_own() -> None:
+    """`serve --demo-set`: a game's own demo overrides stay unless a key is given; other games untouched."""
+    given = {"craftingquest": {"rounds": 10}, "drones": {"rounds": 2}}
+    by_game = {plan.game: plan for plan in demo_plans(seed=1, overrides=given)}
+    assert by_game["craftingquest"].overrides == {"width": 50, "height": 50, "rounds": 10}
+    assert by_game["drones"].overrides == {"rounds": 2}
+    assert by_game["datspulse"].overrides == {"turns": 100}  # the game's own, as nothing was given
+
+
 def test_a_dask_cluster_gives_the_same_results_as_inline(tmp_path: Path) -> None:
     distributed = pytest.importorskip("distributed")
     from botarena.tournament.executor import dask_executor

@@ -12,6 +12,12 @@ original (whose own `../game/` would otherwise win: a quoted include looks next 
 The player's own folder is still searched last (`-idirafter`), for its own headers. Diagnostics name
 the player's real file, and a compile error is reported at the player's own file and line.
 
+The kit's own sources (`game/*.cc`, the same for every player) are compiled once per content into
+object files (`kit_objects`: keyed by the kit's files, the compiler and its flags), which every later
+player build links instead of compiling them again: a player's build is then its own file and a link
+(about a fifth of a whole compile). They are the platform's code, never a stranger's, so they are
+built unsealed even for a sealed player build, which sees them read-only.
+
 `compile_cached` keeps what a build gives by content (`content_key`: the source, the headers beside
 it, the kit, the compiler and its flags): the executable, or the verdict that the source does not
 compile (the compiler's errors, or the limits of a sealed compile: a timeout, the memory cap), so a
@@ -93,25 +99,68 @@ def build_command(
     output: str | Path,
     compiler: str = CXX_ENV_DEFAULT,
     extra_dirs: Sequence[str | Path] = (),
+    kit_objects: Sequence[Path] | None = None,
 ) -> list[str]:
-    """The g++ command line for `sources`; `extra_dirs` are searched after the kit (`-idirafter`)."""
+    """The g++ command line for `sources`; `extra_dirs` are searched after the kit (`-idirafter`).
+    The kit's `game/*.cc` are compiled with them, or linked as `kit_objects` (`kit_objects()`)."""
     kit = kit_dir()
     game = kit / "game"
     after = [arg for folder in extra_dirs for arg in ("-idirafter", str(folder))]
+    kit_inputs = kit_objects if kit_objects is not None else sorted(game.glob("*.cc"))
     return [
-        compiler,
-        *_FLAGS,
-        "-fdiagnostics-color=never",
-        "-I",
-        str(game),
-        "-I",
-        str(kit / "bots"),
+        *_kit_compiler(compiler),
         *after,
-        *sorted(str(path) for path in game.glob("*.cc")),
+        *(str(path) for path in kit_inputs),
         *(str(Path(source)) for source in sources),
         "-o",
         str(output),
     ]
+
+
+def _kit_compiler(compiler: str) -> list[str]:
+    """The compiler, its flags and the kit's include folders: what every compile of the kit shares."""
+    kit = kit_dir()
+    return [compiler, *_FLAGS, "-fdiagnostics-color=never", "-I", str(kit / "game"), "-I", str(kit / "bots")]
+
+
+KIT_OBJECTS_PREFIX = "kit-objects-"
+"""`kit_objects` keeps the kit's objects in `<cache>/kit-objects-<key>/`."""
+
+
+def kit_objects_key(compiler: str = CXX_ENV_DEFAULT) -> str:
+    """A hash of everything the kit's objects depend on: every file of its game/ folder (the headers
+    its sources include), the flags and the compiler's version."""
+    digest = hashlib.sha256()
+    digest.update(" ".join((*_FLAGS, compiler_version(compiler))).encode())
+    for path in sorted((kit_dir() / "game").iterdir()):
+        if path.is_file():
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()[:24]
+
+
+def kit_objects(compiler: str = CXX_ENV_DEFAULT, cache: Path | None = None) -> list[Path]:
+    """The kit's `game/*.cc` compiled to object files, once per content (`kit_objects_key`), kept in
+    `cache` (default `cache_dir()`). Each is built beside its final name and renamed, so a concurrent
+    build or a reader never sees half a file. Raises CppKitError (never a verdict on a player) when
+    the kit does not compile, and OSError when the cache cannot be written."""
+    folder = (cache or cache_dir()) / f"{KIT_OBJECTS_PREFIX}{kit_objects_key(compiler)}"
+    sources = sorted((kit_dir() / "game").glob("*.cc"))
+    objects = [folder / f"{source.stem}.o" for source in sources]
+    missing = [(source, obj) for source, obj in zip(sources, objects, strict=True) if not obj.is_file()]
+    if missing:
+        folder.mkdir(parents=True, exist_ok=True)
+    for source, obj in missing:
+        partial = folder / f".{obj.name}.{os.getpid()}.partial"
+        environment = {**bot_environment(), "LC_ALL": "C"}
+        try:
+            command = [*_kit_compiler(compiler), "-c", str(source), "-o", str(partial)]
+            done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
+            if done.returncode != 0:
+                raise CppKitError(f"the C++ kit's {source.name} does not compile", done.stderr)
+            os.replace(partial, obj)
+        finally:
+            partial.unlink(missing_ok=True)
+    return objects
 
 
 def _as_list(sources: Sequence[str | Path] | str | Path) -> list[Path]:
@@ -127,12 +176,14 @@ def build_player(
     *,
     sandbox: SandboxPolicy | None = None,
     timeout_s: float | None = None,
+    cache: Path | None = None,
 ) -> Path:
     """Compile player source file(s) with the kit into the executable `output`.
 
     With `sandbox` (the bots' policy: the player is a stranger's) the compiler runs sealed, under
     `compile_policy(sandbox)` and stopped after `timeout_s` seconds (default COMPILE_TIMEOUT_S);
-    without, it runs as the user, as a `make` would.
+    without, it runs as the user, as a `make` would. The kit's objects come from `kit_objects(compiler,
+    cache)`; where that cache cannot be written, the kit's sources are compiled with the player.
     Raises CppKitError with a one-line message; for a compile error it starts with the player's own
     `file:line:col` (also when g++ first reports the error inside a kit or standard header)."""
     paths = _as_list(sources)
@@ -143,6 +194,10 @@ def build_player(
         if not path.is_file():
             raise CppKitError(f"no such C++ source file: {path}")
     names = " ".join(map(str, paths))
+    try:
+        objects: list[Path] | None = kit_objects(found, cache)
+    except OSError:  # no cache to keep them in (read-only home): the kit is compiled with the player
+        objects = None
     with tempfile.TemporaryDirectory(prefix="botarena-cpp-") as scratch:
         # Each source is copied into its own folder src<i>/ which has no ../game next to it.
         copies: dict[str, Path] = {}
@@ -153,14 +208,14 @@ def build_player(
             copies[str(copied)] = path
         folders = list(dict.fromkeys(path.resolve().parent for path in paths))
         if sandbox is None:
-            command = build_command(list(copies), output, compiler, extra_dirs=folders)
+            command = build_command(list(copies), output, compiler, extra_dirs=folders, kit_objects=objects)
             # plain ASCII quotes in the messages; no secret (a source can #include /proc/self/environ)
             environment = {**bot_environment(), "LC_ALL": "C"}
             done = subprocess.run(command, capture_output=True, text=True, check=False, env=environment)
             returncode, diagnostics = done.returncode, done.stderr
         else:
             returncode, diagnostics = _compile_sealed(
-                Path(scratch), copies, folders, output, found, sandbox, timeout_s, names
+                Path(scratch), copies, folders, output, found, sandbox, timeout_s, names, objects
             )
         for copy_name, original in copies.items():
             diagnostics = diagnostics.replace(copy_name, str(original))
@@ -217,13 +272,15 @@ def _compile_sealed(
     sandbox: SandboxPolicy,
     timeout_s: float | None,
     names: str,
+    objects: Sequence[Path] | None,
 ) -> tuple[int, str]:
     """Run the compile inside the sandbox; (exit status, diagnostics), or CppKitError on a timeout.
 
-    It sees the read-only system, the kit's game/ and bots/, the copied sources, copies of the headers
-    beside them (hdr<i>/, searched last as the player's own folder is unsealed) and one writable
-    folder for the executable, which is then moved to `output`. Nothing else: not the player's real
-    folder (other bots may sit there), not the project's var/, not HOME."""
+    It sees the read-only system, the kit's game/ and bots/ (and the folder of its compiled
+    `objects`), the copied sources, copies of the headers beside them (hdr<i>/, searched last as the
+    player's own folder is unsealed) and one writable folder for the executable, which is then moved
+    to `output`. Nothing else: not the player's real folder (other bots may sit there), not the
+    project's var/, not HOME."""
     headers: list[Path] = []
     for i, folder in enumerate(folders):
         copied = scratch / f"hdr{i}"
@@ -236,10 +293,11 @@ def _compile_sealed(
     out = scratch / "out"
     out.mkdir()
     built = out / Path(output).name
-    command = build_command(list(copies), built, compiler, extra_dirs=headers)
+    command = build_command(list(copies), built, compiler, extra_dirs=headers, kit_objects=objects)
     limit = COMPILE_TIMEOUT_S if timeout_s is None else timeout_s
     kit = kit_dir()
-    visible = [kit / "game", kit / "bots", *(Path(name).parent for name in copies), *headers]
+    kit_folders = [kit / "game", kit / "bots", *dict.fromkeys(obj.parent for obj in objects or ())]
+    visible = [*kit_folders, *(Path(name).parent for name in copies), *headers]
     policy = compile_policy(sandbox)
     try:
         done = run_sealed(
@@ -374,7 +432,7 @@ def compile_cached(
     # Build beside the final name and rename: a concurrent build or a reader never sees half a file.
     partial = folder / f".{path.stem}.{os.getpid()}.partial"
     try:
-        build_player(path, partial, compiler, sandbox=sandbox, timeout_s=timeout_s)
+        build_player(path, partial, compiler, sandbox=sandbox, timeout_s=timeout_s, cache=cache)
         os.replace(partial, binary)
     except CppKitError as exc:
         if exc.verdict:

@@ -43,6 +43,15 @@ DemoKeepOption = Annotated[
         "ever is)."
     ),
 ]
+DemoSetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--demo-set",
+        metavar="GAME.KEY=VALUE",
+        help="--demo: override a config key of one game's demo matches (repeatable), e.g. "
+        "datspulse.turns=30 for shorter rounds on a slow machine.",
+    ),
+]
 LivePolicyOption = Annotated[
     str | None,
     typer.Option(
@@ -76,6 +85,7 @@ def serve_command(
     seed: SeedOption = 1,
     demo_cycles: DemoCyclesOption = 0,
     demo_keep: DemoKeepOption = None,
+    demo_set: DemoSetOption = None,
     unsandboxed: UnsandboxedOption = False,
     live_token: LiveTokenOption = None,
     live_token_file: LiveTokenFileOption = None,
@@ -97,7 +107,7 @@ def serve_command(
     from botarena.server.live import LiveHub
     from botarena.server.spectators import SpectatorGate
 
-    demo_plan = _demo_plan(demo, workers, pace_ms, seed, demo_cycles, demo_keep)
+    demo_plan = _demo_plan(demo, workers, pace_ms, seed, demo_cycles, demo_keep, demo_set)
     policy, demo_policy = _spectator_policies(live_policy, live_delay)
     token = _live_token(live_token, live_token_file)
     key = _organizer_key(organizer_key, organizer_key_file)
@@ -135,10 +145,18 @@ class _DemoPlan:
     seed: int
     cycles: int
     keep: int
+    overrides: dict[str, dict[str, Any]]
+    """Game id to config overrides (--demo-set), laid over each game's own demo config."""
 
 
 def _demo_plan(
-    demo: bool, workers: int, pace_ms: int, seed: int, cycles: int, demo_keep: int | None
+    demo: bool,
+    workers: int,
+    pace_ms: int,
+    seed: int,
+    cycles: int,
+    demo_keep: int | None,
+    demo_set: list[str] | None,
 ) -> _DemoPlan:
     from botarena.tournament.service import DEMO_KEEP
 
@@ -147,7 +165,35 @@ def _demo_plan(
     keep = DEMO_KEEP if demo_keep is None else demo_keep
     if keep < 1:
         raise UserError(f"--demo-keep must be 1 or more (the cycle being played counts), got {keep}")
-    return _DemoPlan(demo, workers, pace_ms, seed, cycles, keep)
+    return _DemoPlan(demo, workers, pace_ms, seed, cycles, keep, _demo_overrides(demo_set or []))
+
+
+def _demo_overrides(settings: list[str]) -> dict[str, dict[str, Any]]:
+    """`--demo-set GAME.KEY=VALUE` items by game, each game's checked against its config (with its
+    own demo overrides under them) before the store is opened, so a typo is one line, not a demo
+    that fails in the log."""
+    from botarena.core.config import ConfigError, parse_override
+    from botarena.core.registry import all_games
+
+    games = {game.id: game for game in all_games()}
+    overrides: dict[str, dict[str, Any]] = {}
+    for item in settings:
+        try:
+            dotted, value = parse_override(item)
+        except ConfigError as exc:
+            raise UserError(f"--demo-set: {exc} (GAME.KEY=VALUE)") from None
+        game_id, _, key = dotted.partition(".")
+        if game_id not in games or not key:
+            known = ", ".join(sorted(games))
+            raise UserError(f"--demo-set {item!r}: expected GAME.KEY=VALUE with GAME one of {known}")
+        overrides.setdefault(game_id, {})[key] = value
+    for game_id, mine in overrides.items():
+        game = games[game_id]
+        try:
+            game.config(overrides={**game.demo.overrides, **mine})
+        except ConfigError as exc:
+            raise UserError(f"--demo-set {game_id}: {exc}") from None
+    return overrides
 
 
 def _spectator_policies(live_policy: str | None, live_delay: int | None) -> tuple[Any, Any]:
@@ -231,6 +277,7 @@ class _ServedArena:
                 live=self.gate.sink(self.demo_policy),
                 stop=self.stop,
                 isolation=self.sealed,
+                overrides=demo.overrides,
                 on_cycle=self._cycle_done,
             )
         except Exception as exc:  # the server goes on serving what was recorded

@@ -27,7 +27,7 @@ import os
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool, ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -924,14 +924,20 @@ DEMO_KEEP = 3
 
 
 def demo_plans(
-    seed: int = 1, *, pace_ms: int = 0, prefix: str = "demo", games: Sequence[str] | None = None
+    seed: int = 1,
+    *,
+    pace_ms: int = 0,
+    prefix: str = "demo",
+    games: Sequence[str] | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[TournamentPlan]:
     """One round robin of the starter bots of every registered game (`make run`'s tournaments), or
     of `games` only; each is marked with its cycle (`DEMO_CYCLE`: `seed`).
 
     A game may shape its demo in `GameInfo.demo`: `players` per match (default: its minimum, at
     least 2, which a round robin needs) and config `overrides` (shorter games than its default, so
-    the demo finishes while someone watches)."""
+    the demo finishes while someone watches). `overrides` (game id to config keys: `serve
+    --demo-set`) are laid over the game's own, key by key."""
     from botarena.core.registry import all_games
 
     plans = []
@@ -950,7 +956,7 @@ def demo_plans(
                 entrants=[Entrant(name, name) for name in starters],
                 seed=seed,
                 preset=None,
-                overrides=dict(game.demo.overrides),
+                overrides={**game.demo.overrides, **(overrides or {}).get(game.id, {})},
                 options={DEMO_CYCLE: seed, **({"pace_ms": pace_ms} if pace_ms else {})},
                 players=players,
             )
@@ -989,12 +995,14 @@ def open_demo_cycle(
     pace_ms: int = 0,
     isolation: Isolation | None = None,
     games: Sequence[str] | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> list[TournamentRow]:
-    """Create (or find, to resume) the tournaments of demo cycle `seed`. A name some other
-    tournament has taken (an organizer's, not marked as the demo's) is left alone: that game sits
-    this cycle out, with a warning in the log."""
+    """Create (or find, to resume) the tournaments of demo cycle `seed` (`demo_plans`, with its
+    `games` and `overrides`). A name some other tournament has taken (an organizer's, not marked as
+    the demo's) is left alone: that game sits this cycle out, with a warning in the log. A resumed
+    tournament plays on with the config it was created with."""
     tournaments = []
-    for plan in demo_plans(seed, pace_ms=pace_ms, games=games):
+    for plan in demo_plans(seed, pace_ms=pace_ms, games=games, overrides=overrides):
         found = store.find_tournament(plan.name)
         if found is None:
             tournaments.append(create_tournament(store, plan, isolation=isolation))
@@ -1045,6 +1053,7 @@ def run_demo_cycles(
     stop: threading.Event | None = None,
     isolation: Isolation | None = None,
     games: Sequence[str] | None = None,
+    overrides: Mapping[str, Mapping[str, Any]] | None = None,
     on_cycle: Callable[[DemoCycle], None] | None = None,
 ) -> None:
     """`serve --demo`'s loop: demo cycles one after another from `first_demo_cycle(store, seed)` until
@@ -1052,13 +1061,16 @@ def run_demo_cycles(
 
     Each cycle's tournaments are created (or resumed) first, then the older cycles beyond `keep` are
     deleted (`prune_demo`: nothing of the cycle about to be played, nothing that is not the demo's),
-    then the cycle is played (`run_demo`'s way) and `on_cycle` hears how it went."""
+    then the cycle is played (`run_demo`'s way) and `on_cycle` hears how it went. `overrides` are
+    `demo_plans`'."""
     if keep < 1:
         raise ValueError(f"the demo keeps 1 cycle or more, not {keep}")
     stop = stop or threading.Event()
     cycle = first_demo_cycle(store, seed)
     while not stop.is_set() and (cycles == 0 or cycle < seed + cycles):
-        tournaments = open_demo_cycle(store, cycle, pace_ms=pace_ms, isolation=isolation, games=games)
+        tournaments = open_demo_cycle(
+            store, cycle, pace_ms=pace_ms, isolation=isolation, games=games, overrides=overrides
+        )
         deleted = prune_demo(store, keep=keep, playing=tournaments)
         summaries = _play_demo(store, tournaments, workers=workers, live=live, stop=stop, isolation=isolation)
         if on_cycle is not None:

@@ -47,6 +47,16 @@ def make_settings(
     return parse_settings(data, source="test")
 
 
+class ManualClock:
+    """A series clock that moves only when a test sets `now` (so a phase lasts as long as its checks)."""
+
+    def __init__(self, now: float = 1000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
 class DpServer:
     """A DatsPulseServer under uvicorn in a daemon thread, on a free port of 127.0.0.1."""
 

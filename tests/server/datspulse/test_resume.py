@@ -31,8 +31,10 @@ from botarena.core.replay import Replay, ReplayError, read_replay
 from botarena.runner.verify import verify_replay
 from botarena.store import Store
 
-TURNS = 50  # 10 s of play: the kill points (step 1, step 20) are far from the round's end
-SECOND_KILL = 20
+TURNS = 30  # 6 s of play: the kill points (step 1, step 12) are far from the round's end
+SECOND_KILL = 12
+"""The second kill's step: after it, 18 turns (3.6 s of the clock, which a restart does not run)
+are left for the kill to land in before the round could end, and for the clients to play in after."""
 TEAMS = {"tok-alpha": "alpha", "tok-beta": "beta"}
 WAIT_S = 120.0  # a timeout only: every wait below ends on an event
 _opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
@@ -45,7 +47,7 @@ seed = 4242
 min_teams = 2
 turns = {turns}
 turn_seconds = 0.2
-lobby_seconds = 2
+lobby_seconds = 1
 break_seconds = 1
 rate_limit_per_second = 20
 
@@ -143,7 +145,8 @@ def _deadline_passed(deadline: float, what: str) -> None:
 
 
 def _register_both(serve: Serve) -> str:
-    """Register both teams in the same lobby (the next one if this one closes meanwhile): the realm."""
+    """Register both teams in the same lobby (the next one if this one closes meanwhile): the realm.
+    The clients need no lobby: a team registered in the round is answered 200 while it runs."""
     deadline = time.monotonic() + WAIT_S
     while True:
         answers = [serve.call("POST", "/register", token) for token in TEAMS]
