@@ -286,12 +286,12 @@ def test_matches_of_every_status(mixed: tuple[Store, int, dict[str, int]], start
 def test_the_leaderboard_is_recomputed_only_when_results_change(
     mixed: tuple[Store, int, dict[str, int]], start_server: Any, replay: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import botarena.server.app as app_module
+    import botarena.server.routes.tournaments as routes_module
 
     store, tid, _ = mixed
     calls: list[int] = []
-    real = app_module.tournament_board
-    monkeypatch.setattr(app_module, "tournament_board", lambda s, t: calls.append(t.id) or real(s, t))
+    real = routes_module.tournament_board
+    monkeypatch.setattr(routes_module, "tournament_board", lambda s, t: calls.append(t.id) or real(s, t))
     server = start_server(store)
     first = get_json(server.url + f"/api/tournaments/{tid}")[1]
     assert get_json(server.url + f"/api/tournaments/{tid}")[1] == first

@@ -248,7 +248,8 @@ def test_parallel_posts_are_read_and_parsed_two_at_a_time(
     them (read and parsed) at a time, whatever the number of connections; the others wait, unread.
     Every parse waits (bounded) until all the posts have reached the server, so that without the
     bound all of them would be parsing together."""
-    from botarena.server import app as app_module
+    from botarena.server.api_models import INGESTS_AT_ONCE
+    from botarena.server.routes import live as app_module
 
     posts = 8
     arrived: list[int] = []
@@ -284,4 +285,4 @@ def test_parallel_posts_are_read_and_parsed_two_at_a_time(
         answers = list(posters.map(lambda _: post(ingest, body), range(posts)))
     assert [status for status, _, _ in answers] == [200] * posts
     assert all(data["refused"] == 1 for _, _, data in answers)  # (steps of a match the hub lacks)
-    assert len(arrived) == posts and most[0] == app_module.INGESTS_AT_ONCE == 2
+    assert len(arrived) == posts and most[0] == INGESTS_AT_ONCE == 2

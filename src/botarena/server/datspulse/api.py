@@ -47,10 +47,10 @@ from botarena.server.live import sse_response
 try:
     from fastapi import APIRouter, Request
     from fastapi.responses import Response, StreamingResponse
-    from fastapi.routing import APIRoute
+    from fastapi.routing import APIRoute, iter_route_contexts
     from starlette.concurrency import run_in_threadpool
     from starlette.requests import ClientDisconnect
-    from starlette.routing import Match, Route
+    from starlette.routing import Match
 except ImportError as exc:  # pragma: no cover - exercised only without the server extra
     from botarena.server.viewer import PIP_HINT, ServerDependencyError
 
@@ -299,8 +299,10 @@ def allowed_methods(request: Request, own_routes: Sequence[APIRoute]) -> list[st
         for own in own_routes:
             if own.path_regex.match(relative):
                 methods.update(own.methods or ())
-    for route in request.app.router.routes:
-        if isinstance(route, APIRoute | Route) and route.methods:
+    # every route of the app, those of included routers too (FastAPI keeps an included router as
+    # one entry of `app.router.routes`; `iter_route_contexts` walks into it)
+    for route in iter_route_contexts(request.app.router.routes):
+        if route.methods:
             match, _ = route.matches(request.scope)
             if match is Match.PARTIAL:
                 methods.update(route.methods)
