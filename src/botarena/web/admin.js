@@ -4,7 +4,7 @@
 // the stats and the audit log. Every action is one API call; its refusal is shown in one line.
 //
 // The API has no list of a competition's teams: the page shows those it can see (the leaderboard's,
-// the recent matches' seats) and those added here.
+// the recent matches' seats, the audit log's `add_team` entries) and those added here.
 //
 // Test hooks: window.__admin = {ready, error, signedIn, auditLoaded, actions}.
 
@@ -152,6 +152,15 @@ function auditRow(a) {
     cell(a.target, { "data-testid": "audit-target" }), cell(a.reason || "", { "data-testid": "audit-reason" }));
 }
 
+// The teams the audit log names (`add_team` of `team:ID`) that no other answer named yet: the
+// organizer sees every team added, even one with no active version and no match.
+function teamsOfAudit(audit) {
+  for (const entry of audit) {
+    const found = entry.action === "add_team" ? /^team:(\d+)$/.exec(entry.target) : null;
+    if (found && !state.teams.has(Number(found[1]))) state.teams.set(Number(found[1]), `team ${found[1]}`);
+  }
+}
+
 async function refresh() {
   clearTimeout(state.timer);
   if (!state.me) return;
@@ -161,10 +170,12 @@ async function refresh() {
     for (const row of board.rows) state.teams.set(row.team_id, row.team);
     const matches = await api(`${base()}/matches?limit=20`);
     $("match-rows").replaceChildren(...matches.matches.map(matchRow));
+    const audit = await api(`${base()}/audit?limit=200`);
+    teamsOfAudit(audit);
     const teams = [...state.teams.entries()].sort(([a], [b]) => a - b);
     $("team-rows").replaceChildren(...teams.map(([id, name]) => teamRow(id, name)));
     $("stats").textContent = JSON.stringify(await api(`${base()}/stats`), null, 2);
-    $("audit-rows").replaceChildren(...(await api(`${base()}/audit?limit=100`)).map(auditRow));
+    $("audit-rows").replaceChildren(...audit.map(auditRow));
     state.auditLoaded = true;
     if (state.error) setError(null);
   } catch (err) {
