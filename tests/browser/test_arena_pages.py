@@ -38,6 +38,7 @@ pytestmark = pytest.mark.browser
 HOSTILE = '<img src=x onerror="window.__pwned=1">'
 LOG_CANARY = "CANARY-alpha-own-stderr-7f3e"
 RIVAL_CANARY = "CANARY-rival-stderr-91ab"
+FILLER_MATCHES = 22
 WAIT_MS = 30_000  # a bound for a loaded box (each wait returns as soon as its condition holds)
 REFUSED = re.compile(r"status of (\d{3})")
 
@@ -193,6 +194,7 @@ class Site:
     organizer: str
     tokens: dict[str, str]
     team_ids: dict[str, int]
+    store_arena: Any  # the app's ArenaStore
     versions: dict[str, int] = field(default_factory=dict)
     matches: dict[str, int] = field(default_factory=dict)
 
@@ -211,10 +213,20 @@ def _active(site: Site, team: str, marker: str) -> int:
 
 
 def _seed_matches(site: Site) -> None:
-    """Alpha lost one rated match by a crash and won another; the rival's log holds a canary."""
+    """Rival and the hostile team played a page and more of matches; then alpha lost one by a crash
+    and won another. The rival's and alpha's logs hold canaries."""
     from botarena.store.arena_versions import seat_name
 
     alpha, rival, hostile = (site.versions[t] for t in ("alpha", "rival", "hostile"))
+    for i in range(FILLER_MATCHES):  # more than a page of the public list: its cursor has to work
+        play_match(
+            site.store,
+            site.tournament_id,
+            f"filler-{i}",
+            [seat_name(rival), seat_name(hostile)],
+            ranks=[1 + i % 2, 2 - i % 2],
+            logs=[RIVAL_CANARY, "the hostile team's log"],
+        )
     site.matches["crashed"] = play_match(
         site.store,
         site.tournament_id,
@@ -265,7 +277,7 @@ def site(serve: Any, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]
         tokens[key], team_ids[key] = token.text, team.id
     server = serve(app)
     site = Site(
-        server.url, store, competition.id, competition.tournament_id, organizer.text, tokens, team_ids
+        server.url, store, competition.id, competition.tournament_id, organizer.text, tokens, team_ids, arena
     )
     for team in ("alpha", "rival", "hostile"):
         site.versions[team] = _active(site, team, f"{team}'s first bot")
@@ -460,6 +472,45 @@ def test_pages_good_upload_is_listed(open_page: Callable[..., Watched], site: Si
     assert page.get_by_test_id("upload-error").inner_text() == ""
 
 
+def test_pages_upload_over_the_size_or_the_quota_is_told_at_once(
+    open_page: Callable[..., Watched], site: Site
+) -> None:
+    """413 for a file over `max_upload_mb`, 429 with its Retry-After once the hourly quota is used."""
+    from botarena.arena.competitions import add_team, check_setup, create_competition
+
+    arena = site.store_arena
+    small, _ = create_competition(
+        arena,
+        "small limits",
+        check_setup("drones"),
+        policy={"max_upload_mb": 0.1, "uploads_per_hour": 1},
+        actor="test",
+    )
+    arena.update_competition(small.id, actor="test", phase="open")
+    team, token = add_team(arena, small.id, "limited", actor="test")
+    seen = open_page(f"{site.url}/team", "__team")
+    seen.expect_refusals(401)
+    sign_in(seen, token.text, "__team")
+    page = seen.page
+    choose_file(page, "bot.py", bot_source("x" * 200_000))  # 200 kB: over 0.1 MiB
+    wait_js(page, "document.querySelector('[data-testid=upload-error]').textContent.length > 0")
+    assert page.get_by_test_id("upload-error").inner_text() == (
+        "HTTP 413: the upload is larger than the 0.1 MiB limit"
+    )
+    seen.expect_refusals(413)
+    choose_file(page, "bot.py", bot_source("the one upload of the hour"))
+    wait_js(
+        page, "document.querySelector('[data-testid=upload-result]').textContent === 'version 1: received'"
+    )
+    choose_file(page, "bot.py", bot_source("one too many"))
+    wait_js(page, "document.querySelector('[data-testid=upload-error]').textContent.length > 0")
+    shown = page.get_by_test_id("upload-error").inner_text()
+    assert re.fullmatch(r"HTTP 429: .*\(limit 1\).* \(retry in \d+ s\)", shown), shown
+    assert page.locator('[data-testid="version-row"]').count() == 1
+    seen.expect_refusals(429)
+    assert team.competition_id == small.id
+
+
 def test_g12_a_rejection_appears_live_with_its_code_and_log(
     open_page: Callable[..., Watched], site: Site
 ) -> None:
@@ -557,8 +608,21 @@ def test_pages_public_page_shows_the_board_and_no_log_of_any_team(
     assert page.get_by_test_id("board-info").inner_text() == "1–3 of 3"
     assert page.get_by_test_id("rule-max_upload_mb").inner_text() == "10"
     assert page.get_by_test_id("rule-invite_code").count() == 0
-    rows = page.locator('[data-testid="match-row"]')
-    assert rows.count() >= 2
+    # the recent matches, newest first, paged by the server's cursor
+    ids = (
+        "() => [...document.querySelectorAll('[data-testid=match-row]')].map(r => Number(r.dataset.matchId))"
+    )
+    newest = page.evaluate(ids)
+    assert len(newest) == 20 and newest == sorted(newest, reverse=True)
+    assert newest[0] >= site.matches["won"]
+    first_row = "Number(document.querySelector('[data-testid=match-row]').dataset.matchId)"
+    page.get_by_test_id("matches-older").click()
+    wait_js(page, f"{first_row} < {min(newest)}")
+    older = page.evaluate(ids)
+    assert page.evaluate("window.__competition.cursor") == newest[-1]
+    assert older and max(older) < min(newest) and older == sorted(older, reverse=True)
+    page.get_by_test_id("matches-newest").click()
+    wait_js(page, f"{first_row} === {newest[0]}")
     # the viewer opens the replay, which the public gets without logs
     page.locator(
         f'[data-testid="match-row"][data-match-id="{site.matches["crashed"]}"] [data-testid="watch"]'
@@ -625,6 +689,21 @@ def test_pages_admin_changes_the_phase_and_the_audit_log_shows_it(
     void.click()
     wait_js(page, audit_has("audit-reason", "a scoring bug"))
     assert page.get_by_test_id("action-result").inner_text() == f"match {voided} is void"
+    # a version of a team disabled, then enabled again, each audited
+    hostile.get_by_test_id("team-versions-button").click()
+    version = site.versions["hostile"]
+    row = f'[data-testid="admin-version-row"][data-version-id="{version}"]'
+    page.locator(f"{row} [data-testid=v-disable]").click()
+    wait_js(page, audit_has("audit-target", f"version:{version}"))
+    wait_js(
+        page, f"document.querySelector('{row} [data-testid=admin-version-state]').textContent === 'disabled'"
+    )
+    assert call(site.api + "/leaderboard")[1]["total"] == 2  # out of play
+    page.locator(f"{row} [data-testid=v-enable]").click()
+    wait_js(page, audit_has("audit-action", "enable_version"))
+    wait_js(
+        page, f"document.querySelector('{row} [data-testid=admin-version-state]').textContent === 'active'"
+    )
     # the phase back, so the competition takes uploads again
     page.get_by_test_id("phase-select").select_option("open")
     page.get_by_test_id("phase-submit").click()
