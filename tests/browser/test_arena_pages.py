@@ -680,6 +680,17 @@ def test_pages_admin_changes_the_phase_and_the_audit_log_shows_it(
     wait_js(page, "document.querySelector('[data-testid=new-token]').textContent.startsWith('ba_')")
     token = page.get_by_test_id("new-token").inner_text()
     assert call(f"{site.url}/api/me", token=token)[1]["team"]["name"] == "late team"
+    added = re.fullmatch(
+        r"team late team added \(id (\d+)\)", page.get_by_test_id("action-result").inner_text()
+    )
+    assert added is not None
+    # ...and is revoked (the whole token pasted: the page sends only its key id)
+    page.get_by_test_id("revoke-team").fill(added[1])
+    page.get_by_test_id("revoke-kid").fill(token)
+    page.get_by_test_id("revoke-submit").click()
+    wait_js(page, audit_has("audit-action", "revoke_token"))
+    assert call(f"{site.url}/api/me", token=token)[0] == 401
+    assert token not in page.get_by_test_id("audit-table").inner_text()
     # a void needs a reason; with one, the match is void and the audit log says why
     voided = site.matches["won"]
     void = page.locator(f'[data-testid="match-row"][data-match-id="{voided}"] [data-testid="void"]')

@@ -15,7 +15,7 @@ const LOST_BY = "TIMEOUT,CRASHED,INVALID";
 // states after which a version's event stream ends (the server's SETTLED)
 const SETTLED = new Set(["ready", "active", "rejected", "superseded", "disabled", "retired", "paused"]);
 const STATE_KIND = {
-  received: "running", validating: "running", ready: "finished", active: "live",
+  received: "running", validating: "running", ready: "held", active: "finished",
   rejected: "failed", paused: "failed", disabled: "failed", superseded: "empty", retired: "empty",
 };
 
@@ -190,6 +190,10 @@ function follow(v) {
     }
     state.sseStates.push([shown.id, shown.state]);
     upsert(shown);
+    // a verdict came: its validation matches are the team's too (unless older pages are being read)
+    if (SETTLED.has(shown.state) && state.matches.length <= MATCH_PAGE) {
+      loadMatches(true).catch((err) => setError(err.message));
+    }
   });
   stream.addEventListener("error", () => {
     if (stream.readyState === EventSource.CLOSED) state.streams.delete(v.id);
@@ -273,7 +277,9 @@ function matchRow(match) {
     cell(match.reason ? `${match.kind} (${match.reason})` : match.kind, { "data-testid": "match-kind" }),
     el("td", {}, statusOf(match)),
     cell(own.map(seatName).join(", "), { class: "name" }),
-    cell(others.map(seatName).join(", "), { "data-testid": "match-against" }),
+    cell(others.map((s) => (s.external ? `${seatName(s)} (${s.external})` : seatName(s))).join(", "), {
+      "data-testid": "match-against",
+    }),
     cell(resultOf(own), { "data-testid": "match-result" }),
     cell(when(match.finished_at), { class: "muted" }),
     el("td", {}, commands(match, own)),
