@@ -9,7 +9,8 @@
 - `matches`: `GET .../competitions/{cid}/matches`, `GET /api/matches/{id}/logs/{seat}`,
   `POST /api/matches/{id}/void`, `POST .../competitions/{cid}/versions/{vid}/disable|enable` (and
   the arena's answers of the platform's `GET /api/matches/{id}[/replay]`);
-- `board`: `GET .../leaderboard`, `GET .../teams/{tid}/pairs`, `GET .../stats`.
+- `board`: `GET .../leaderboard`, `GET .../teams/{tid}/pairs`, `GET .../stats`;
+- `pages`: the HTML pages `/team`, `/competition/{cid}`, `/admin` (not under `/api`, not in the schema).
 
 Who may call what is declared in each route through `auth` (the one dependency that resolves the
 caller); `tests/arena/test_isolation.py` checks every route against every kind of caller.
@@ -36,7 +37,7 @@ def install_arena(app: FastAPI, store: Store, *, clock: Clock | None = None) -> 
     from fastapi.responses import JSONResponse
 
     from botarena.arena.uploads import Conversions
-    from botarena.server.arena import board, competitions, matches, session, teams, versions
+    from botarena.server.arena import board, competitions, matches, pages, session, teams, versions
     from botarena.store.arena import ArenaStore
     from botarena.store.arena_versions import ArenaVersions
 
@@ -57,6 +58,7 @@ def install_arena(app: FastAPI, store: Store, *, clock: Clock | None = None) -> 
     app.add_exception_handler(CodedError, coded)
     for module in (session, competitions, teams, versions, matches, board):
         app.include_router(module.router, prefix="/api")
+    app.include_router(pages.router)  # (before the static mount at /, which create_app adds last)
 
 
 def close_arena_streams(app: FastAPI) -> None:

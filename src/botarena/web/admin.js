@@ -1,0 +1,279 @@
+// The organizer's page (/admin, specs/arena.md Pages and "What the organizer can do"), minimal: sign
+// in with the organizer token; change the phase; add a team (its token shown once), make or revoke
+// a token; a team's versions with disable / enable; disable / enable a version by id; void a match;
+// the stats and the audit log. Every action is one API call; its refusal is shown in one line.
+//
+// The API has no list of a competition's teams: the page shows those it can see (the leaderboard's,
+// the recent matches' seats, the audit log's `add_team` entries) and those added here.
+//
+// Test hooks: window.__admin = {ready, error, signedIn, auditLoaded, actions}.
+
+import { $, el, showError, when } from "./arena-lib.js";
+import { ApiError, api, cell, pill, seatName, signOut, whoAmI, wireSignIn } from "./arena-api.js";
+
+const REFRESH_MS = 10000;
+
+const state = {
+  me: null,
+  error: null,
+  started: false,
+  auditLoaded: false,
+  actions: 0,
+  teams: new Map(), // team id -> name
+  timer: null,
+};
+
+const base = () => `/api/competitions/${state.me.competition.id}`;
+
+function setError(message) {
+  state.error = message;
+  showError(message);
+}
+
+function said(ok, message) {
+  $("action-result").textContent = ok ? message : "";
+  $("action-error").textContent = ok ? "" : message;
+}
+
+// Run one organizer action: its answer's line on success, its refusal's line otherwise; the page's
+// data is read again after it either way.
+async function act(what, call) {
+  try {
+    const line = await call();
+    said(true, line || `${what}: done`);
+  } catch (err) {
+    said(false, `${what}: ${err.message}`);
+  }
+  state.actions += 1;
+  await refresh();
+}
+
+function reason() {
+  const text = $("reason").value.trim();
+  if (!text) throw new Error("give a reason (it is kept in the audit log)");
+  return text;
+}
+
+// ------------------------------------------------------------------------------------ sign-in
+
+function showLogin() {
+  state.me = null;
+  clearTimeout(state.timer);
+  $("login").hidden = false;
+  $("signed-in").hidden = true;
+  $("logout").hidden = true;
+  $("board-link").hidden = true;
+  $("who").textContent = "";
+}
+
+function showOrganizer(me) {
+  state.me = me;
+  $("login").hidden = true;
+  $("signed-in").hidden = false;
+  $("logout").hidden = false;
+  $("who").textContent = `organizer of ${me.competition.name}`;
+  const link = $("board-link");
+  link.href = `/competition/${me.competition.id}`;
+  link.hidden = false;
+  refresh();
+}
+
+// ------------------------------------------------------------------------------------ reading
+
+function showCompetition(c) {
+  $("competition-name").textContent = c.name;
+  $("phase").replaceChildren(pill(c.phase, "held", "phase-pill"));
+  $("phase-select").value = c.phase;
+}
+
+function teamRow(id, name) {
+  const versions = el("button", { type: "button", "data-testid": "team-versions-button", text: "versions" });
+  versions.addEventListener("click", () => showVersions(id, name).catch((err) => said(false, err.message)));
+  const token = el("button", { type: "button", "data-testid": "team-token-button", text: "new token" });
+  token.addEventListener("click", () => act(`a new token for ${name}`, async () => {
+    const made = await api(`${base()}/teams/${id}/tokens`, { method: "POST" });
+    showToken(name, made.token);
+    return `a new token for ${name} (key id ${made.kid})`;
+  }));
+  return el("tr", { "data-testid": "team-row", "data-team-id": id },
+    cell(id, { class: "num" }), cell(name, { class: "name", "data-testid": "team-name" }), el("td", {}, versions, token));
+}
+
+function showToken(name, token) {
+  $("new-token-for").textContent = `the token of ${name}:`;
+  $("new-token").textContent = token;
+  $("new-token-box").hidden = false;
+}
+
+async function showVersions(teamId, name) {
+  const versions = await api(`${base()}/teams/${teamId}/versions`);
+  const rows = versions.map((v) => {
+    const buttons = el("span", {});
+    for (const change of ["disable", "enable"]) {
+      const button = el("button", { type: "button", "data-testid": `v-${change}`, text: change });
+      button.addEventListener("click", () => changeVersion(v.id, change).then(() => showVersions(teamId, name)));
+      buttons.append(button);
+    }
+    return el("tr", { "data-testid": "admin-version-row", "data-version-id": v.id },
+      cell(v.id, { class: "num" }), cell(v.number, { class: "num" }),
+      el("td", {}, pill(v.state, "held", "admin-version-state")),
+      cell([v.reason_code, v.reason].filter(Boolean).join(": ")), el("td", {}, buttons));
+  });
+  const table = el("table", { class: "data" },
+    el("thead", {}, el("tr", {}, ...["id", "#", "state", "reason", ""].map((h) => el("th", { text: h })))),
+    el("tbody", {}, ...rows));
+  $("team-versions").replaceChildren(el("h3", { text: `versions of ${name}` }), table);
+}
+
+function changeVersion(versionId, change) {
+  return act(`${change} version ${versionId}`, async () => {
+    const v = await api(`${base()}/versions/${versionId}/${change}`, { method: "POST", json: { reason: reason() } });
+    return `version ${versionId} is ${v.state}`;
+  });
+}
+
+function matchRow(m) {
+  const voidButton = el("button", { type: "button", "data-testid": "void", text: "void" });
+  voidButton.addEventListener("click", () => act(`void match ${m.id}`, async () => {
+    await api(`/api/matches/${m.id}/void`, { method: "POST", json: { reason: reason() } });
+    return `match ${m.id} is void`;
+  }));
+  for (const seat of m.seats) if (seat.team_id != null) state.teams.set(seat.team_id, seat.team);
+  return el("tr", { "data-testid": "match-row", "data-match-id": m.id },
+    cell(`#${m.id}`), cell(m.reason ? `${m.kind} (${m.reason})` : m.kind),
+    el("td", {}, pill(m.status, m.status, "match-status")),
+    cell(m.seats.map(seatName).join(" vs ")), cell(when(m.finished_at), { class: "muted" }),
+    el("td", {}, voidButton));
+}
+
+function auditRow(a) {
+  return el("tr", { "data-testid": "audit-row" },
+    cell(when(a.at), { class: "muted" }), cell(a.actor), cell(a.action, { "data-testid": "audit-action" }),
+    cell(a.target, { "data-testid": "audit-target" }), cell(a.reason || "", { "data-testid": "audit-reason" }));
+}
+
+// The teams the audit log names (`add_team` of `team:ID`) that no other answer named yet: the
+// organizer sees every team added, even one with no active version and no match.
+function teamsOfAudit(audit) {
+  for (const entry of audit) {
+    const found = entry.action === "add_team" ? /^team:(\d+)$/.exec(entry.target) : null;
+    if (found && !state.teams.has(Number(found[1]))) state.teams.set(Number(found[1]), `team ${found[1]}`);
+  }
+}
+
+async function refresh() {
+  clearTimeout(state.timer);
+  if (!state.me) return;
+  try {
+    showCompetition(await api(base()));
+    const board = await api(`${base()}/leaderboard?limit=200`);
+    for (const row of board.rows) state.teams.set(row.team_id, row.team);
+    const matches = await api(`${base()}/matches?limit=20`);
+    $("match-rows").replaceChildren(...matches.matches.map(matchRow));
+    const audit = await api(`${base()}/audit?limit=200`);
+    teamsOfAudit(audit);
+    const teams = [...state.teams.entries()].sort(([a], [b]) => a - b);
+    $("team-rows").replaceChildren(...teams.map(([id, name]) => teamRow(id, name)));
+    $("stats").textContent = JSON.stringify(await api(`${base()}/stats`), null, 2);
+    $("audit-rows").replaceChildren(...audit.map(auditRow));
+    state.auditLoaded = true;
+    if (state.error) setError(null);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) {
+      showLogin();
+      $("login-error").textContent = "the session ended: sign in again";
+      return;
+    }
+    setError(err.message);
+  }
+  if (state.me) state.timer = setTimeout(refresh, REFRESH_MS);
+}
+
+// ------------------------------------------------------------------------------------ the forms
+
+function kidOf(text) {
+  const found = /^ba_([A-Za-z0-9]{1,32})_/.exec(text);
+  return found ? found[1] : text; // a whole token pasted: its key id (it goes no further than this page)
+}
+
+function wireForms() {
+  $("phase-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const phase = $("phase-select").value;
+    const force = $("phase-force").checked;
+    act(`phase ${phase}`, async () => {
+      const c = await api(base(), { method: "PATCH", json: { phase, force } });
+      return `the competition is ${c.phase}`;
+    });
+  });
+  $("team-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const name = $("team-name").value.trim();
+    act(`add ${name || "a team"}`, async () => {
+      const made = await api(`${base()}/teams`, { method: "POST", json: { name } });
+      state.teams.set(made.team.id, made.team.name);
+      $("team-name").value = "";
+      showToken(made.team.name, made.token);
+      return `team ${made.team.name} added (id ${made.team.id})`;
+    });
+  });
+  $("revoke-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const team = $("revoke-team").value.trim();
+    const kid = kidOf($("revoke-kid").value.trim());
+    $("revoke-kid").value = "";
+    act(`revoke ${kid}`, async () => {
+      if (!/^\d+$/.test(team) || !/^[A-Za-z0-9]{1,32}$/.test(kid)) throw new Error("give the team id and the token's key id");
+      await api(`${base()}/teams/${team}/tokens/${kid}`, { method: "DELETE" });
+      return `token ${kid} of team ${team} is revoked`;
+    });
+  });
+  $("version-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const id = $("version-id").value.trim();
+    const change = event.submitter && event.submitter.value === "enable" ? "enable" : "disable";
+    if (!/^\d+$/.test(id)) {
+      said(false, "give a version id");
+      return;
+    }
+    changeVersion(Number(id), change);
+  });
+}
+
+async function start() {
+  wireSignIn($("login-form"), $("token"), $("login-error"), (me) => {
+    if (me.role !== "organizer") {
+      signOut().catch(() => {});
+      $("login-error").textContent = "that is a team token: a team's page is /team";
+      return;
+    }
+    showOrganizer(me);
+  });
+  $("logout").addEventListener("click", async () => {
+    try {
+      await signOut();
+    } finally {
+      showLogin();
+    }
+  });
+  wireForms();
+  try {
+    const me = await whoAmI();
+    if (me && me.role === "organizer") showOrganizer(me);
+    else showLogin();
+  } catch (err) {
+    setError(err.message);
+    showLogin();
+  }
+  state.started = true;
+}
+
+window.__admin = {
+  get ready() { return state.started && (!state.me || state.auditLoaded); },
+  get error() { return state.error; },
+  get signedIn() { return state.me !== null; },
+  get auditLoaded() { return state.auditLoaded; },
+  get actions() { return state.actions; },
+};
+
+start();
