@@ -78,7 +78,7 @@ def test_submit_a_hard_link_in_the_folder_is_an_error_naming_it(bot_folder: Path
 
 def test_submit_files_over_the_cap_are_refused_before_sending(bot_folder: Path) -> None:
     (bot_folder / "weights.bin").write_bytes(os.urandom(300_000))
-    with pytest.raises(SubmissionError, match=r"MiB unpacked"):
+    with pytest.raises(SubmissionError, match=r"256 KiB unpacked"):
         build_submission(bot_folder, ArenaPolicy(max_unpacked_mb=0.25))
     with pytest.raises(SubmissionError, match="upload limit"):
         build_submission(bot_folder, ArenaPolicy(max_upload_mb=0.1))

@@ -495,7 +495,7 @@ def test_pages_upload_over_the_size_or_the_quota_is_told_at_once(
     choose_file(page, "bot.py", bot_source("x" * 200_000))  # 200 kB: over 0.1 MiB
     wait_js(page, "document.querySelector('[data-testid=upload-error]').textContent.length > 0")
     assert page.get_by_test_id("upload-error").inner_text() == (
-        "HTTP 413: the upload is larger than the 0.1 MiB limit"
+        "HTTP 413: the upload is larger than the 102.4 KiB limit"
     )
     seen.expect_refusals(413)
     choose_file(page, "bot.py", bot_source("the one upload of the hour"))

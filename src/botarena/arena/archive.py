@@ -58,7 +58,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import IO
 
-from botarena.arena.policy import ArenaPolicy
+from botarena.arena.policy import ArenaPolicy, size_text
 from botarena.arena.vocabulary import ArchiveRejection
 from botarena.bots.artifacts import PackedBot, pack_folder
 from botarena.bots.resolve import FOLDER_ENTRIES
@@ -165,7 +165,7 @@ def check_upload(data: bytes, filename: str, policy: ArenaPolicy) -> CheckedUplo
     if len(data) > policy.max_upload_bytes:
         raise _reject(
             ArchiveRejection.TOO_BIG,
-            f"the upload is {_mib(len(data))}, more than the {_mib(policy.max_upload_bytes)} limit",
+            f"the upload is {size_text(len(data))}, more than the {size_text(policy.max_upload_bytes)} limit",
         )
     kind = sniff(data)
     if kind is UploadKind.ZIP:
@@ -189,10 +189,6 @@ def sniff(data: bytes) -> UploadKind:
     if data[257:262] == b"ustar":
         return UploadKind.TAR
     return UploadKind.FILE
-
-
-def _mib(size: float) -> str:
-    return f"{size / (1 << 20):.1f} MiB"
 
 
 def native_kind(head: bytes) -> str | None:
@@ -523,8 +519,8 @@ def _check_declared(members: list[_Raw], records: list[_ZipRecord], policy: Aren
     if declared > policy.max_unpacked_bytes:
         raise _reject(
             ArchiveRejection.TOO_BIG,
-            f"the archive declares {_mib(declared)} unpacked, more than the "
-            f"{_mib(policy.max_unpacked_bytes)} limit",
+            f"the archive declares {size_text(declared)} unpacked, more than the "
+            f"{size_text(policy.max_unpacked_bytes)} limit",
         )
     for member, record in zip(members, records, strict=True):
         if record.size > max(RATIO_FLOOR, policy.max_ratio * record.compressed):
@@ -563,7 +559,7 @@ def _measure_zip(data: bytes, member: _Raw, record: _ZipRecord, room: int, polic
 def _unpacked_too_big(policy: ArenaPolicy) -> UploadRejected:
     return _reject(
         ArchiveRejection.TOO_BIG,
-        f"the archive unpacks to more than the {_mib(policy.max_unpacked_bytes)} limit",
+        f"the archive unpacks to more than the {size_text(policy.max_unpacked_bytes)} limit",
     )
 
 

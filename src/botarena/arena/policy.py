@@ -99,6 +99,14 @@ class ArenaPolicy(BaseModel):
         return self.model_dump(mode="json", exclude={"invite_code"})
 
 
+def size_text(size: float) -> str:
+    """A byte count as a limit reads in a message: `10 MiB`, `1.5 MiB`, `100 KiB`, `512 bytes`."""
+    for unit, scale in (("MiB", MIB), ("KiB", 1024)):
+        if size >= scale:
+            return f"{size / scale:.2f}".rstrip("0").rstrip(".") + f" {unit}"
+    return f"{int(size)} bytes"
+
+
 class PolicyError(ValueError):
     """A policy that cannot be taken, with one line naming the field."""
 

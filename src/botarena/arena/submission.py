@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from botarena.arena.archive import UploadRejected, check_upload
-from botarena.arena.policy import ArenaPolicy
+from botarena.arena.policy import ArenaPolicy, size_text
 from botarena.bots.artifacts import SKIPPED
 from botarena.bots.nofollow import Folder, Listed, UnsafeFileError
 
@@ -72,13 +72,9 @@ def _single_file(path: Path, policy: ArenaPolicy) -> Submission:
         raise SubmissionError(f"{path} is not a file or folder")
     if path.stat().st_size > policy.max_upload_bytes:
         raise SubmissionError(
-            f"{path} is {_mib(path.stat().st_size)}, more than {_mib(policy.max_upload_bytes)}"
+            f"{path} is {size_text(path.stat().st_size)}, more than {size_text(policy.max_upload_bytes)}"
         )
     return Submission(path.read_bytes(), path.name, 1)
-
-
-def _mib(size: float) -> str:
-    return f"{size / (1 << 20):.1f} MiB"
 
 
 class _Zipper:
@@ -111,7 +107,7 @@ class _Zipper:
         data, executable = folder.read(listed, room)
         if len(data) > room:
             raise SubmissionError(
-                f"{self.root}: the files are more than {_mib(self.policy.max_unpacked_bytes)} unpacked"
+                f"{self.root}: the files are more than {size_text(self.policy.max_unpacked_bytes)} unpacked"
             )
         self.files += 1
         if self.files > self.policy.max_entries:
@@ -137,7 +133,8 @@ def _zip_folder(path: Path, policy: ArenaPolicy) -> Submission:
         raise SubmissionError(f"{path} holds no files")
     if len(data) > policy.max_upload_bytes:
         raise SubmissionError(
-            f"{path} zips to {_mib(len(data))}, more than the {_mib(policy.max_upload_bytes)} upload limit"
+            f"{path} zips to {size_text(len(data))},"
+            f" more than the {size_text(policy.max_upload_bytes)} upload limit"
         )
     name = os.path.basename(os.path.abspath(path)) or "bot"
     return Submission(data, f"{name}.zip", zipper.files)

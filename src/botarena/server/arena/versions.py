@@ -38,7 +38,7 @@ from starlette.requests import ClientDisconnect
 
 from botarena.arena.access import Caller
 from botarena.arena.archive import UploadRejected
-from botarena.arena.policy import ArenaPolicy
+from botarena.arena.policy import ArenaPolicy, size_text
 from botarena.arena.uploads import (
     Sent,
     UploadClosed,
@@ -193,7 +193,7 @@ async def read_capped(request: Request, cap: int, limit: int) -> bytes:
 
 
 def _too_large(cap: int) -> HTTPException:
-    return HTTPException(413, f"the upload is larger than the {cap / (1 << 20):.1f} MiB limit")
+    return HTTPException(413, f"the upload is larger than the {size_text(cap)} limit")
 
 
 async def parse_form(request: Request, body: bytes, cap: int) -> tuple[bytes, str, dict[str, str]]:
