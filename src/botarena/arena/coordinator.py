@@ -473,7 +473,12 @@ class ArenaCoordinator:
         executor = self.executor
         try:
             future = executor.submit(play_batch, tasks)
-        except (BrokenProcessPool, RuntimeError) as exc:  # a pool broken or shut down under us
+        except BrokenProcessPool as exc:  # broken since the last collect: replaced when it is ours
+            future = Future()
+            future.set_exception(exc)
+        except RuntimeError as exc:  # shut down under us: nothing more can be played in this run
+            self.summary.stopped_because = f"the executor is shut down ({exc})"
+            self.stop.set()
             future = Future()
             future.set_exception(exc)
         self.tasks[future] = _Task(plans, keys, executor)

@@ -54,6 +54,8 @@ class VersionView:
     number: int
     kind: str
     state: str
+    reason_code: str | None
+    reason: str | None
     activate: bool
     inherits_from: int | None
     received_at: datetime
@@ -466,6 +468,8 @@ def _version_view(version: Version, team: str, spec: str | None, artifact: str |
         number=version.number,
         kind=version.kind,
         state=version.state,
+        reason_code=version.reason_code,
+        reason=version.reason,
         activate=version.activate,
         inherits_from=version.inherits_from,
         received_at=version.received_at,
