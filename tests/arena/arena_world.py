@@ -67,6 +67,10 @@ class World:
         """A `received` version of `team` whose bot.py is `source` (as the upload route stores it)."""
         return upload(self.store, self.competition, team, source, note=note, activate=activate)
 
+    def upload_all(self, *sources: str) -> list[int]:
+        """One version for each of the first teams, team i uploading `sources[i]`."""
+        return [self.upload(team, source) for team, source in zip(self.teams, sources, strict=False)]
+
     def version(self, version_id: int) -> Any:
         return self.runs.get_version(version_id)
 

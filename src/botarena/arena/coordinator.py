@@ -415,7 +415,8 @@ class ArenaCoordinator:
             if wanted > 0:
                 plans.extend(self.scheduler.next_matches(wanted, now))
         ready = [plan for plan in (self.prepare(plan, now) for plan in plans) if plan is not None]
-        batch = self.batch_size()
+        # about BATCH_TARGET_S per task, but never so many that a free task slot goes without work
+        batch = max(1, min(self.batch_size(), len(ready) // max(1, free)))
         for start in range(0, len(ready), batch):
             self.submit(ready[start : start + batch])
 
