@@ -212,7 +212,7 @@ def test_g4_a_result_starts_the_next_match_at_once_while_the_others_play(sqlite_
     versions = world.upload_all(STARTER, ATTACKER, STARTER, ATTACKER)
     executor = ManualExecutor()
     coordinator = ArenaCoordinator(world.store, world.competition.id, executor, options=FAST)
-    coordinator.load()
+    coordinator.start()
     drive(coordinator, executor, settled(world, versions))
     drive(coordinator, executor, lambda: len(coordinator.tasks) == 2)  # two rated matches at once
     before = set(coordinator.tasks)
@@ -244,7 +244,8 @@ def test_g3_rated_matches_play_continuously_and_ratings_equal_rerate(store: Stor
         linked = session.scalar(
             select(func.count()).select_from(MatchPlayer).where(MatchPlayer.bot_version_id.is_not(None))
         )
-    assert linked == 2 * len(world.runs.matches(world.competition.tournament_id, statuses=["finished"]))
+    finished = world.runs.matches(world.competition.tournament_id, statuses=["finished"])
+    assert linked == sum(len(match.versions) for match in finished)  # every version's seat, no opponent's
 
 
 def test_rerate_skips_voided_matches_and_write_makes_it_equal(sqlite_store: Store) -> None:
@@ -252,7 +253,7 @@ def test_rerate_skips_voided_matches_and_write_makes_it_equal(sqlite_store: Stor
     versions = world.upload_all(STARTER, ATTACKER)
     executor = ManualExecutor()
     coordinator = ArenaCoordinator(world.store, world.competition.id, executor, options=FAST)
-    coordinator.load()
+    coordinator.start()
     drive(coordinator, executor, lambda: rated_finished(world) >= 3)
     coordinator.close()
     assert rebuild(world.store, world.competition.id).equal
@@ -281,7 +282,7 @@ def test_g11_a_result_and_its_rating_commit_together_or_not_at_all(
     versions = world.upload_all(STARTER, ATTACKER)
     executor = ManualExecutor()
     coordinator = ArenaCoordinator(world.store, world.competition.id, executor, options=FAST)
-    coordinator.load()
+    coordinator.start()
     drive(coordinator, executor, lambda: len(coordinator.tasks) == 1 and all(
         p.kind == "rated" for t in coordinator.tasks.values() for p in t.plans
     ))  # fmt: skip
@@ -406,7 +407,7 @@ def test_phase_paused_schedules_nothing_new(sqlite_store: Store) -> None:
     world.arena.update_competition(world.competition.id, actor="test", phase="paused")
     executor = ManualExecutor()
     coordinator = ArenaCoordinator(world.store, world.competition.id, executor, options=FAST)
-    coordinator.load()
+    coordinator.start()
     for _ in range(5):
         coordinator.tick()
     assert executor.pending == [] and coordinator.tasks == {}

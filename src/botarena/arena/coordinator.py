@@ -230,6 +230,17 @@ class ArenaCoordinator:
     def run(self) -> RunSummary:
         """Claim the lock, rebuild the view from the store and play until `stop` is set (or the lock
         is lost). Running matches are abandoned at the end: the next run plays them again."""
+        self.start()
+        try:
+            while not self.stop.is_set():
+                self.tick()
+        finally:
+            self.close()
+        return self.summary
+
+    def start(self) -> None:
+        """Claim the competition's lock (CoordinatorBusy when a live coordinator holds it) and
+        rebuild the view from the store; `tick` then plays, `close` ends."""
         held = self.runs.claim_coordinator(
             self.competition.id,
             host=socket.gethostname(),
@@ -243,16 +254,14 @@ class ArenaCoordinator:
             log.warning("took over the stale coordinator lock of (%s)", self.summary.took_over)
         try:
             self.load()
-            self.beat_at = time.monotonic()
-            while not self.stop.is_set():
-                self.tick()
-        finally:
-            self.close()
-        return self.summary
+        except BaseException:
+            self.runs.release_coordinator(self.competition.id, self.owner)
+            raise
+        self.beat_at = time.monotonic()
 
     def tick(self) -> None:
         """One turn of the loop: heartbeat, poll the store, give up overdue matches, fill the free
-        slots, wait for a task to end (or the poll interval) and take what ended."""
+        slots, wait for a task to end (or the poll interval), take what ended and fill again."""
         monotonic = time.monotonic()
         if monotonic - self.beat_at >= self.options.heartbeat_s:
             self.beat_at = monotonic
@@ -268,7 +277,8 @@ class ArenaCoordinator:
         for plan in self.scheduler.overdue(now):
             self.give_up_overdue(plan, now)
         self.fill(now)
-        self.collect(self.options.poll_s)
+        if self.collect(self.options.poll_s):
+            self.fill(self.clock())  # a result frees its versions: the next matches start now
 
     def close(self) -> None:
         for future in self.tasks:
@@ -545,11 +555,12 @@ class ArenaCoordinator:
 
     # ------------------------------------------------------------------------------ collecting
 
-    def collect(self, timeout: float) -> None:
-        """Wait up to `timeout` for a task to end (or on `stop` when none runs), then take it."""
+    def collect(self, timeout: float) -> int:
+        """Wait up to `timeout` for a task to end (or on `stop` when none runs), then take what
+        ended; returns how many tasks ended."""
         if not self.tasks:
             self.stop.wait(timeout)
-            return
+            return 0
         deadline = self.scheduler.next_deadline()
         if deadline is not None:
             timeout = max(0.0, min(timeout, deadline - self.clock()))
@@ -562,6 +573,7 @@ class ArenaCoordinator:
                 self.task_lost(task, exc)
             else:
                 self.take(task, results)
+        return len(done)
 
     def task_lost(self, task: _Task, exc: BaseException) -> None:
         if is_worker_loss(exc) and task.executor is self.executor:
