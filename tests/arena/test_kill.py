@@ -48,6 +48,14 @@ def results(world: World) -> dict[str, tuple[Any, ...]]:
     return {m.key: (m.ranks, m.statuses, m.replay_hash, m.finished_at) for m in found}
 
 
+def validating(world: World, version: int) -> bool:
+    """`version` is validating, one of its validation games running."""
+    running = world.runs.matches(world.competition.tournament_id, statuses=["running"], kind="validation")
+    return world.version(version).state == "validating" and any(
+        version in m.versions.values() for m in running
+    )
+
+
 def alive(process: subprocess.Popen[str]) -> bool:
     assert process.poll() is None, f"arena run ended early: {process.communicate()}"
     return True
@@ -69,15 +77,14 @@ def test_g11_a_sigkilled_coordinator_resumes_with_nothing_lost_or_doubled(tmp_pa
             assert f"competition {world.competition.id} already has a coordinator" in refused
             assert len(refused.strip().splitlines()) == 1  # one line, no traceback
             slow = world.upload(world.teams[3], SLOW)
-            wait_until(
-                lambda: alive(first) and world.version(slow).state == "validating", "the validation under way"
-            )
+            wait_until(lambda: alive(first) and validating(world, slow), "the validation under way")
         finally:
             os.killpg(first.pid, signal.SIGKILL)  # the coordinator and its workers, at once
             first.communicate(timeout=60)
         assert first.returncode == -signal.SIGKILL
         before = results(world)
         left = {m.key for m in world.runs.matches(world.competition.tournament_id, statuses=["running"])}
+        assert any(key.startswith(f"val-{slow}-") for key in left)  # killed mid-validation
 
         again = arena_run(db, world.competition.id, tmp_path)
         try:
