@@ -453,3 +453,51 @@ def test_g11_a_worker_killed_mid_match_is_a_platform_failure_retried_never_rated
         )
     assert rows == 2 and players == 2  # rated once, for the try that finished
     assert rebuild(world.store, world.competition.id).equal
+
+
+class Clock:
+    """The coordinator's clock, moved by the test (it starts at the real time: the store's rows are
+    stamped with it)."""
+
+    def __init__(self) -> None:
+        import time
+
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_an_overdue_match_is_given_up_and_replayed_its_late_result_ignored(sqlite_store: Store) -> None:
+    """specs/arena.md, Scheduler failures: a match running longer than `match_timeout_s` is cancelled
+    and replayed (a platform failure, attempt 2); should the first try still end, it is not recorded."""
+    world = open_world(sqlite_store, 2)
+    world.upload_all(STARTER, ATTACKER)
+    executor = ManualExecutor()
+    clock = Clock()
+    options = CoordinatorOptions(poll_s=0.05, heartbeat_s=0.5, expected_match_s=1.0)  # timeout: 10 s
+    coordinator = ArenaCoordinator(world.store, world.competition.id, executor, options=options, clock=clock)
+    coordinator.start()
+    drive(
+        coordinator,
+        executor,
+        lambda: any(p.kind == "rated" for t in coordinator.tasks.values() for p in t.plans),
+    )
+    (late,) = [t for t in coordinator.tasks.values() if t.plans[0].kind == "rated"]
+    key = late.keys[0]
+    clock.now += 11.0
+    coordinator.tick()
+    assert coordinator.summary.platform_failures == 1
+    retried = [t for t in coordinator.tasks.values() if t.keys == (key,) and t is not late]
+    assert len(retried) == 1 and retried[0].plans[0].attempt == 2  # replayed at once, same key
+    executor.run_first()  # the first try ends after all: ignored
+    coordinator.tick()
+    match = world.store.find_match(world.competition.tournament_id, key)
+    assert match is not None and match.status != "finished"
+    while executor.pending:
+        executor.run_first()
+        coordinator.tick()
+    match = world.store.find_match(world.competition.tournament_id, key)
+    assert match is not None and match.status == "finished" and match.attempts == 2
+    assert rebuild(world.store, world.competition.id).equal
+    coordinator.close()

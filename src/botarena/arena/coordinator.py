@@ -765,6 +765,9 @@ class ArenaCoordinator:
         from botarena.runner.verify import verify_replay
 
         games_by_index = self.validation.pop(version, {})
+        current = self.runs.get_version(version)
+        if current is None or current.state not in _QUEUED:  # superseded or disabled meanwhile
+            return
         games = [games_by_index[i] for i in sorted(games_by_index)]
         if len(games) < self.scheduler.validation_games:  # a game was given up for the platform's reasons
             log.warning("version %d: validation incomplete (platform trouble), queued again", version)
@@ -789,12 +792,12 @@ class ArenaCoordinator:
             self.state[version] = VersionState.REJECTED
             self.summary.rejected += 1
             return
-        self.runs.set_state(version, VersionState.READY.value, validated=True)
+        if not self.runs.set_state(version, VersionState.READY.value, validated=True, only_from=_QUEUED):
+            return  # superseded or disabled since it was read above
         self.state[version] = VersionState.READY
         self.summary.validated += 1
-        entry = self.runs.get_version(version)
-        if entry is not None and entry.activate:
-            self.activate(entry, now)
+        if current.activate:
+            self.activate(current, now)
 
     def activate(self, version: VersionView, now: float) -> None:
         """`version` becomes its team's only active one; the previous one retires (its running

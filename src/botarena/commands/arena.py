@@ -22,7 +22,13 @@ from typing import Annotated, Any
 import typer
 
 from botarena.commands.common import UserError, open_store
-from botarena.commands.secret_options import DbFileOption, DbOption
+from botarena.commands.secret_options import (
+    DbFileOption,
+    DbOption,
+    LiveTokenFileOption,
+    LiveTokenOption,
+    live_token_of,
+)
 
 app = typer.Typer(
     name="arena",
@@ -168,27 +174,34 @@ def run_command(
     workers: WorkersOption = 2,
     dask: DaskOption = None,
     live_url: LiveUrlOption = None,
+    live_token: LiveTokenOption = None,
+    live_token_file: LiveTokenFileOption = None,
     db: DbOption = None,
     db_file: DbFileOption = None,
 ) -> None:
     """Run the competition's coordinator: validations and rated matches, until Ctrl-C (resumable)."""
     from botarena.arena.coordinator import ArenaCoordinator
     from botarena.commands.common import isolation
-    from botarena.core.credentials import WorkerSecrets
+    from botarena.commands.tournament import _live_target
+    from botarena.core.credentials import WorkerSecrets, hold
     from botarena.tournament.executor import close_executor, make_executor
 
     if workers < 1 and dask is None:
         raise UserError(f"--workers must be 1 or more, got {workers}")
+    live = _live_target(live_url, live_token_of(live_token, live_token_file))
     sealed = isolation(True)  # SandboxUnavailable: the sandbox's one-line reason, exit code 2
     arena = _arena(db, db_file)
     store = arena.store
     found = _competition(arena, competition)
-    secrets = WorkerSecrets.of(store.connect_url)  # the pool's workers fetch artifacts from the store
+    # the pool's workers fetch artifacts from the store and stream to the live server: the secrets
+    # go to them through their initializer, never in a task
+    secrets = WorkerSecrets.of(store.connect_url, live)
+    hold(secrets)
     factory = None if dask else (lambda: make_executor(workers, credentials=secrets))
     executor = make_executor(workers, dask, credentials=secrets)
     stop = _stop_on_signals()
     coordinator = ArenaCoordinator(
-        store, found.id, executor, isolation=sealed, executor_factory=factory, stop=stop, live_url=live_url
+        store, found.id, executor, isolation=sealed, executor_factory=factory, stop=stop, live_url=live[0]
     )
     print(f"arena run: competition {found.id} {found.name!r} ({store.url}); Ctrl-C stops", flush=True)
     try:
@@ -196,6 +209,8 @@ def run_command(
     finally:
         close_executor(executor, cancel=True)
         store.close()
+    if summary.took_over:
+        print(f"took over the lock of a coordinator that is gone ({summary.took_over})")
     print(
         f"stopped ({summary.stopped_because}): {summary.rated} rated and {summary.validation_matches} "
         f"validation matches, {summary.validated} versions ready, {summary.rejected} rejected, "
