@@ -494,6 +494,7 @@ def test_an_overdue_match_is_given_up_and_replayed_its_late_result_ignored(sqlit
     coordinator.tick()
     match = world.store.find_match(world.competition.tournament_id, key)
     assert match is not None and match.status != "finished"
+
     def replayed() -> bool:
         found = world.store.find_match(world.competition.tournament_id, key)
         return found is not None and found.status == "finished"
