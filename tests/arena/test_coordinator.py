@@ -504,3 +504,47 @@ def test_an_overdue_match_is_given_up_and_replayed_its_late_result_ignored(sqlit
     assert match is not None and match.status == "finished" and match.attempts == 2
     assert rebuild(world.store, world.competition.id).equal
     coordinator.close()
+
+
+# ---------------------------------------------------------------------------------- the commands
+
+
+def test_arena_run_refuses_in_one_line_where_bots_cannot_be_sandboxed(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from botarena.bots import sandbox
+    from botarena.cli import main
+
+    def missing(policy: Any) -> None:
+        raise sandbox.SandboxUnavailable("bubblewrap (bwrap) is not installed")
+
+    monkeypatch.setattr(sandbox, "check_sandbox", missing)
+    db = f"sqlite:///{tmp_path / 'arena.db'}"
+    code = main(["arena", "run", "--competition", "1", "--db", db, "--workers", "2"])
+    err = capsys.readouterr().err
+    assert code == 2 and "bubblewrap (bwrap) is not installed" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_arena_rerate_says_whether_the_stored_ratings_are_equal(
+    sqlite_store: Store, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from botarena.cli import main
+    from botarena.store.models import Match
+
+    world = open_world(sqlite_store, 2)
+    world.upload_all(STARTER, ATTACKER)
+    executor = ManualExecutor()
+    coordinator = ArenaCoordinator(world.store, world.competition.id, executor, options=FAST)
+    coordinator.start()
+    drive(coordinator, executor, lambda: rated_finished(world) >= 2)
+    coordinator.close()
+    args = ["arena", "rerate", "--competition", str(world.competition.id), "--db", world.store.connect_url]
+    assert main(args) == 0
+    assert "equal the stored ones" in capsys.readouterr().out
+    first = world.runs.matches(world.competition.tournament_id, statuses=["finished"], kind="rated")[0]
+    with world.store.write_session("test") as session:
+        session.execute(update(Match).where(Match.id == first.id).values(voided=True))
+    assert main(args) == 1
+    assert "differ from the stored ones for 2 versions" in capsys.readouterr().out
+    assert main([*args, "--write"]) == 0 and main(args) == 0
