@@ -262,6 +262,10 @@ class Scheduler:
         """Disabled by the organizer: not scheduled until activated again."""
         self._deactivate(version)
 
+    def continue_numbering(self, last: int) -> None:
+        """Number new plans after `last` (on resume: the highest match number the store holds)."""
+        self._counter = max(self._counter, last)
+
     def validation_requested(self, version: VersionId) -> None:
         """Queue `version`'s validation matches (served before any rated match, in request order)."""
         if version in self._validations:

@@ -3,6 +3,8 @@
     botarena arena create GAME --name N [--preset P] [--players K | --world] [--config FILE] --db URL
     botarena arena team add NAME --competition C --db URL
     botarena arena team import teams.csv --competition C --db URL
+    botarena arena run --competition C --db URL --workers N | --dask ADDR [--live-url U]
+    botarena arena rerate --competition C --db URL [--write]
 
 Each prints the tokens it makes once (the store keeps only their hashes). Every check (game, preset,
 config keys, players, team names, the CSV) is made before the store is written: a mistake is one
@@ -20,7 +22,13 @@ from typing import Annotated, Any
 import typer
 
 from botarena.commands.common import UserError, open_store
-from botarena.commands.secret_options import DbFileOption, DbOption
+from botarena.commands.secret_options import (
+    DbFileOption,
+    DbOption,
+    LiveTokenFileOption,
+    LiveTokenOption,
+    live_token_of,
+)
 
 app = typer.Typer(
     name="arena",
@@ -145,3 +153,117 @@ def _competition(arena: Any, which: str) -> Any:
     if found is None:
         raise UserError(f"no competition {which!r} in {arena.store.url}")
     return found
+
+
+WorkersOption = Annotated[int, typer.Option("--workers", help="Local worker processes (matches at once).")]
+DaskOption = Annotated[
+    str | None,
+    typer.Option("--dask", metavar="ADDR", help="A Dask scheduler's address instead of --workers."),
+]
+LiveUrlOption = Annotated[
+    str | None,
+    typer.Option(
+        "--live-url", metavar="URL", help="A server to stream matches to (its token: BOTARENA_LIVE_TOKEN)."
+    ),
+]
+
+
+@app.command("run")
+def run_command(
+    competition: CompetitionOption,
+    workers: WorkersOption = 2,
+    dask: DaskOption = None,
+    live_url: LiveUrlOption = None,
+    live_token: LiveTokenOption = None,
+    live_token_file: LiveTokenFileOption = None,
+    db: DbOption = None,
+    db_file: DbFileOption = None,
+) -> None:
+    """Run the competition's coordinator: validations and rated matches, until Ctrl-C (resumable)."""
+    from botarena.arena.coordinator import ArenaCoordinator
+    from botarena.commands.common import isolation
+    from botarena.commands.tournament import _live_target
+    from botarena.core.credentials import WorkerSecrets, hold
+    from botarena.tournament.executor import close_executor, make_executor
+
+    if workers < 1 and dask is None:
+        raise UserError(f"--workers must be 1 or more, got {workers}")
+    live = _live_target(live_url, live_token_of(live_token, live_token_file))
+    sealed = isolation(True)  # SandboxUnavailable: the sandbox's one-line reason, exit code 2
+    arena = _arena(db, db_file)
+    store = arena.store
+    found = _competition(arena, competition)
+    # the pool's workers fetch artifacts from the store and stream to the live server: the secrets
+    # go to them through their initializer, never in a task
+    secrets = WorkerSecrets.of(store.connect_url, live)
+    hold(secrets)
+    factory = None if dask else (lambda: make_executor(workers, credentials=secrets))
+    executor = make_executor(workers, dask, credentials=secrets)
+    stop = _stop_on_signals()
+    coordinator = ArenaCoordinator(
+        store, found.id, executor, isolation=sealed, executor_factory=factory, stop=stop, live_url=live[0]
+    )
+    print(f"arena run: competition {found.id} {found.name!r} ({store.url}); Ctrl-C stops", flush=True)
+    try:
+        summary = coordinator.run()
+    finally:
+        close_executor(executor, cancel=True)
+        store.close()
+    if summary.took_over:
+        print(f"took over the lock of a coordinator that is gone ({summary.took_over})")
+    print(
+        f"stopped ({summary.stopped_because}): {summary.rated} rated and {summary.validation_matches} "
+        f"validation matches, {summary.validated} versions ready, {summary.rejected} rejected, "
+        f"{summary.platform_failures} platform failures retried"
+    )
+
+
+def _stop_on_signals() -> Any:
+    """An event set by Ctrl-C or SIGTERM: the coordinator stops between two events, and the matches
+    running then are played again by the next run."""
+    import signal
+    import threading
+
+    stop = threading.Event()
+
+    def stopping(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGINT, stopping)
+    signal.signal(signal.SIGTERM, stopping)
+    return stop
+
+
+@app.command("rerate")
+def rerate_command(
+    competition: CompetitionOption,
+    write: Annotated[bool, typer.Option("--write", help="Store the recomputed ratings as current.")] = False,
+    db: DbOption = None,
+    db_file: DbFileOption = None,
+) -> None:
+    """Recompute the ratings from the recorded results (finished_at, match id order; voided matches
+    skipped) and say whether they equal the stored ones; `--write` stores them."""
+    from botarena.arena.rerating import rebuild
+    from botarena.arena.rerating import write as write_ratings
+
+    arena = _arena(db, db_file)
+    try:
+        found = _competition(arena, competition)
+        report = rebuild(arena.store, found.id)
+        print(
+            f"competition {found.id}: {report.results} rated results ({report.voided} voided, skipped), "
+            f"{len(report.rebuilt)} versions rated"
+        )
+        if report.equal:
+            print("the recomputed ratings equal the stored ones")
+        else:
+            shown = ", ".join(str(v) for v in report.differing[:10])
+            count = len(report.differing)
+            print(f"the recomputed ratings differ from the stored ones for {count} versions: {shown}")
+        if write and not report.equal:
+            write_ratings(arena.store, found.id, report)
+            print("stored the recomputed ratings")
+    finally:
+        arena.store.close()
+    if not report.equal and not write:
+        raise typer.Exit(1)  # a check that found a difference: scripts can tell

@@ -30,6 +30,8 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
+from sqlalchemy import false as sa_false
+from sqlalchemy import true as sa_true
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 NAMING_CONVENTION = {
@@ -201,6 +203,8 @@ class Match(Base):
     # why the scheduler made it (placement, deficit, ...); every tournament match is a rated one.
     kind: Mapped[str] = mapped_column(String(16), default="rated", server_default="rated")
     reason: Mapped[str | None] = mapped_column(String(32))
+    # An organizer's void: the match stays on record but stops counting (`arena rerate` skips it).
+    voided: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
 
     players: Mapped[list[MatchPlayer]] = relationship(order_by="MatchPlayer.seat")
 
@@ -324,6 +328,13 @@ class Version(Base):
     activated_at: Mapped[datetime | None]
     first_rated_match_at: Mapped[datetime | None]
     retired_at: Mapped[datetime | None]
+    # Whether the version becomes the team's active one once it is ready (the upload's `activate`).
+    activate: Mapped[bool] = mapped_column(Boolean, default=True, server_default=sa_true())
+    # The team's active version this one replaced at its (first) activation: where `on_new_version`
+    # took its starting rating from, so `arena rerate` starts it the same way.
+    inherits_from: Mapped[int | None] = mapped_column(ForeignKey("versions.id"))
+    # A rejected version's own log from the failing validation game (head and tail, 64 KiB at most).
+    log: Mapped[str | None] = mapped_column(Text)
 
 
 class RatingCurrent(Base):
@@ -366,3 +377,30 @@ class AuditEntry(Base):
     action: Mapped[str] = mapped_column(String(64))
     target: Mapped[str] = mapped_column(String(200))
     reason: Mapped[str | None] = mapped_column(Text)
+
+
+class MatchVersion(Base):
+    """Which arena version sits in a seat of an arena match (written with the match, before it is
+    played): a seat held by a validation opponent (a starter bot) has no row."""
+
+    __tablename__ = "match_versions"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id", ondelete="CASCADE"), index=True)
+
+
+class ArenaCoordinator(Base):
+    """The lock of a competition's one coordinator (`botarena arena run`): who holds it and when it
+    last said it was alive; a lock whose heartbeat is stale, or whose process is gone, is taken over."""
+
+    __tablename__ = "arena_coordinators"
+
+    competition_id: Mapped[int] = mapped_column(
+        ForeignKey("competitions.id", ondelete="CASCADE"), primary_key=True
+    )
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    owner: Mapped[str] = mapped_column(String(64))  # a random id of the holding run (pids are reused)
+    started_at: Mapped[datetime] = mapped_column(default=utcnow)
+    heartbeat_at: Mapped[datetime] = mapped_column(default=utcnow)

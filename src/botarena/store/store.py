@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -629,10 +629,20 @@ class Store:
         )
         return self.record_results(tournament_id, [result])[0]
 
-    def record_results(self, tournament_id: int, results: Sequence[MatchRecord]) -> list[bool]:
+    def record_results(
+        self,
+        tournament_id: int,
+        results: Sequence[MatchRecord],
+        *,
+        within: Callable[[Connection, Mapping[str, int]], None] | None = None,
+    ) -> list[bool]:
         """Record finished matches exactly once each, in one transaction: for each result, True if
         this call recorded it, False (and nothing changed) if it was already finished (or repeated
         earlier in `results`).
+
+        `within(conn, recorded)` runs inside that transaction with the keys this call records (key
+        -> match id, in match id order): what it writes commits with the results or not at all (the
+        arena's ratings, `store/arena_runs.py`). It is not called when nothing is recorded.
 
         Raises StoreError, recording nothing, if a key is unknown, a result does not fit its match's
         seats, or a replay a worker wrote to the shared location (`replay_hash`) is not there
@@ -691,6 +701,9 @@ class Store:
                 for seat, name in enumerate(seats)
             ]
             conn.execute(_INSERT_PLAYERS, players)
+            if within is not None:
+                now_recorded = {rows[match_id][0].key: match_id for match_id in sorted(open_ids)}
+                within(conn, now_recorded)
         recorded = {result.key for match_id, (result, _, _) in rows.items() if match_id in open_ids}
         answers = []
         for result in results:  # a repeated key is recorded once: the first occurrence says so

@@ -1,5 +1,6 @@
 """The hosted arena (specs/arena.md, part 1): competitions, teams, tokens, versions, the arena's
-ratings and its audit log, and each match's kind and reason.
+ratings and its audit log, each match's kind, reason and void mark, the version in each seat of an
+arena match, and the coordinator's lock.
 
 The spec calls this "migration 0003"; 0003 was taken by the entrants' failures (issue 26) before the
 arena began, so the arena's tables come in 0004.
@@ -101,7 +102,11 @@ def _versions_and_ratings() -> None:
         sa.Column("activated_at", _TZ, nullable=True),
         sa.Column("first_rated_match_at", _TZ, nullable=True),
         sa.Column("retired_at", _TZ, nullable=True),
+        sa.Column("activate", sa.Boolean(), nullable=False, server_default=sa.true()),
+        sa.Column("inherits_from", sa.Integer(), nullable=True),
+        sa.Column("log", sa.Text(), nullable=True),
         _fk("versions", "team_id", "teams.id"),
+        _fk("versions", "inherits_from", "versions.id", ondelete=None),
         _fk("versions", "bot_version_id", "bot_versions.id", ondelete=None),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_versions")),
         sa.UniqueConstraint("team_id", "number", name=op.f("uq_versions_team_id_number")),
@@ -154,12 +159,42 @@ def upgrade() -> None:
         # every match recorded before the arena is a rated tournament match
         batch.add_column(sa.Column("kind", sa.String(length=16), nullable=False, server_default="rated"))
         batch.add_column(sa.Column("reason", sa.String(length=32), nullable=True))
+        batch.add_column(sa.Column("voided", sa.Boolean(), nullable=False, server_default=sa.false()))
     op.create_index("ix_matches_tournament_id_id", "matches", ["tournament_id", "id"])
+    _coordination()
+
+
+def _coordination() -> None:
+    """Which version sits in each seat of an arena match, and the coordinator's lock."""
+    op.create_table(
+        "match_versions",
+        sa.Column("match_id", sa.Integer(), nullable=False),
+        sa.Column("seat", sa.Integer(), nullable=False),
+        sa.Column("version_id", sa.Integer(), nullable=False),
+        _fk("match_versions", "match_id", "matches.id"),
+        _fk("match_versions", "version_id", "versions.id"),
+        sa.PrimaryKeyConstraint("match_id", "seat", name=op.f("pk_match_versions")),
+    )
+    op.create_index(op.f("ix_match_versions_version_id"), "match_versions", ["version_id"])
+    op.create_table(
+        "arena_coordinators",
+        sa.Column("competition_id", sa.Integer(), nullable=False),
+        sa.Column("host", sa.String(length=255), nullable=False),
+        sa.Column("pid", sa.Integer(), nullable=False),
+        sa.Column("owner", sa.String(length=64), nullable=False),
+        sa.Column("started_at", _TZ, nullable=False),
+        sa.Column("heartbeat_at", _TZ, nullable=False),
+        _fk("arena_coordinators", "competition_id", "competitions.id"),
+        sa.PrimaryKeyConstraint("competition_id", name=op.f("pk_arena_coordinators")),
+    )
 
 
 def downgrade() -> None:
+    op.drop_table("arena_coordinators")
+    op.drop_table("match_versions")
     op.drop_index("ix_matches_tournament_id_id", table_name="matches")
     with op.batch_alter_table("matches") as batch:
+        batch.drop_column("voided")
         batch.drop_column("reason")
         batch.drop_column("kind")
     for table in ("audit_log", "rating_history", "ratings_current", "versions", "tokens", "teams"):
