@@ -72,6 +72,7 @@ from botarena.runner.record import MatchRecord
 from botarena.store import Store
 from botarena.store.arena import ArenaStore, CompetitionRow
 from botarena.store.arena_runs import ArenaMatchView, ArenaRunStore, RatedWrite, RatingWrite, VersionView
+from botarena.store.arena_versions import seat_name
 from botarena.tournament.executor import (
     MatchBatchResult,
     MatchFailure,
@@ -438,7 +439,7 @@ class ArenaCoordinator:
         match_id = self.match_ids.get(key)
         if match_id is None:
             match_id = self.runs.add_match(
-                self.competition.tournament_id, key=key, round=plan.number, seats=self.seat_names(plan),
+                self.competition.tournament_id, key=key, round=plan.number, seats=self.row_seats(plan),
                 seed=plan.seed, kind=plan.kind.value, reason=plan.reason.value, versions=versions,
             )  # fmt: skip
             self.match_ids[key] = match_id
@@ -543,7 +544,14 @@ class ArenaCoordinator:
                 return game
         raise AssertionError(f"validation plan {plan.number} has no game index")
 
+    @staticmethod
+    def row_seats(plan: MatchPlan) -> list[str]:
+        """How the match row names its seats: `version:<id>` (store.arena_versions.seat_name, what the
+        arena's reads and routes look a seat's version and team up by) or `starter:NAME`."""
+        return [f"starter:{seat}" if isinstance(seat, str) else seat_name(seat) for seat in plan.seats]
+
     def seat_names(self, plan: MatchPlan) -> list[str]:
+        """The seats' display names in the match's replay: `team#number` or `starter:NAME`."""
         names = []
         for seat in plan.seats:
             if isinstance(seat, str):
