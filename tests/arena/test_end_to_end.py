@@ -127,9 +127,7 @@ def test_arena_uploads_are_validated_rated_and_read_back_by_each_caller_as_their
 
         def rated() -> bool:
             world.clock.advance(1.0)
-            answer = world.call(
-                "GET", f"/api/competitions/{competition.id}/matches?kind=rated&status=finished"
-            )
+            answer = world.call("GET", finished_rated)
             return answer.status == 200 and len(answer.json()["matches"]) >= 2
 
         wait_until(rated, "two rated matches finished", timeout=240)
@@ -142,9 +140,7 @@ def test_arena_uploads_are_validated_rated_and_read_back_by_each_caller_as_their
     assert sorted(row["team"] for row in rows) == ["alpha", "bravo"]
     assert all(row["games"] >= 2 for row in rows)
 
-    listed = world.call(
-        "GET", f"/api/competitions/{competition.id}/matches?kind=rated&status=finished"
-    ).json()
+    listed = world.call("GET", finished_rated).json()
     match_id = listed["matches"][0]["id"]
     alpha_token = teams[0][1]
 
