@@ -30,7 +30,6 @@ import contextlib
 import gzip
 import http.client
 import io
-import json
 import multiprocessing
 import os
 import random
@@ -526,8 +525,8 @@ def report(label: str, times: list[float]) -> None:
         print(f"  {label:<28} no requests")
         return
     print(
-        f"  {label:<28} p50 {percentile(times, 0.5) * 1000:8.1f} ms  p99 {percentile(times, 0.99) * 1000:8.1f} ms"
-        f"  max {max(times) * 1000:8.1f} ms  n={len(times)}"
+        f"  {label:<28} p50 {percentile(times, 0.5) * 1000:8.1f} ms"
+        f"  p99 {percentile(times, 0.99) * 1000:8.1f} ms  max {max(times) * 1000:8.1f} ms  n={len(times)}"
     )
 
 
@@ -590,7 +589,8 @@ def run(args: argparse.Namespace) -> None:
             process.join(60)
             server.stop()
         print(
-            f"while {landed.value} results landed in {elapsed:.1f} s ({landed.value / elapsed:.1f}/s, target {args.rate:g}/s):"
+            f"while {landed.value} results landed in {elapsed:.1f} s"
+            f" ({landed.value / elapsed:.1f}/s, target {args.rate:g}/s):"
         )
         for label, values in times.items():
             report(label, values)

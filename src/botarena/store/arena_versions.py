@@ -25,15 +25,16 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import String, cast, func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from botarena.store.arena import ArenaStore, CompetitionRow
+from botarena.store.arena_reads import record_pair_results
 from botarena.store.models import (
     Artifact,
     AuditEntry,
@@ -42,9 +43,12 @@ from botarena.store.models import (
     Competition,
     Match,
     MatchPlayer,
+    MatchVersion,
+    PairRecord,
     RatingCurrent,
     Team,
     Version,
+    VersionRecord,
 )
 from botarena.store.rows import StoreError
 
@@ -231,14 +235,6 @@ class StatsRow:
     games_last_hour: list[int]  # per active version
 
 
-def _outcome(rank: int, ranks: Sequence[int]) -> int:
-    """A seat's outcome among `ranks` (1 is best): a win alone at the top, a draw shared, else a loss."""
-    best = min(ranks)
-    if rank != best:
-        return -1
-    return 1 if ranks.count(best) == 1 else 0
-
-
 class ArenaVersions:
     """Versions, match lists, the leaderboard and the stats over one ArenaStore."""
 
@@ -296,8 +292,10 @@ class ArenaVersions:
         """The ids of the version's validation matches, oldest first."""
         query = (
             select(Match.id)
+            .join(MatchVersion, MatchVersion.match_id == Match.id)
+            .where(MatchVersion.version_id == version_id)
             .where(Match.tournament_id == tournament_id, Match.kind == "validation")
-            .where(_seat_like(version_id))
+            .distinct()
             .order_by(Match.id)
         )
         with self.store.read_session("cannot read matches") as session:
@@ -424,6 +422,7 @@ class ArenaVersions:
             if done is not None:
                 return False
             _audit(session, competition_id, actor, VOID_ACTION, target, reason, at)
+            _uncount(session, match_id)
             return True
 
     def voided_matches(self, competition_id: int) -> set[int]:
@@ -458,28 +457,42 @@ class ArenaVersions:
         self,
         tournament_id: int,
         *,
-        version_ids: Collection[int] | None = None,
+        team_id: int | None = None,
+        version_id: int | None = None,
         kind: str | None = None,
         status: str | None = None,
         before: int | None = None,
         limit: int = MAX_PAGE,
     ) -> list[int]:
-        """Ids of the tournament's matches newest first, before the cursor, of these versions (any of
-        them), kind and status."""
-        query = select(Match.id).where(Match.tournament_id == tournament_id)
+        """Ids of the tournament's matches newest first, before the cursor, where the team (any of its
+        versions) or the version holds a seat, of this kind and status. With a team or version the
+        page is read from that side's seat links (`match_versions`): it costs the matches of that
+        team, never the competition's whole history."""
+        size = max(1, min(limit, SCAN_BATCH))
+        if team_id is None and version_id is None:
+            query = select(Match.id).where(Match.tournament_id == tournament_id)
+            order = Match.id.desc()
+        else:
+            query = (
+                select(MatchVersion.match_id)
+                .join(Match, Match.id == MatchVersion.match_id)
+                .where(Match.tournament_id == tournament_id)
+                .distinct()
+            )
+            if team_id is not None:
+                mine = select(Version.id).where(Version.team_id == team_id)
+                query = query.where(MatchVersion.version_id.in_(mine))
+            if version_id is not None:
+                query = query.where(MatchVersion.version_id == version_id)
+            order = MatchVersion.match_id.desc()
         if before is not None:
             query = query.where(Match.id < before)
         if kind is not None:
             query = query.where(Match.kind == kind)
         if status is not None:
             query = query.where(Match.status == status)
-        if version_ids is not None:
-            if not version_ids:
-                return []
-            query = query.where(or_(*(_seat_like(v) for v in sorted(version_ids))))
-        query = query.order_by(Match.id.desc()).limit(max(1, min(limit, SCAN_BATCH)))
         with self.store.read_session("cannot read matches") as session:
-            return [int(i) for i in session.scalars(query)]
+            return [int(i) for i in session.scalars(query.order_by(order).limit(size))]
 
     def matches(self, match_ids: Sequence[int]) -> list[ArenaMatch]:
         """These matches (in the order given, unknown ids left out) with their seats' results."""
@@ -517,14 +530,23 @@ class ArenaVersions:
                 RatingCurrent.mu,
                 RatingCurrent.sigma,
                 RatingCurrent.games,
+                VersionRecord.games,
+                VersionRecord.wins,
+                VersionRecord.draws,
+                VersionRecord.losses,
             )
             .join(Version, Version.team_id == Team.id)
             .outerjoin(RatingCurrent, RatingCurrent.version_id == Version.id)
+            .outerjoin(VersionRecord, VersionRecord.version_id == Version.id)
             .where(Team.competition_id == competition_id, Team.disabled.is_(False), Version.state == "active")
         )
         with self.store.read_session("cannot read the leaderboard") as session:
             return [
-                BoardRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], int(r[7] or 0))
+                BoardRow(
+                    *r[:7],
+                    int(r[7] or 0),
+                    Record(*(int(n or 0) for n in r[8:])) if r[8] is not None else Record(),
+                )
                 for r in session.execute(query)
             ]
 
@@ -549,27 +571,24 @@ class ArenaVersions:
         return [(match_id, versions, ranks) for match_id, (versions, ranks) in results.items()]
 
     def records(self, tournament_id: int) -> dict[int, Record]:
-        """Each version's rated W/D/L."""
-        found: dict[int, Record] = defaultdict(Record)
-        for _, versions, ranks in self.rated_results(tournament_id):
-            for version, rank in zip(versions, ranks, strict=False):
-                if version is not None:
-                    found[version].add(_outcome(rank, ranks))
-        return found
+        """Each version's rated W/D/L (the counters `arena_reads.record_pair_results` keeps)."""
+        query = (
+            select(VersionRecord)
+            .join(Version, Version.id == VersionRecord.version_id)
+            .join(Team, Team.id == Version.team_id)
+            .join(Competition, Competition.id == Team.competition_id)
+            .where(Competition.tournament_id == tournament_id)
+        )
+        with self.store.read_session("cannot read records") as session:
+            return {r.version_id: Record(r.games, r.wins, r.draws, r.losses) for r in session.scalars(query)}
 
     def pairs(self, tournament_id: int, team_id: int) -> dict[int, Record]:
-        """The team's rated record against each other team (by team id): a win when it ranked better."""
-        owner = self.team_of_versions(tournament_id)
-        found: dict[int, Record] = defaultdict(Record)
-        for _, versions, ranks in self.rated_results(tournament_id):
-            teams = [owner.get(v) if v is not None else None for v in versions]
-            for mine, rank in zip(teams, ranks, strict=False):
-                if mine != team_id:
-                    continue
-                for theirs, other in zip(teams, ranks, strict=False):
-                    if theirs is not None and theirs != team_id:
-                        found[theirs].add((rank < other) - (rank > other))
-        return found
+        """The team's rated record against each other team (by team id): a win when it ranked better
+        (the counters `arena_reads.record_pair_results` keeps; `tournament_id` is the competition's)."""
+        del tournament_id  # a team belongs to one competition: its id alone names its pairs
+        query = select(PairRecord).where(PairRecord.team_id == team_id)
+        with self.store.read_session("cannot read records") as session:
+            return {r.opponent_id: Record(r.games, r.wins, r.draws, r.losses) for r in session.scalars(query)}
 
     def team_of_versions(self, tournament_id: int) -> dict[int, int]:
         """Version id -> team id for every version of the competition owning this tournament."""
@@ -618,9 +637,19 @@ def percentiles(values: Sequence[int]) -> dict[str, float | None]:
     return {"p10": cuts[0], "p50": statistics.median(values), "p90": cuts[8]}
 
 
-def _seat_like(version_id: int) -> Any:
-    # the seats are a JSON list of names; its text holds the quoted name on SQLite and PostgreSQL alike
-    return cast(Match.seats, String).like(f'%"{seat_name(version_id)}"%')
+def _uncount(session: Session, match_id: int) -> None:
+    """Take a finished rated match's result back out of the W/D/L and pair counters (a void)."""
+    match = session.get(Match, match_id)
+    if match is None or match.kind != "rated" or match.status != "finished":
+        return
+    ranks = [
+        int(r)
+        for r in session.scalars(
+            select(MatchPlayer.rank).where(MatchPlayer.match_id == match_id).order_by(MatchPlayer.seat)
+        )
+    ]
+    if len(ranks) == len(match.seats):
+        record_pair_results(session, [seat_version(str(s)) for s in match.seats], ranks, undo=True)
 
 
 def _lock_team(session: Session, team_id: int) -> Team:

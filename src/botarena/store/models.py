@@ -366,3 +366,46 @@ class AuditEntry(Base):
     action: Mapped[str] = mapped_column(String(64))
     target: Mapped[str] = mapped_column(String(200))
     reason: Mapped[str | None] = mapped_column(Text)
+
+
+# ------------------------------------------------------------------------- the arena's reads (0005)
+# Counters and links that keep the arena's public reads O(page), whatever the history
+# (specs/arena.md, G5); store/arena_reads.py writes them where results are recorded.
+
+
+class MatchVersion(Base):
+    """Which arena version sits in a seat of an arena match (written with the match, before it is
+    played): a seat held by a validation opponent (a starter bot) has no row. The match list's
+    team and version filters read it instead of the seats' text."""
+
+    __tablename__ = "match_versions"
+
+    match_id: Mapped[int] = mapped_column(ForeignKey("matches.id", ondelete="CASCADE"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id", ondelete="CASCADE"), index=True)
+
+
+class VersionRecord(Base):
+    """A version's rated wins, draws and losses, counted as each rated result is recorded."""
+
+    __tablename__ = "version_records"
+
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id", ondelete="CASCADE"), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PairRecord(Base):
+    """A team's rated record against one other team (`GET .../teams/{tid}/pairs`), counted as each
+    rated result is recorded: a win when it ranked better than that opponent."""
+
+    __tablename__ = "pair_records"
+
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True)
+    opponent_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
