@@ -53,22 +53,19 @@ from botarena.arena.rating import update as rate_match
 from botarena.runner.record import MatchRecord
 from botarena.store import Store
 from botarena.store.arena import ArenaStore
+from botarena.store.arena_reads import link_match_versions, rebuild_records, record_pair_results
 from botarena.store.arena_versions import seat_name
 from botarena.store.models import (
     BotVersion,
     Competition,
     Match,
     MatchPlayer,
+    MatchVersion,
     RatingCurrent,
     RatingHistory,
     Team,
     Version,
 )
-
-try:  # the counters a result updates (store/arena_reads.py), where the store has them
-    from botarena.store.arena_reads import rebuild_records, record_pair_results
-except ImportError:  # pragma: no cover - the figures from before they existed
-    rebuild_records = record_pair_results = None  # type: ignore[assignment]
 
 CHUNK = 5000
 OK_STATUSES = {"OK": 200}
@@ -117,9 +114,8 @@ def build(store: Store, teams: int, versions_per_team: int, matches: int, seed: 
     _add_ratings(store, [v for ids in versions.values() for v in ids], rng)
     _add_history(store, competition.tournament_id, versions, matches, rng)
     _fix_sequences(store)
-    if rebuild_records is not None:
-        with store.write_session("cannot count the records") as session:
-            rebuild_records(session, competition.id)
+    with store.write_session("cannot count the records") as session:
+        rebuild_records(session, competition.id)  # the W/D/L and pair counters of that history
     built = Built(competition.id, competition.tournament_id, tokens, active)
     built.sizes = sizes(store)
     return built
@@ -191,7 +187,7 @@ def _add_history(
     with store.write_session("cannot add the history") as session:
         first = (session.scalar(select(func.max(Match.id))) or 0) + 1
     for base in range(0, count, CHUNK):
-        matches, players, history = [], [], []
+        matches, players, history, links = [], [], [], []
         for i in range(base, min(count, base + CHUNK)):
             match_id = first + i
             one, two = rng.sample(teams, 2)
@@ -201,12 +197,14 @@ def _add_history(
             matches.append(_match_row(match_id, tournament_id, i, seats, kind, at, rng))
             ranks = rng.choice([(1, 2), (2, 1), (1, 1)])
             players.extend(_player_row(match_id, seat, seats[seat], ranks[seat], rng) for seat in (0, 1))
+            links.extend({"match_id": match_id, "seat": seat, "version_id": seats[seat]} for seat in (0, 1))
             if kind == "rated":
                 history.extend(_history_row(match_id, version, rng) for version in seats)
         with store.write_session("cannot add the history") as session:
             _insert(session, Match, matches)
             _insert(session, MatchPlayer, players)
             _insert(session, RatingHistory, history)
+            _insert(session, MatchVersion, links)
 
 
 def _match_row(
@@ -301,13 +299,18 @@ def sizes(store: Store) -> dict[str, int]:
 
 
 def land_result(store: Store, competition_id: int, tournament_id: int, versions: list[int], n: int) -> None:
-    """One rated result landed as a coordinator on main can: the match added, its result recorded,
-    then its ratings, rating history, W/D/L counters and the epoch bump in one transaction. (The
-    coordinator's own `record_rated` does the last two steps in one transaction.)"""
+    """One rated result landed as a coordinator on main can: the match added with its seat links,
+    its result recorded (`Store.record_results`), then its ratings, rating history, W/D/L and pair
+    counters (`record_pair_results`) and the epoch bump in one transaction. (The coordinator's own
+    `record_rated`, not on main yet, does the last two steps in one transaction.)"""
     rng = random.Random(n)
     seats = rng.sample(versions, 2)
     key = f"w{os.getpid()}-{n}"
-    store.add_matches(tournament_id, [_Spec(key, 1_000_000 + n, [seat_name(v) for v in seats], n)])
+    names = [seat_name(v) for v in seats]
+    store.add_matches(tournament_id, [_Spec(key, 1_000_000 + n, names, n)])
+    with store.write_session("cannot link the seats") as session:  # (the coordinator: with the match)
+        added = session.scalar(select(Match.id).where(Match.tournament_id == tournament_id, Match.key == key))
+        link_match_versions(session, int(added or 0), names)
     ranks = list(rng.choice([(1, 2), (2, 1), (1, 1)]))
     record = MatchRecord(key, ranks, [1.0, 0.0], [OK_STATUSES, OK_STATUSES], [100.0, 100.0], 200, 1.5, REPLAY)
     store.record_results(tournament_id, [record])
@@ -337,8 +340,7 @@ def land_result(store: Store, competition_id: int, tournament_id: int, versions:
             )
             for row in rated.rows
         )
-        if record_pair_results is not None:
-            record_pair_results(session, int(match_id or 0), seats, ranks)
+        record_pair_results(session, list(seats), ranks)
         session.execute(
             update(Competition)
             .where(Competition.id == competition_id)
@@ -551,6 +553,15 @@ def scratch_store(url: str | None) -> Iterator[tuple[Store, str]]:
             yield store, ""
 
 
+def _first_result(landed: Any, process: Any, limit_s: float = 120.0) -> None:
+    """Wait until the writer has landed its first result, so that every read is made while results land."""
+    deadline = time.monotonic() + limit_s
+    while landed.value < 1:
+        if not process.is_alive() or time.monotonic() > deadline:
+            raise SystemExit("the writer process landed no result")
+        time.sleep(0.05)
+
+
 def run(args: argparse.Namespace) -> None:
     rng = random.Random(args.seed)
     with scratch_store(args.db) as (store, replays):
@@ -578,7 +589,8 @@ def run(args: argparse.Namespace) -> None:
         )
         process.start()
         try:
-            began = time.monotonic()
+            _first_result(landed, process)
+            began, before = time.monotonic(), landed.value
             times = read_loop(
                 server, routes(built, rng, int(newest), int(oldest)), args.requests, args.seconds
             )
@@ -588,9 +600,10 @@ def run(args: argparse.Namespace) -> None:
             stop.set()
             process.join(60)
             server.stop()
+        during = landed.value - before
         print(
-            f"while {landed.value} results landed in {elapsed:.1f} s"
-            f" ({landed.value / elapsed:.1f}/s, target {args.rate:g}/s):"
+            f"while {during} results landed in {elapsed:.1f} s"
+            f" ({during / elapsed:.1f}/s, target {args.rate:g}/s):"
         )
         for label, values in times.items():
             report(label, values)
