@@ -466,33 +466,20 @@ class ArenaVersions:
     ) -> list[int]:
         """Ids of the tournament's matches newest first, before the cursor, where the team (any of its
         versions) or the version holds a seat, of this kind and status. With a team or version the
-        page is read from that side's seat links (`match_versions`): it costs the matches of that
-        team, never the competition's whole history."""
+        page is read from that side's seat links (`match_versions`): it costs that team's matches,
+        never the competition's whole history."""
         size = max(1, min(limit, SCAN_BATCH))
-        if team_id is None and version_id is None:
-            query = select(Match.id).where(Match.tournament_id == tournament_id)
-            order = Match.id.desc()
-        else:
-            query = (
-                select(MatchVersion.match_id)
-                .join(Match, Match.id == MatchVersion.match_id)
-                .where(Match.tournament_id == tournament_id)
-                .distinct()
-            )
-            if team_id is not None:
-                mine = select(Version.id).where(Version.team_id == team_id)
-                query = query.where(MatchVersion.version_id.in_(mine))
-            if version_id is not None:
-                query = query.where(MatchVersion.version_id == version_id)
-            order = MatchVersion.match_id.desc()
-        if before is not None:
-            query = query.where(Match.id < before)
+        query = select(Match.id).where(Match.tournament_id == tournament_id)
         if kind is not None:
             query = query.where(Match.kind == kind)
         if status is not None:
             query = query.where(Match.status == status)
         with self.store.read_session("cannot read matches") as session:
-            return [int(i) for i in session.scalars(query.order_by(order).limit(size))]
+            if team_id is None and version_id is None:
+                if before is not None:
+                    query = query.where(Match.id < before)
+                return [int(i) for i in session.scalars(query.order_by(Match.id.desc()).limit(size))]
+            return _linked_page(session, query, _seat_links(team_id, version_id), before, size)
 
     def matches(self, match_ids: Sequence[int]) -> list[ArenaMatch]:
         """These matches (in the order given, unknown ids left out) with their seats' results."""
@@ -547,7 +534,8 @@ class ArenaVersions:
                     int(r[7] or 0),
                     Record(*(int(n or 0) for n in r[8:])) if r[8] is not None else Record(),
                 )
-                for r in session.execute(query)
+                # (Core rows: the ORM's per-row work was most of this read's cost at 1,000 teams)
+                for r in session.connection().execute(query)
             ]
 
     def rated_results(
@@ -589,6 +577,15 @@ class ArenaVersions:
         query = select(PairRecord).where(PairRecord.team_id == team_id)
         with self.store.read_session("cannot read records") as session:
             return {r.opponent_id: Record(r.games, r.wins, r.draws, r.losses) for r in session.scalars(query)}
+
+    def team_names(self, team_ids: Iterable[int]) -> dict[int, str]:
+        """Team id -> name for these teams."""
+        wanted = sorted(set(team_ids))
+        if not wanted:
+            return {}
+        with self.store.read_session("cannot read teams") as session:
+            rows = session.execute(select(Team.id, Team.name).where(Team.id.in_(wanted)))
+            return {int(team_id): str(name) for team_id, name in rows}
 
     def team_of_versions(self, tournament_id: int) -> dict[int, int]:
         """Version id -> team id for every version of the competition owning this tournament."""
@@ -635,6 +632,35 @@ def percentiles(values: Sequence[int]) -> dict[str, float | None]:
         return {"p10": float(values[0]), "p50": float(values[0]), "p90": float(values[0])}
     cuts = statistics.quantiles(values, n=10, method="inclusive")
     return {"p10": cuts[0], "p50": statistics.median(values), "p90": cuts[8]}
+
+
+def _seat_links(team_id: int | None, version_id: int | None) -> Any:
+    """The match ids whose seats hold the version, or any version of the team, newest first."""
+    links = select(MatchVersion.match_id).distinct()
+    if team_id is not None:
+        links = links.where(MatchVersion.version_id.in_(select(Version.id).where(Version.team_id == team_id)))
+    if version_id is not None:
+        links = links.where(MatchVersion.version_id == version_id)
+    return links.order_by(MatchVersion.match_id.desc())
+
+
+def _linked_page(session: Session, matches: Any, links: Any, before: int | None, size: int) -> list[int]:
+    """Up to `size` ids of `matches` among `links`, below `before`. The links are read first, a batch
+    at a time, and only then checked against `matches` (tournament, kind, status): asked as one join,
+    a planner may walk the tournament's whole history by id instead of the team's few links."""
+    found: list[int] = []
+    cursor = before
+    while len(found) < size:
+        step = links if cursor is None else links.where(MatchVersion.match_id < cursor)
+        batch = [int(i) for i in session.scalars(step.limit(SCAN_BATCH))]
+        if not batch:
+            break
+        kept = set(session.scalars(matches.where(Match.id.in_(batch))))
+        found.extend(i for i in batch if i in kept)
+        if len(batch) < SCAN_BATCH:
+            break
+        cursor = batch[-1]
+    return found[:size]
 
 
 def _uncount(session: Session, match_id: int) -> None:

@@ -156,8 +156,8 @@ def pairs(arena: ArenaDep, versions: VersionsDep, cid: CompetitionId, tid: TeamI
     """The team's rated record against each opponent team. (P)"""
     competition = competition_or_404(arena, cid)
     team_or_404(arena, cid, tid)
-    names = {team.id: team.name for team in arena.teams(cid)}
     found = versions.pairs(competition.tournament_id, tid)
+    names = versions.team_names(found)  # only the opponents met, not every team of the competition
     rows = [
         {
             "team_id": other,
