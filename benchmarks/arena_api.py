@@ -603,7 +603,8 @@ def run(args: argparse.Namespace) -> None:
         during = landed.value - before
         print(
             f"while {during} results landed in {elapsed:.1f} s"
-            f" ({during / elapsed:.1f}/s, target {args.rate:g}/s):"
+            f" ({during / elapsed:.1f}/s, target {args.rate:g}/s;"
+            f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):"
         )
         for label, values in times.items():
             report(label, values)

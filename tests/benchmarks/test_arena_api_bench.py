@@ -32,7 +32,10 @@ def test_g5_arena_api_benchmark_prints_its_figures_at_a_tiny_size() -> None:
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert re.search(r"built on sqlite in [\d.]+ s: teams 4, versions 12, matches 60, match_players 120", out)
-    assert re.search(r"while \d+ results landed in [\d.]+ s \([\d.]+/s, target 5/s\)", out)
+    assert re.search(
+        r"while \d+ results landed in [\d.]+ s \([\d.]+/s, target 5/s; load average [\d.]+ on \d+ cores\)",
+        out,
+    )
     for label in ROUTES:
         found = re.search(rf"^  {re.escape(label)}.*p50 +[\d.]+ ms +p99 +[\d.]+ ms .* n=(\d+)$", out, re.M)
         assert found is not None, f"{label!r} missing from:\n{out}"
