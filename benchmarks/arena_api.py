@@ -413,6 +413,14 @@ class Server:
         data = reply.read()
         return reply.status, data, time.perf_counter() - started
 
+    def cpu_s(self) -> float:
+        """The server process's CPU time so far (user + system), from /proc (0 where there is none)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.process.terminate()
         try:
@@ -461,20 +469,25 @@ def routes(
 
 def read_loop(
     server: Server, asks: dict[str, Callable[[], tuple[str, str | None]]], rounds: int, seconds: float
-) -> dict[str, list[float]]:
-    """Ask every route in turn, at most `rounds` times each and for at most `seconds`."""
+) -> tuple[dict[str, list[float]], dict[str, float]]:
+    """Ask every route in turn, at most `rounds` times each and for at most `seconds`: each route's
+    wall times, and the server's CPU seconds spent on it in all (a figure the other load on the
+    machine does not inflate, unlike the wall times)."""
     times: dict[str, list[float]] = {label: [] for label in asks}
+    cpu = dict.fromkeys(asks, 0.0)
     deadline = time.monotonic() + seconds
     for _ in range(rounds):
         if time.monotonic() > deadline:
             break
         for label, ask in asks.items():
             path, token = ask()
+            used = server.cpu_s()
             status, data, took = server.call("GET", path, token)
+            cpu[label] += server.cpu_s() - used
             if status != 200:
                 raise SystemExit(f"{label}: GET {path} answered {status}: {data[:200]!r}")
             times[label].append(took)
-    return times
+    return times, cpu
 
 
 def upload_zip(mib: float, rng: random.Random) -> bytes:
@@ -500,20 +513,22 @@ def multipart(data: bytes) -> tuple[bytes, dict[str, str]]:
 
 def uploads(
     server: Server, built: Built, count: int, mib: float, rng: random.Random
-) -> tuple[list[float], int]:
-    """`count` upload POSTs, each by another team; their seconds and the body size."""
-    times, size = [], 0
+) -> tuple[list[float], int, float]:
+    """`count` upload POSTs, each by another team: their seconds, the body size, the server's CPU."""
+    times, size, cpu = [], 0, 0.0
     teams = list(built.tokens)
     for i in range(count):
         tid = teams[i % len(teams)]
         body, headers = multipart(upload_zip(mib, rng))
         size = len(body)
         path = f"/api/competitions/{built.competition_id}/teams/{tid}/versions"
+        used = server.cpu_s()
         status, data, took = server.call("POST", path, built.tokens[tid], body, headers)
+        cpu += server.cpu_s() - used
         if status not in (200, 201):
             raise SystemExit(f"upload answered {status}: {data[:300]!r}")
         times.append(took)
-    return times, size
+    return times, size, cpu
 
 
 def percentile(values: list[float], share: float) -> float:
@@ -522,13 +537,16 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, int(share * len(ordered) + 0.999999) - 1))]
 
 
-def report(label: str, times: list[float]) -> None:
+def report(label: str, times: list[float], cpu_s: float | None = None) -> None:
     if not times:
         print(f"  {label:<28} no requests")
         return
+    # (the server's CPU is counted in clock ticks: a mean over many requests, not one request's)
+    cpu = "" if cpu_s is None else f"  server CPU {cpu_s / len(times) * 1000:6.1f} ms/request"
     print(
         f"  {label:<28} p50 {percentile(times, 0.5) * 1000:8.1f} ms"
-        f"  p99 {percentile(times, 0.99) * 1000:8.1f} ms  max {max(times) * 1000:8.1f} ms  n={len(times)}"
+        f"  p99 {percentile(times, 0.99) * 1000:8.1f} ms  max {max(times) * 1000:8.1f} ms"
+        f"  n={len(times)}{cpu}"
     )
 
 
@@ -591,10 +609,10 @@ def run(args: argparse.Namespace) -> None:
         try:
             _first_result(landed, process)
             began, before = time.monotonic(), landed.value
-            times = read_loop(
+            times, cpu = read_loop(
                 server, routes(built, rng, int(newest), int(oldest)), args.requests, args.seconds
             )
-            upload_times, body = uploads(server, built, args.uploads, args.upload_mib, rng)
+            upload_times, body, upload_cpu = uploads(server, built, args.uploads, args.upload_mib, rng)
             elapsed = time.monotonic() - began
         finally:
             stop.set()
@@ -607,8 +625,8 @@ def run(args: argparse.Namespace) -> None:
             f" load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores):"
         )
         for label, values in times.items():
-            report(label, values)
-        report(f"upload POST {body / (1 << 20):.1f} MiB", upload_times)
+            report(label, values, cpu[label])
+        report(f"upload POST {body / (1 << 20):.1f} MiB", upload_times, upload_cpu)
 
 
 def main() -> None:

@@ -37,6 +37,10 @@ def test_g5_arena_api_benchmark_prints_its_figures_at_a_tiny_size() -> None:
         out,
     )
     for label in ROUTES:
-        found = re.search(rf"^  {re.escape(label)}.*p50 +[\d.]+ ms +p99 +[\d.]+ ms .* n=(\d+)$", out, re.M)
+        found = re.search(
+            rf"^  {re.escape(label)}.*p50 +[\d.]+ ms +p99 +[\d.]+ ms .* n=(\d+)  server CPU +[\d.]+ ms/request$",
+            out,
+            re.M,
+        )
         assert found is not None, f"{label!r} missing from:\n{out}"
         assert int(found.group(1)) == (1 if label == "upload POST" else 3)
