@@ -38,7 +38,8 @@ def test_g5_arena_api_benchmark_prints_its_figures_at_a_tiny_size() -> None:
     )
     for label in ROUTES:
         found = re.search(
-            rf"^  {re.escape(label)}.*p50 +[\d.]+ ms +p99 +[\d.]+ ms .* n=(\d+)  server CPU +[\d.]+ ms/request$",
+            rf"^  {re.escape(label)}.*p50 +[\d.]+ ms +p99 +[\d.]+ ms .* n=(\d+)"
+            r"  server CPU +[\d.]+ ms/request$",
             out,
             re.M,
         )
