@@ -487,20 +487,31 @@ class ArenaVersions:
             return []
         wanted = sorted(set(match_ids))
         players: dict[int, list[PlayerResult]] = defaultdict(list)
+        names = [f.name for f in fields(ArenaMatch) if f.name != "players"]
+        # Core rows, not ORM objects: loading them was most of a match page's CPU (benchmarks/arena_api.py)
         with self.store.read_session("cannot read matches") as session:
-            found = {m.id: m for m in session.scalars(select(Match).where(Match.id.in_(wanted)))}
-            query = select(MatchPlayer).where(MatchPlayer.match_id.in_(wanted)).order_by(MatchPlayer.seat)
-            for p in session.scalars(query):
-                players[p.match_id].append(
-                    PlayerResult(p.seat, p.rank, p.score, dict(p.statuses), p.time_used_ms, p.failure)
+            conn = session.connection()
+            found = conn.execute(select(*(Match.__table__.c[n] for n in names)).where(Match.id.in_(wanted)))
+            matches = {row.id: row for row in found}
+            query = (
+                select(
+                    MatchPlayer.match_id,
+                    MatchPlayer.seat,
+                    MatchPlayer.rank,
+                    MatchPlayer.score,
+                    MatchPlayer.statuses,
+                    MatchPlayer.time_used_ms,
+                    MatchPlayer.failure,
                 )
-            rows = {
-                i: ArenaMatch(
-                    **{f.name: getattr(m, f.name) for f in fields(ArenaMatch) if f.name != "players"},
-                    players=players.get(i, []),
-                )
-                for i, m in found.items()
-            }
+                .where(MatchPlayer.match_id.in_(wanted))
+                .order_by(MatchPlayer.match_id, MatchPlayer.seat)
+            )
+            for match_id, seat, rank, score, statuses, used, failure in conn.execute(query):
+                players[match_id].append(PlayerResult(seat, rank, score, dict(statuses), used, failure))
+        rows = {
+            i: ArenaMatch(**{name: row[k] for k, name in enumerate(names)}, players=players.get(i, []))
+            for i, row in matches.items()
+        }
         return [rows[i] for i in match_ids if i in rows]
 
     # --------------------------------------------------------------------------- leaderboard
