@@ -209,3 +209,19 @@ def test_g5_migration_0005_links_and_counts_what_0004_holds(ladder: Ladder) -> N
     with app.store.read_session("test") as session:
         again = sorted((r.match_id, r.seat, r.version_id) for r in session.scalars(select(MatchVersion)))
     assert again == links and len(links) == 9  # four rated matches of two seats, one validation seat
+
+
+def test_g5_a_teams_versions_read_their_validation_matches_at_once(ladder: Ladder) -> None:
+    app, cid = ladder.app, ladder.competition.id
+    team, token = ladder.teams["alpha"], ladder.tokens["alpha"]
+    made = [app.upload(cid, team.id, token, bot_source(f"alpha-{n}")).json()["id"] for n in (2, 3)]
+    tid = ladder.competition.tournament_id
+    later = play_match(app.store, tid, "val2", ["tactician", seat_name(made[1])], [2, 1], kind="validation")
+    with Statements(app) as sql:
+        shown = ladder.get(f"/api/competitions/{cid}/teams/{team.id}/versions", "alpha")
+    assert len([s for s in sql.seen if "match_versions" in s]) == 1  # one read, not one per version
+    assert {v["id"]: v["validation_matches"] for v in shown} == {
+        made[1]: [later],
+        made[0]: [],
+        ladder.versions["alpha"]: [ladder.matches["val"]],
+    }

@@ -290,16 +290,28 @@ class ArenaVersions:
 
     def validation_matches(self, tournament_id: int, version_id: int) -> list[int]:
         """The ids of the version's validation matches, oldest first."""
+        return self.validation_matches_of(tournament_id, [version_id]).get(version_id, [])
+
+    def validation_matches_of(self, tournament_id: int, version_ids: Sequence[int]) -> dict[int, list[int]]:
+        """Version id -> the ids of its validation matches, oldest first, for these versions (one read,
+        through the seat links)."""
+        if not version_ids:
+            return {}
         query = (
-            select(Match.id)
-            .join(MatchVersion, MatchVersion.match_id == Match.id)
-            .where(MatchVersion.version_id == version_id)
-            .where(Match.tournament_id == tournament_id, Match.kind == "validation")
+            select(MatchVersion.version_id, Match.id)
+            .join(Match, Match.id == MatchVersion.match_id)
+            .where(MatchVersion.version_id.in_(sorted(set(version_ids))))
+            # `+ 0` keeps a planner from walking the tournament's whole history by its index
+            # (SQLite did): the versions' own links drive this read, each checked by primary key
+            .where((Match.tournament_id + 0) == tournament_id, Match.kind == "validation")
             .distinct()
-            .order_by(Match.id)
+            .order_by(MatchVersion.version_id, Match.id)
         )
+        found: dict[int, list[int]] = defaultdict(list)
         with self.store.read_session("cannot read matches") as session:
-            return [int(match_id) for match_id in session.scalars(query)]
+            for version_id, match_id in session.execute(query):
+                found[int(version_id)].append(int(match_id))
+        return dict(found)
 
     def quota_check(self, team_id: int, quotas: Quotas, size: int, at: datetime) -> None:
         """QuotaExceeded if the team cannot add a version of `size` bytes at `at` (a cheap look before
