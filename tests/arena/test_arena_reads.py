@@ -6,6 +6,7 @@ void, and migration 0005 builds them for a store that 0004 filled. SQLite and Po
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -14,10 +15,12 @@ import pytest
 from alembic import command
 from sqlalchemy import create_engine, event, select
 
+from botarena.arena.competitions import new_token
 from botarena.store.arena_reads import outcome, rebuild_records, record_pair_results
 from botarena.store.arena_versions import seat_name
 from botarena.store.engine import _alembic_config
 from botarena.store.models import MatchVersion, PairRecord, VersionRecord
+from waiting import WAIT_S
 
 from .conftest import ArenaApp
 from .forms import bot_source, bump_epoch, move_version, play_match
@@ -225,3 +228,25 @@ def test_g5_a_teams_versions_read_their_validation_matches_at_once(ladder: Ladde
         made[0]: [],
         ladder.versions["alpha"]: [ladder.matches["val"]],
     }
+
+
+def test_g5_a_tokens_last_use_is_stamped_off_the_request_path(ladder: Ladder, monkeypatch: Any) -> None:
+    app, cid = ladder.app, ladder.competition.id
+    team = ladder.teams["gamma"]
+    row, fresh = new_token(app.arena, cid, team.id, actor="test")  # not used yet: its first use stamps it
+    called, released, stamped = threading.Event(), threading.Event(), threading.Event()
+    real = app.arena.touch_token
+
+    def slow_touch(kid: str, at: Any = None) -> None:  # a write stuck behind another writer's lock
+        called.set()
+        released.wait(WAIT_S)
+        real(kid, at)
+        stamped.set()
+
+    monkeypatch.setattr(app.arena, "touch_token", slow_touch)
+    answer = app.call("GET", f"/api/competitions/{cid}/teams/{team.id}/versions", fresh)
+    assert answer.status == 200 and not stamped.is_set()  # answered while the stamp still waits
+    assert called.wait(WAIT_S)
+    released.set()
+    assert stamped.wait(WAIT_S)
+    assert app.arena.find_token(row.kid).last_used_at is not None  # type: ignore[union-attr]
