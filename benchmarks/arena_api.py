@@ -34,6 +34,7 @@ import multiprocessing
 import os
 import random
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -71,12 +72,26 @@ CHUNK = 5000
 OK_STATUSES = {"OK": 200}
 REPLAY = gzip.compress(b'{"game": "drones", "bench": true}', mtime=0)
 SERVER = """
-import sys
+import gc, sys, time
 from botarena.server.app import serve
 from botarena.store import Store
 
+pauses, began, ready = [], [0.0], []
+
+def watch(phase, info):  # the full collections once it serves: how many, and the longest pause
+    if phase == "start":
+        began[0] = time.perf_counter()
+    elif info["generation"] == 2 and ready:
+        pauses.append(time.perf_counter() - began[0])
+
+def on_ready(url):
+    ready.append(True)
+    print(url, flush=True)
+
+gc.callbacks.append(watch)
 store = Store.open(sys.argv[1], replay_dir=sys.argv[2] or None, migrate=False)
-serve(store, port=0, on_ready=lambda url: print(url, flush=True))
+serve(store, port=0, on_ready=on_ready)
+print(f"gc {len(pauses)} {max(pauses, default=0.0) * 1000:.1f}", flush=True)
 """
 # High quotas: the benchmark uploads several 10 MiB versions; the default policy would refuse them.
 POLICY = {
@@ -421,12 +436,17 @@ class Server:
             return 0.0
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
-    def stop(self) -> None:
-        self.process.terminate()
+    def stop(self) -> str:
+        """Stop the server; what it said of its full garbage collections (or "")."""
+        self.conn.close()
+        self.process.send_signal(signal.SIGINT)  # (Ctrl-C: serve returns and the script reports)
         try:
-            self.process.wait(30)
+            said, _ = self.process.communicate(timeout=30)
         except subprocess.TimeoutExpired:
             self.process.kill()
+            return ""
+        found = re.search(r"^gc (\d+) ([\d.]+)$", said or "", re.M)
+        return f"{found.group(1)} full collections, the longest {found.group(2)} ms" if found else ""
 
 
 # ------------------------------------------------------------------------------------------ reads
@@ -617,7 +637,7 @@ def run(args: argparse.Namespace) -> None:
         finally:
             stop.set()
             process.join(60)
-            server.stop()
+            collections = server.stop()
         during = landed.value - before
         print(
             f"while {during} results landed in {elapsed:.1f} s"
@@ -627,6 +647,7 @@ def run(args: argparse.Namespace) -> None:
         for label, values in times.items():
             report(label, values, cpu[label])
         report(f"upload POST {body / (1 << 20):.1f} MiB", upload_times, upload_cpu)
+        print(f"  the server's garbage collector: {collections or 'not reported'}")
 
 
 def main() -> None:
