@@ -139,7 +139,7 @@ def _own_statuses(caller: Caller, cid: int, value: str | None) -> frozenset[str]
     return wanted
 
 
-@router.get("/competitions/{cid}/matches")
+@router.get("/competitions/{cid}/matches", response_class=Response)
 def list_matches(
     arena: ArenaDep,
     versions: VersionsDep,
@@ -157,7 +157,7 @@ def list_matches(
         str | None,
         Query(max_length=64, description="(team) matches its own seats ended TIMEOUT, CRASHED, INVALID"),
     ] = None,
-) -> dict[str, Any]:
+) -> Response:
     """The competition's matches, newest first, paged by `before` (`next_before`). (P; T own_status)"""
     competition = competition_or_404(arena, cid)
     if status is not None and status not in MATCH_STATUSES:
@@ -167,7 +167,9 @@ def list_matches(
         team = caller.team_id
     query = {"team_id": team, "version_id": version, "kind": kind.value if kind else None, "status": status}
     shown, cursor = _page(versions, competition, caller, query, (before, limit), failed)
-    return {"matches": shown, "next_before": cursor}
+    # bytes straight from orjson: FastAPI's own encoding of 50 nested matches (validated against the
+    # return type, then walked by jsonable_encoder) cost more CPU than reading them from the store
+    return Response(orjson.dumps({"matches": shown, "next_before": cursor}), media_type="application/json")
 
 
 def _page(
