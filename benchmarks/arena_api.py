@@ -46,7 +46,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, insert, select, text, update
+from sqlalchemy import create_engine, func, insert, select, text, update
 
 from botarena.arena.competitions import add_teams, check_setup, create_competition
 from botarena.arena.rating import MU0, SIGMA0, VersionRating
@@ -131,6 +131,7 @@ def build(store: Store, teams: int, versions_per_team: int, matches: int, seed: 
     _fix_sequences(store)
     with store.write_session("cannot count the records") as session:
         rebuild_records(session, competition.id)  # the W/D/L and pair counters of that history
+    _settle(store)
     built = Built(competition.id, competition.tournament_id, tokens, active)
     built.sizes = sizes(store)
     return built
@@ -286,6 +287,20 @@ def _fix_sequences(store: Store) -> None:
         session.execute(
             text("SELECT setval(pg_get_serial_sequence('matches', 'id'), (SELECT max(id) FROM matches))")
         )
+
+
+def _settle(store: Store) -> None:
+    """PostgreSQL: VACUUM ANALYZE after the bulk load, as autovacuum would have done by the time a real
+    arena has that history (else it runs during the measurement, on the same 2 cores). SQLite's store
+    is never analyzed in use, so neither is it here."""
+    if store.dialect != "postgresql":
+        return
+    engine = create_engine(store.connect_url, isolation_level="AUTOCOMMIT")
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("VACUUM ANALYZE"))
+    finally:
+        engine.dispose()
 
 
 def sizes(store: Store) -> dict[str, int]:
