@@ -955,6 +955,7 @@ def serve(
             return bool(await super().on_tick(counter))
 
         async def shutdown(self, sockets: Any = None) -> None:
+            gc.unfreeze()  # (a process that goes on, e.g. a test run, collects those objects again)
             stopping.set()
             live.close()  # end the SSE streams first, or the server waits for them to close
             gate.close()
