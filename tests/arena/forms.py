@@ -10,6 +10,7 @@ import zipfile
 from types import SimpleNamespace
 from typing import Any
 
+from botarena.store.arena_reads import link_match_versions, record_pair_results, seat_version
 from botarena.store.models import Competition, Match, RatingCurrent, Version
 
 
@@ -73,6 +74,7 @@ def play_match(
         match = session.query(Match).filter_by(tournament_id=tournament_id, key=key).one()
         match.kind = kind
         match_id = int(match.id)
+        link_match_versions(session, match_id, seats)  # the coordinator links the seats with the match
     if ranks is None:
         return match_id
     replay = {
@@ -94,6 +96,9 @@ def play_match(
         duration_s=0.5,
         replay_gz=gzip.compress(json.dumps(replay).encode()),
     )
+    if kind == "rated":  # the coordinator counts W/D/L where it records a rated result
+        with store.write_session("test: count the result") as session:
+            record_pair_results(session, [seat_version(name) for name in seats], ranks)
     return match_id
 
 

@@ -313,11 +313,13 @@ def test_routes_versions_show_their_validation_matches(arena_app: ArenaApp) -> N
     spec = SimpleNamespace(key="val-1", round=0, seats=[seat_name(made["id"]), "tactician"], seed=3)
     arena_app.store.add_matches(competition.tournament_id, [spec])
     with arena_app.store.write_session("test") as session:
+        from botarena.store.arena_reads import link_match_versions
         from botarena.store.models import Match
 
         match = session.query(Match).filter_by(key="val-1").one()
         match.kind = "validation"
         match_id = match.id
+        link_match_versions(session, match_id, spec.seats)  # as the coordinator adds a match
     shown = arena_app.call("GET", _versions_url(competition, team, f"/{made['id']}"), token).json()
     assert shown["validation_matches"] == [match_id]
 

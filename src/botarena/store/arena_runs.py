@@ -23,6 +23,7 @@ from typing import Any, Protocol
 from sqlalchemy import Connection, delete, func, insert, select, update
 
 from botarena.runner.record import MatchRecord
+from botarena.store.arena_reads import rebuild_records, record_pair_results
 from botarena.store.models import (
     ArenaCoordinator,
     BotVersion,
@@ -325,12 +326,14 @@ class ArenaRunStore:
             }
 
     def replace_ratings(self, competition_id: int, ratings: Iterable[RatingWrite]) -> None:
-        """`arena rerate --write`: set these ratings as current (one transaction, epoch bumped)."""
+        """`arena rerate --write`: set these ratings as current and recount the W/D/L and pair
+        counters from the results (one transaction, epoch bumped)."""
         now = utcnow()
         with self.store.write_session(f"cannot write the ratings of competition {competition_id}") as session:
             conn = session.connection()
             for rating in ratings:
                 _write_rating(conn, rating, now)
+            rebuild_records(conn, competition_id)
             _bump_epoch(conn, competition_id)
 
     # -------------------------------------------------------------------------------- matches
@@ -423,12 +426,17 @@ class ArenaRunStore:
         def within(conn: Connection, recorded: Mapping[str, int]) -> None:
             _link_bot_versions(conn, list(recorded.values()))
             rated = [(key, match_id) for key, match_id in recorded.items() if key in ratings]
-            if not rated:
+            voided = _voided_among(conn, [match_id for _, match_id in rated])
+            rated = [(key, match_id) for key, match_id in rated if match_id not in voided]
+            if not rated:  # (a match the organizer voided while it ran is recorded, never rated)
                 return
             now = utcnow()
+            ranks_of = {result.key: list(result.ranks) for result in results}
             for key, match_id in rated:
                 write = ratings[key]
                 conn.execute(insert(RatingHistory), [_history_row(match_id, row) for row in write.history])
+                # the W/D/L and pair counters the leaderboard and /pairs read (store/arena_reads.py)
+                record_pair_results(conn, _seat_versions(conn, match_id, len(ranks_of[key])), ranks_of[key])
                 for rating in write.ratings:
                     _write_rating(conn, rating, now)
                 finished = conn.scalar(select(Match.finished_at).where(Match.id == match_id)) or now
@@ -458,6 +466,25 @@ class ArenaRunStore:
                 (h.match_id, h.version_id, h.mu_before, h.sigma_before, h.mu_after, h.sigma_after)
                 for h in session.scalars(query)
             ]
+
+
+def _voided_among(conn: Connection, match_ids: list[int]) -> set[int]:
+    if not match_ids:
+        return set()
+    query = select(Match.id).where(Match.id.in_(match_ids), Match.voided.is_(True))
+    return set(conn.execute(query).scalars())
+
+
+def _seat_versions(conn: Connection, match_id: int, seats: int) -> list[int | None]:
+    """The version in each seat of a match (None for a starter's seat), from its seat links."""
+    linked = dict(
+        conn.execute(
+            select(MatchVersion.seat, MatchVersion.version_id).where(MatchVersion.match_id == match_id)
+        )
+        .tuples()
+        .all()
+    )
+    return [linked.get(seat) for seat in range(seats)]
 
 
 def _version_view(version: Version, team: str, spec: str | None, artifact: str | None) -> VersionView:

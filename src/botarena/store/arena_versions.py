@@ -17,23 +17,25 @@ Seats: an arena match's `matches.seats` names a version as `seat_name(version_id
 any other seat (a starter bot opposing a validation) is no team's. A seat whose result carries a
 `bot_version_id` of a team's bot row is that version too.
 
-Voided matches: the schema has no column for them (it belongs to the coordinator's part); a void is
-the audit entry `void_match` on `match:<id>`, and `voided_matches` reads them back for `rerate`.
+Voided matches: `matches.voided`, set with the audit entry `void_match` on `match:<id>`; the counters
+drop the match at once, `arena rerate` leaves it out, and the coordinator never rates one voided
+while it ran.
 """
 
 from __future__ import annotations
 
 import statistics
 from collections import defaultdict
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import String, cast, func, or_, select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from botarena.store.arena import ArenaStore, CompetitionRow
+from botarena.store.arena_reads import record_pair_results
 from botarena.store.models import (
     Artifact,
     AuditEntry,
@@ -42,9 +44,12 @@ from botarena.store.models import (
     Competition,
     Match,
     MatchPlayer,
+    MatchVersion,
+    PairRecord,
     RatingCurrent,
     Team,
     Version,
+    VersionRecord,
 )
 from botarena.store.rows import StoreError
 
@@ -231,14 +236,6 @@ class StatsRow:
     games_last_hour: list[int]  # per active version
 
 
-def _outcome(rank: int, ranks: Sequence[int]) -> int:
-    """A seat's outcome among `ranks` (1 is best): a win alone at the top, a draw shared, else a loss."""
-    best = min(ranks)
-    if rank != best:
-        return -1
-    return 1 if ranks.count(best) == 1 else 0
-
-
 class ArenaVersions:
     """Versions, match lists, the leaderboard and the stats over one ArenaStore."""
 
@@ -294,14 +291,28 @@ class ArenaVersions:
 
     def validation_matches(self, tournament_id: int, version_id: int) -> list[int]:
         """The ids of the version's validation matches, oldest first."""
+        return self.validation_matches_of(tournament_id, [version_id]).get(version_id, [])
+
+    def validation_matches_of(self, tournament_id: int, version_ids: Sequence[int]) -> dict[int, list[int]]:
+        """Version id -> the ids of its validation matches, oldest first, for these versions (one read,
+        through the seat links)."""
+        if not version_ids:
+            return {}
         query = (
-            select(Match.id)
-            .where(Match.tournament_id == tournament_id, Match.kind == "validation")
-            .where(_seat_like(version_id))
-            .order_by(Match.id)
+            select(MatchVersion.version_id, Match.id)
+            .join(Match, Match.id == MatchVersion.match_id)
+            .where(MatchVersion.version_id.in_(sorted(set(version_ids))))
+            # `+ 0` keeps a planner from walking the tournament's whole history by its index
+            # (SQLite did): the versions' own links drive this read, each checked by primary key
+            .where((Match.tournament_id + 0) == tournament_id, Match.kind == "validation")
+            .distinct()
+            .order_by(MatchVersion.version_id, Match.id)
         )
+        found: dict[int, list[int]] = defaultdict(list)
         with self.store.read_session("cannot read matches") as session:
-            return [int(match_id) for match_id in session.scalars(query)]
+            for version_id, match_id in session.execute(query):
+                found[int(version_id)].append(int(match_id))
+        return dict(found)
 
     def quota_check(self, team_id: int, quotas: Quotas, size: int, at: datetime) -> None:
         """QuotaExceeded if the team cannot add a version of `size` bytes at `at` (a cheap look before
@@ -410,29 +421,28 @@ class ArenaVersions:
     def void_match(
         self, competition_id: int, match_id: int, *, actor: str, reason: str, at: datetime
     ) -> bool:
-        """Mark a match void (the audit entry `void_match`: see the module docstring); False if it was
-        void already."""
+        """Mark a match void (`matches.voided`, with the audit entry `void_match`): it stops counting
+        in the W/D/L and pair counters now and in the ratings at the next `arena rerate`; a match
+        still running is not rated when it ends. False if it was void already."""
         target = f"match:{match_id}"
         with self.store.write_session(f"cannot void match {match_id}") as session:
-            done = session.scalar(
-                select(AuditEntry.id).where(
-                    AuditEntry.competition_id == competition_id,
-                    AuditEntry.action == VOID_ACTION,
-                    AuditEntry.target == target,
-                )
-            )
-            if done is not None:
+            match = session.get(Match, match_id)
+            if match is None or match.voided:
                 return False
+            match.voided = True
             _audit(session, competition_id, actor, VOID_ACTION, target, reason, at)
+            _uncount(session, match_id)
             return True
 
     def voided_matches(self, competition_id: int) -> set[int]:
         """The ids of the competition's voided matches."""
-        query = select(AuditEntry.target).where(
-            AuditEntry.competition_id == competition_id, AuditEntry.action == VOID_ACTION
+        query = (
+            select(Match.id)
+            .join(Competition, Competition.tournament_id == Match.tournament_id)
+            .where(Competition.id == competition_id, Match.voided.is_(True))
         )
-        with self.store.read_session("cannot read the audit log") as session:
-            return {int(t.split(":", 1)[1]) for t in session.scalars(query) if t.split(":", 1)[1].isdigit()}
+        with self.store.read_session("cannot read the voided matches") as session:
+            return set(session.scalars(query))
 
     # --------------------------------------------------------------------------- matches
 
@@ -458,28 +468,29 @@ class ArenaVersions:
         self,
         tournament_id: int,
         *,
-        version_ids: Collection[int] | None = None,
+        team_id: int | None = None,
+        version_id: int | None = None,
         kind: str | None = None,
         status: str | None = None,
         before: int | None = None,
         limit: int = MAX_PAGE,
     ) -> list[int]:
-        """Ids of the tournament's matches newest first, before the cursor, of these versions (any of
-        them), kind and status."""
+        """Ids of the tournament's matches newest first, before the cursor, where the team (any of its
+        versions) or the version holds a seat, of this kind and status. With a team or version the
+        page is read from that side's seat links (`match_versions`): it costs that team's matches,
+        never the competition's whole history."""
+        size = max(1, min(limit, SCAN_BATCH))
         query = select(Match.id).where(Match.tournament_id == tournament_id)
-        if before is not None:
-            query = query.where(Match.id < before)
         if kind is not None:
             query = query.where(Match.kind == kind)
         if status is not None:
             query = query.where(Match.status == status)
-        if version_ids is not None:
-            if not version_ids:
-                return []
-            query = query.where(or_(*(_seat_like(v) for v in sorted(version_ids))))
-        query = query.order_by(Match.id.desc()).limit(max(1, min(limit, SCAN_BATCH)))
         with self.store.read_session("cannot read matches") as session:
-            return [int(i) for i in session.scalars(query)]
+            if team_id is None and version_id is None:
+                if before is not None:
+                    query = query.where(Match.id < before)
+                return [int(i) for i in session.scalars(query.order_by(Match.id.desc()).limit(size))]
+            return _linked_page(session, query, _seat_links(team_id, version_id), before, size)
 
     def matches(self, match_ids: Sequence[int]) -> list[ArenaMatch]:
         """These matches (in the order given, unknown ids left out) with their seats' results."""
@@ -487,20 +498,31 @@ class ArenaVersions:
             return []
         wanted = sorted(set(match_ids))
         players: dict[int, list[PlayerResult]] = defaultdict(list)
+        names = [f.name for f in fields(ArenaMatch) if f.name != "players"]
+        # Core rows, not ORM objects: loading them was most of a match page's CPU (benchmarks/arena_api.py)
         with self.store.read_session("cannot read matches") as session:
-            found = {m.id: m for m in session.scalars(select(Match).where(Match.id.in_(wanted)))}
-            query = select(MatchPlayer).where(MatchPlayer.match_id.in_(wanted)).order_by(MatchPlayer.seat)
-            for p in session.scalars(query):
-                players[p.match_id].append(
-                    PlayerResult(p.seat, p.rank, p.score, dict(p.statuses), p.time_used_ms, p.failure)
+            conn = session.connection()
+            found = conn.execute(select(*(Match.__table__.c[n] for n in names)).where(Match.id.in_(wanted)))
+            matches = {row.id: row for row in found}
+            query = (
+                select(
+                    MatchPlayer.match_id,
+                    MatchPlayer.seat,
+                    MatchPlayer.rank,
+                    MatchPlayer.score,
+                    MatchPlayer.statuses,
+                    MatchPlayer.time_used_ms,
+                    MatchPlayer.failure,
                 )
-            rows = {
-                i: ArenaMatch(
-                    **{f.name: getattr(m, f.name) for f in fields(ArenaMatch) if f.name != "players"},
-                    players=players.get(i, []),
-                )
-                for i, m in found.items()
-            }
+                .where(MatchPlayer.match_id.in_(wanted))
+                .order_by(MatchPlayer.match_id, MatchPlayer.seat)
+            )
+            for match_id, seat, rank, score, statuses, used, failure in conn.execute(query):
+                players[match_id].append(PlayerResult(seat, rank, score, dict(statuses), used, failure))
+        rows = {
+            i: ArenaMatch(**{name: row[k] for k, name in enumerate(names)}, players=players.get(i, []))
+            for i, row in matches.items()
+        }
         return [rows[i] for i in match_ids if i in rows]
 
     # --------------------------------------------------------------------------- leaderboard
@@ -517,15 +539,25 @@ class ArenaVersions:
                 RatingCurrent.mu,
                 RatingCurrent.sigma,
                 RatingCurrent.games,
+                VersionRecord.games,
+                VersionRecord.wins,
+                VersionRecord.draws,
+                VersionRecord.losses,
             )
             .join(Version, Version.team_id == Team.id)
             .outerjoin(RatingCurrent, RatingCurrent.version_id == Version.id)
+            .outerjoin(VersionRecord, VersionRecord.version_id == Version.id)
             .where(Team.competition_id == competition_id, Team.disabled.is_(False), Version.state == "active")
         )
         with self.store.read_session("cannot read the leaderboard") as session:
             return [
-                BoardRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], int(r[7] or 0))
-                for r in session.execute(query)
+                BoardRow(
+                    *r[:7],
+                    int(r[7] or 0),
+                    Record(*(int(n or 0) for n in r[8:])) if r[8] is not None else Record(),
+                )
+                # (Core rows: the ORM's per-row work was most of this read's cost at 1,000 teams)
+                for r in session.connection().execute(query)
             ]
 
     def rated_results(
@@ -549,27 +581,33 @@ class ArenaVersions:
         return [(match_id, versions, ranks) for match_id, (versions, ranks) in results.items()]
 
     def records(self, tournament_id: int) -> dict[int, Record]:
-        """Each version's rated W/D/L."""
-        found: dict[int, Record] = defaultdict(Record)
-        for _, versions, ranks in self.rated_results(tournament_id):
-            for version, rank in zip(versions, ranks, strict=False):
-                if version is not None:
-                    found[version].add(_outcome(rank, ranks))
-        return found
+        """Each version's rated W/D/L (the counters `arena_reads.record_pair_results` keeps)."""
+        query = (
+            select(VersionRecord)
+            .join(Version, Version.id == VersionRecord.version_id)
+            .join(Team, Team.id == Version.team_id)
+            .join(Competition, Competition.id == Team.competition_id)
+            .where(Competition.tournament_id == tournament_id)
+        )
+        with self.store.read_session("cannot read records") as session:
+            return {r.version_id: Record(r.games, r.wins, r.draws, r.losses) for r in session.scalars(query)}
 
     def pairs(self, tournament_id: int, team_id: int) -> dict[int, Record]:
-        """The team's rated record against each other team (by team id): a win when it ranked better."""
-        owner = self.team_of_versions(tournament_id)
-        found: dict[int, Record] = defaultdict(Record)
-        for _, versions, ranks in self.rated_results(tournament_id):
-            teams = [owner.get(v) if v is not None else None for v in versions]
-            for mine, rank in zip(teams, ranks, strict=False):
-                if mine != team_id:
-                    continue
-                for theirs, other in zip(teams, ranks, strict=False):
-                    if theirs is not None and theirs != team_id:
-                        found[theirs].add((rank < other) - (rank > other))
-        return found
+        """The team's rated record against each other team (by team id): a win when it ranked better
+        (the counters `arena_reads.record_pair_results` keeps; `tournament_id` is the competition's)."""
+        del tournament_id  # a team belongs to one competition: its id alone names its pairs
+        query = select(PairRecord).where(PairRecord.team_id == team_id)
+        with self.store.read_session("cannot read records") as session:
+            return {r.opponent_id: Record(r.games, r.wins, r.draws, r.losses) for r in session.scalars(query)}
+
+    def team_names(self, team_ids: Iterable[int]) -> dict[int, str]:
+        """Team id -> name for these teams."""
+        wanted = sorted(set(team_ids))
+        if not wanted:
+            return {}
+        with self.store.read_session("cannot read teams") as session:
+            rows = session.execute(select(Team.id, Team.name).where(Team.id.in_(wanted)))
+            return {int(team_id): str(name) for team_id, name in rows}
 
     def team_of_versions(self, tournament_id: int) -> dict[int, int]:
         """Version id -> team id for every version of the competition owning this tournament."""
@@ -618,9 +656,48 @@ def percentiles(values: Sequence[int]) -> dict[str, float | None]:
     return {"p10": cuts[0], "p50": statistics.median(values), "p90": cuts[8]}
 
 
-def _seat_like(version_id: int) -> Any:
-    # the seats are a JSON list of names; its text holds the quoted name on SQLite and PostgreSQL alike
-    return cast(Match.seats, String).like(f'%"{seat_name(version_id)}"%')
+def _seat_links(team_id: int | None, version_id: int | None) -> Any:
+    """The match ids whose seats hold the version, or any version of the team, newest first."""
+    links = select(MatchVersion.match_id).distinct()
+    if team_id is not None:
+        links = links.where(MatchVersion.version_id.in_(select(Version.id).where(Version.team_id == team_id)))
+    if version_id is not None:
+        links = links.where(MatchVersion.version_id == version_id)
+    return links.order_by(MatchVersion.match_id.desc())
+
+
+def _linked_page(session: Session, matches: Any, links: Any, before: int | None, size: int) -> list[int]:
+    """Up to `size` ids of `matches` among `links`, below `before`. The links are read first, a batch
+    at a time, and only then checked against `matches` (tournament, kind, status): asked as one join,
+    a planner may walk the tournament's whole history by id instead of the team's few links."""
+    found: list[int] = []
+    cursor = before
+    while len(found) < size:
+        step = links if cursor is None else links.where(MatchVersion.match_id < cursor)
+        batch = [int(i) for i in session.scalars(step.limit(SCAN_BATCH))]
+        if not batch:
+            break
+        kept = set(session.scalars(matches.where(Match.id.in_(batch))))
+        found.extend(i for i in batch if i in kept)
+        if len(batch) < SCAN_BATCH:
+            break
+        cursor = batch[-1]
+    return found[:size]
+
+
+def _uncount(session: Session, match_id: int) -> None:
+    """Take a finished rated match's result back out of the W/D/L and pair counters (a void)."""
+    match = session.get(Match, match_id)
+    if match is None or match.kind != "rated" or match.status != "finished":
+        return
+    ranks = [
+        int(r)
+        for r in session.scalars(
+            select(MatchPlayer.rank).where(MatchPlayer.match_id == match_id).order_by(MatchPlayer.seat)
+        )
+    ]
+    if len(ranks) == len(match.seats):
+        record_pair_results(session, [seat_version(str(s)) for s in match.seats], ranks, undo=True)
 
 
 def _lock_team(session: Session, team_id: int) -> Team:

@@ -30,7 +30,6 @@ from sqlalchemy import (
     TypeDecorator,
     UniqueConstraint,
 )
-from sqlalchemy import false as sa_false
 from sqlalchemy import true as sa_true
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
@@ -204,7 +203,7 @@ class Match(Base):
     kind: Mapped[str] = mapped_column(String(16), default="rated", server_default="rated")
     reason: Mapped[str | None] = mapped_column(String(32))
     # An organizer's void: the match stays on record but stops counting (`arena rerate` skips it).
-    voided: Mapped[bool] = mapped_column(Boolean, default=False, server_default=sa_false())
+    voided: Mapped[bool] = mapped_column(Boolean, default=False, server_default="0")
 
     players: Mapped[list[MatchPlayer]] = relationship(order_by="MatchPlayer.seat")
 
@@ -379,9 +378,15 @@ class AuditEntry(Base):
     reason: Mapped[str | None] = mapped_column(Text)
 
 
+# ------------------------------------------------------------------------- the arena's reads (0004 and 0005)
+# Counters and links that keep the arena's public reads O(page), whatever the history
+# (specs/arena.md, G5); store/arena_reads.py writes them where results are recorded.
+
+
 class MatchVersion(Base):
     """Which arena version sits in a seat of an arena match (written with the match, before it is
-    played): a seat held by a validation opponent (a starter bot) has no row."""
+    played): a seat held by a validation opponent (a starter bot) has no row. The match list's
+    team and version filters read it instead of the seats' text."""
 
     __tablename__ = "match_versions"
 
@@ -404,3 +409,29 @@ class ArenaCoordinator(Base):
     owner: Mapped[str] = mapped_column(String(64))  # a random id of the holding run (pids are reused)
     started_at: Mapped[datetime] = mapped_column(default=utcnow)
     heartbeat_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+
+class VersionRecord(Base):
+    """A version's rated wins, draws and losses, counted as each rated result is recorded."""
+
+    __tablename__ = "version_records"
+
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id", ondelete="CASCADE"), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PairRecord(Base):
+    """A team's rated record against one other team (`GET .../teams/{tid}/pairs`), counted as each
+    rated result is recorded: a win when it ranked better than that opponent."""
+
+    __tablename__ = "pair_records"
+
+    team_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True)
+    opponent_id: Mapped[int] = mapped_column(ForeignKey("teams.id", ondelete="CASCADE"), primary_key=True)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)

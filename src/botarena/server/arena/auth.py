@@ -24,6 +24,7 @@ import time
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request
@@ -31,6 +32,7 @@ from fastapi import Depends, HTTPException, Request
 from botarena.arena.access import ANONYMOUS, Caller, authenticate
 from botarena.arena.vocabulary import Role
 from botarena.store.arena import ArenaStore
+from botarena.store.rows import StoreError
 
 SESSION_COOKIE = "botarena_session"
 CSRF_HEADER = "x-csrf"
@@ -100,6 +102,46 @@ def unauthorized(detail: str = BAD_TOKEN) -> HTTPException:
     return HTTPException(401, detail, headers={"WWW-Authenticate": "Bearer"})
 
 
+class TokenTouches:
+    """Tokens' `last_used_at` stamps, written by a thread of its own: a request never waits on that
+    write. With 1,000 teams each token's first request in a minute wrote in the request's own path,
+    queued behind the coordinator's writes (SQLite has one writer at a time): the team page's p99
+    (benchmarks/arena_api.py). The stamp is for people, so one lost to a crash costs nothing."""
+
+    def __init__(self, arena: ArenaStore) -> None:
+        self.arena = arena
+        self._pending: dict[str, datetime] = {}
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def add(self, kid: str) -> None:
+        """Stamp token `kid` as used now, soon."""
+        with self._lock:
+            self._pending[kid] = datetime.now(UTC)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="arena-token-touches", daemon=True)
+                self._thread.start()
+        self._wake.set()
+
+    def flush(self) -> None:
+        """Write the stamps waiting now (a store error leaves them for the next look)."""
+        with self._lock:
+            pending, self._pending = self._pending, {}
+        for kid, at in pending.items():
+            try:
+                self.arena.touch_token(kid, at)
+            except StoreError:
+                with self._lock:
+                    self._pending.setdefault(kid, at)
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            self.flush()
+
+
 @dataclass
 class ArenaAuth:
     """The state behind the dependency: the store, the limiters and their clock."""
@@ -111,6 +153,7 @@ class ArenaAuth:
         self.failures = RateLimiter(FAILED_AUTH_LIMIT, WINDOW_S, self._now)
         self.requests = RateLimiter(REQUEST_LIMIT, WINDOW_S, self._now)
         self._touched = RateLimiter(1, TOUCH_EVERY_S, self._now)
+        self.touches = TokenTouches(self.arena)
 
     def _now(self) -> float:
         return self.clock()  # (read at each call: a test may swap the clock)
@@ -136,7 +179,7 @@ class ArenaAuth:
         if wait is not None:
             raise too_many(wait, f"too many requests with this token (limit {REQUEST_LIMIT} a minute)")
         if self._touched.take(caller.kid) is None:
-            self.arena.touch_token(caller.kid)
+            self.touches.add(caller.kid)
         return caller
 
 

@@ -9,6 +9,11 @@ new version, an organizer's disable) forgets this process's pages of that compet
 server instance sees it at the next rating write, which the coordinator makes as it starts rating
 the newly active version.
 
+A page that misses builds from the epoch's ranking: the active versions joined with their ratings and
+their W/D/L counters (`version_records`, kept where results are recorded: store/arena_reads.py),
+ranked once per epoch and shared by every page of it, so a miss costs O(active versions), never
+O(history). `/pairs` reads the team's `pair_records` rows.
+
 A version with no `ratings_current` row yet (the coordinator has not rated it) is shown at the
 model's prior, 0 games, provisional.
 """
@@ -17,7 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import replace
+from collections.abc import Callable
 from typing import Annotated, Any
 
 import orjson
@@ -27,11 +32,12 @@ from fastapi.responses import Response
 from botarena.arena.rating import MU0, SIGMA0, VersionRating, provisional
 from botarena.server.arena.common import ArenaDep, CompetitionId, TeamId, competition_or_404
 from botarena.server.arena.versions import VersionsDep, team_or_404, wall_clock
-from botarena.store.arena_versions import BoardRow, percentiles
+from botarena.store.arena_versions import ArenaVersions, BoardRow, percentiles
 
 router = APIRouter(tags=["arena"])
 
 MAX_PAGES = 512
+MAX_RANKINGS = 8  # (competition, epoch) rankings kept: the newest epochs of a few competitions
 EXTERNAL = "external: not sandboxed"
 
 
@@ -41,6 +47,7 @@ class BoardCache:
     def __init__(self, size: int = MAX_PAGES) -> None:
         self.size = size
         self._pages: OrderedDict[tuple[int, int, int, int], bytes] = OrderedDict()
+        self._rankings: OrderedDict[tuple[int, int], list[BoardRow]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: tuple[int, int, int, int]) -> bytes | None:
@@ -56,11 +63,26 @@ class BoardCache:
             while len(self._pages) > self.size:
                 self._pages.popitem(last=False)
 
+    def ranking(self, key: tuple[int, int], build: Callable[[], list[BoardRow]]) -> list[BoardRow]:
+        """The ranked rows of (competition, epoch), built once per epoch and shared by its pages:
+        a new epoch (every rated result) costs one read of the active versions, not one per page."""
+        with self._lock:
+            found = self._rankings.get(key)
+        if found is None:
+            found = build()  # (outside the lock: two builders of one epoch give equal rows)
+            with self._lock:
+                self._rankings[key] = found
+                while len(self._rankings) > MAX_RANKINGS:
+                    self._rankings.popitem(last=False)
+        return found
+
     def forget(self, competition_id: int) -> None:
         """Drop every page of the competition (a change that moved its board without a rating write)."""
         with self._lock:
             for key in [k for k in self._pages if k[0] == competition_id]:
                 del self._pages[key]
+            for ranking in [k for k in self._rankings if k[0] == competition_id]:
+                del self._rankings[ranking]
 
 
 def board_row(rank: int, row: BoardRow, players: int) -> dict[str, Any]:
@@ -82,6 +104,11 @@ def board_row(rank: int, row: BoardRow, players: int) -> dict[str, Any]:
         "provisional": provisional(rating, players),
         "external": EXTERNAL if row.kind == "url" else None,
     }
+
+
+def _ranked(versions: ArenaVersions, cid: int) -> list[BoardRow]:
+    """The competition's active versions with their W/D/L counters, best ordinal first."""
+    return sorted(versions.active_versions(cid), key=lambda r: (-_ordinal(r), r.version_id))
 
 
 def _ordinal(row: BoardRow) -> float:
@@ -106,13 +133,9 @@ def leaderboard(
     key = (cid, competition.rating_epoch, offset, limit)
     page = cache.get(key)
     if page is None:
-        rows = versions.active_versions(cid)
-        records = versions.records(competition.tournament_id)
-        ranked = sorted(rows, key=lambda r: (-_ordinal(r), r.version_id))
+        ranked = cache.ranking((cid, competition.rating_epoch), lambda: _ranked(versions, cid))
         chosen = [
-            board_row(
-                offset + i + 1, replace(r, record=records.get(r.version_id, r.record)), competition.players
-            )
+            board_row(offset + i + 1, r, competition.players)
             for i, r in enumerate(ranked[offset : offset + limit])
         ]
         body = {
@@ -133,8 +156,8 @@ def pairs(arena: ArenaDep, versions: VersionsDep, cid: CompetitionId, tid: TeamI
     """The team's rated record against each opponent team. (P)"""
     competition = competition_or_404(arena, cid)
     team_or_404(arena, cid, tid)
-    names = {team.id: team.name for team in arena.teams(cid)}
     found = versions.pairs(competition.tournament_id, tid)
+    names = versions.team_names(found)  # only the opponents met, not every team of the competition
     rows = [
         {
             "team_id": other,

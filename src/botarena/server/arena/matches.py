@@ -15,7 +15,6 @@ log never leaves through them either. `/api/tournaments/{id}/matches` leaves out
 from __future__ import annotations
 
 import gzip
-from collections.abc import Collection
 from typing import Annotated, Any
 
 import orjson
@@ -124,18 +123,6 @@ def match_out(
     return public_view("", fields, shown)
 
 
-def _wanted_versions(
-    versions: ArenaVersions, competition: CompetitionRow, team: int | None, version: int | None
-) -> Collection[int] | None:
-    if team is None and version is None:
-        return None
-    owner = versions.team_of_versions(competition.tournament_id)
-    chosen = {
-        v for v, t in owner.items() if (team is None or t == team) and (version is None or v == version)
-    }
-    return chosen
-
-
 def _own_failed(match: ArenaMatch, own: set[int], statuses: frozenset[str]) -> bool:
     return any(p.seat in own and any(p.statuses.get(s, 0) > 0 for s in statuses) for p in match.players)
 
@@ -152,7 +139,7 @@ def _own_statuses(caller: Caller, cid: int, value: str | None) -> frozenset[str]
     return wanted
 
 
-@router.get("/competitions/{cid}/matches")
+@router.get("/competitions/{cid}/matches", response_class=Response)
 def list_matches(
     arena: ArenaDep,
     versions: VersionsDep,
@@ -170,7 +157,7 @@ def list_matches(
         str | None,
         Query(max_length=64, description="(team) matches its own seats ended TIMEOUT, CRASHED, INVALID"),
     ] = None,
-) -> dict[str, Any]:
+) -> Response:
     """The competition's matches, newest first, paged by `before` (`next_before`). (P; T own_status)"""
     competition = competition_or_404(arena, cid)
     if status is not None and status not in MATCH_STATUSES:
@@ -178,10 +165,11 @@ def list_matches(
     failed = _own_statuses(caller, cid, own_status)
     if failed is not None:
         team = caller.team_id
-    wanted = _wanted_versions(versions, competition, team, version)
-    query = {"version_ids": wanted, "kind": kind.value if kind else None, "status": status}
+    query = {"team_id": team, "version_id": version, "kind": kind.value if kind else None, "status": status}
     shown, cursor = _page(versions, competition, caller, query, (before, limit), failed)
-    return {"matches": shown, "next_before": cursor}
+    # bytes straight from orjson: FastAPI's own encoding of 50 nested matches (validated against the
+    # return type, then walked by jsonable_encoder) cost more CPU than reading them from the store
+    return Response(orjson.dumps({"matches": shown, "next_before": cursor}), media_type="application/json")
 
 
 def _page(

@@ -155,14 +155,22 @@ def version_or_404(versions: ArenaVersions, team_id: int, version_id: int) -> Ve
     return found
 
 
-def version_out(versions: ArenaVersions, competition: CompetitionRow, row: VersionRow) -> dict[str, Any]:
-    """The version as its team sees it: every column but the idempotency key, its validation matches."""
+def version_out(
+    versions: ArenaVersions,
+    competition: CompetitionRow,
+    row: VersionRow,
+    validation: list[int] | None = None,
+) -> dict[str, Any]:
+    """The version as its team sees it: every column but the idempotency key, its validation matches
+    (`validation`, when the caller read them already for several versions at once)."""
+    if validation is None:
+        validation = versions.validation_matches(competition.tournament_id, row.id)
     shown = VersionOut.model_validate(
         {
             **{name: getattr(row, name) for name in VersionRow.__slots__},
             "competition_id": competition.id,
             "digest": row.source_digest,
-            "validation_matches": versions.validation_matches(competition.tournament_id, row.id),
+            "validation_matches": validation,
         }
     )
     return shown.model_dump(mode="json")
@@ -393,7 +401,10 @@ def list_versions(
     require_team_or_organizer(caller, cid, tid)
     competition = competition_or_404(arena, cid)
     team_or_404(arena, cid, tid)
-    return [version_out(versions, competition, row) for row in versions.versions(tid)]
+    rows = versions.versions(tid)
+    # one read of every version's validation matches, not one per version (a team keeps up to 100)
+    validation = versions.validation_matches_of(competition.tournament_id, [row.id for row in rows])
+    return [version_out(versions, competition, row, validation.get(row.id, [])) for row in rows]
 
 
 @router.get("/competitions/{cid}/teams/{tid}/versions/{vid}", response_model=VersionOut)

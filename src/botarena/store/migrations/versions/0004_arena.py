@@ -155,11 +155,12 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_audit_log")),
     )
     op.create_index("ix_audit_log_competition_id_id", "audit_log", ["competition_id", "id"])
-    with op.batch_alter_table("matches") as batch:
-        # every match recorded before the arena is a rated tournament match
-        batch.add_column(sa.Column("kind", sa.String(length=16), nullable=False, server_default="rated"))
-        batch.add_column(sa.Column("reason", sa.String(length=32), nullable=True))
-        batch.add_column(sa.Column("voided", sa.Boolean(), nullable=False, server_default=sa.false()))
+    # Added in place (ALTER TABLE ADD COLUMN, constant defaults), never by a batch that recreates
+    # `matches`: on SQLite that drops the table, and the drop cascades into every seat's result.
+    # Every match recorded before the arena is a rated tournament match, not void.
+    op.add_column("matches", sa.Column("kind", sa.String(length=16), nullable=False, server_default="rated"))
+    op.add_column("matches", sa.Column("reason", sa.String(length=32), nullable=True))
+    op.add_column("matches", sa.Column("voided", sa.Boolean(), nullable=False, server_default="0"))
     op.create_index("ix_matches_tournament_id_id", "matches", ["tournament_id", "id"])
     _coordination()
 
@@ -193,10 +194,17 @@ def downgrade() -> None:
     op.drop_table("arena_coordinators")
     op.drop_table("match_versions")
     op.drop_index("ix_matches_tournament_id_id", table_name="matches")
-    with op.batch_alter_table("matches") as batch:
-        batch.drop_column("voided")
-        batch.drop_column("reason")
-        batch.drop_column("kind")
+    for column in ("voided", "reason", "kind"):
+        _drop_match_column(column)
     for table in ("audit_log", "rating_history", "ratings_current", "versions", "tokens", "teams"):
         op.drop_table(table)
     op.drop_table("competitions")
+
+
+def _drop_match_column(column: str) -> None:
+    """Drop a column of `matches` in place: SQLite's own DROP COLUMN (3.35+), never a recreate of the
+    table, whose DROP TABLE would cascade into `match_players` and lose every result."""
+    if op.get_bind().dialect.name == "sqlite":
+        op.execute(f'ALTER TABLE matches DROP COLUMN "{column}"')
+    else:
+        op.drop_column("matches", column)
