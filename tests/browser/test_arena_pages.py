@@ -143,6 +143,7 @@ def played_replay() -> dict[str, Any]:
 def play_match(store: Any, tournament_id: int, key: str, seats: list[str], **result: Any) -> int:
     """An arena match of `seats`, recorded as the coordinator records one: `ranks`, per-seat
     `statuses`, `logs` and `failures` in the result and its replay. Its id."""
+    from botarena.store.arena_reads import link_match_versions, record_pair_results, seat_version
     from botarena.store.models import Match
 
     store.add_matches(tournament_id, [SimpleNamespace(key=key, round=1, seats=seats, seed=7)])
@@ -150,6 +151,7 @@ def play_match(store: Any, tournament_id: int, key: str, seats: list[str], **res
         match = session.query(Match).filter_by(tournament_id=tournament_id, key=key).one()
         match.kind = result.get("kind", "rated")
         match_id = int(match.id)
+        link_match_versions(session, match_id, seats)  # the coordinator links the seats with the match
     logs = result.get("logs", [""] * len(seats))
     replay = {
         **played_replay(),
@@ -168,6 +170,9 @@ def play_match(store: Any, tournament_id: int, key: str, seats: list[str], **res
         replay_gz=gzip.compress(json.dumps(replay).encode()),
         failures=result.get("failures"),
     )
+    if result.get("kind", "rated") == "rated":  # the coordinator counts W/D/L with a rated result
+        with store.write_session("test: count the result") as session:
+            record_pair_results(session, [seat_version(name) for name in seats], result["ranks"])
     return match_id
 
 
@@ -373,7 +378,13 @@ def wait_js(page: Any, expression: str) -> Any:
         except PlaywrightError:  # (a navigation under way: the next look sees the new document)
             return False
 
-    return wait_until(look, f"the page to show: {expression}", timeout=WAIT_MS / 1000)
+    def shown() -> object:  # what the page showed instead, for the failure message
+        try:
+            return page.evaluate("() => document.body.innerText.slice(0, 2000)")
+        except PlaywrightError as exc:
+            return f"(the page cannot be read: {exc})"
+
+    return wait_until(look, f"the page to show: {expression}", timeout=WAIT_MS / 1000, seen=shown)
 
 
 def sign_in(seen: Watched, token: str, hook: str) -> None:
@@ -536,7 +547,8 @@ def test_g12_a_rejection_appears_live_with_its_code_and_log(
         logs=[f"Traceback: ValueError: boom\n{LOG_CANARY}", "the starter's log"],
     )
     first_error = "CRASHED (bot_error) at step 3 of game 1: ValueError: boom"
-    move_version(site.store, version_id, "rejected", reason_code="crashed", reason=first_error)
+    own_log = f"Traceback: ValueError: boom\n{LOG_CANARY}"  # what the coordinator keeps with it
+    move_version(site.store, version_id, "rejected", reason_code="crashed", reason=first_error, log=own_log)
     row = version_row(page, version_id)
     wait_js(
         page,

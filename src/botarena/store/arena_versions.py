@@ -120,6 +120,8 @@ class VersionRow:
     activated_at: datetime | None
     first_rated_match_at: datetime | None
     retired_at: datetime | None
+    log: str | None = None
+    """A rejected or paused version's own log (the coordinator's: its stderr head and tail)."""
 
 
 @dataclass(frozen=True, slots=True)
