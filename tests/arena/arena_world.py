@@ -19,6 +19,9 @@ from botarena.store.arena_runs import ArenaRunStore
 
 # Short matches: what the tests claim is about states, results and ratings, not about play.
 CONFIG: dict[str, Any] = {"rounds": 1, "turn_timeout_ms": 300, "setup_timeout_ms": 3000}
+# For bots that are slow on purpose (to keep a match running while a test kills something): a turn
+# limit far above their pause, so a loaded machine never turns their slowness into TIMEOUTs.
+PATIENT: dict[str, Any] = {**CONFIG, "turn_timeout_ms": 5000}
 
 STARTER = """
 def act(obs):
@@ -110,10 +113,12 @@ def upload(
     )  # fmt: skip
 
 
-def open_world(store: Store, teams: int, *, name: str = "ladder", **policy: Any) -> World:
+def open_world(
+    store: Store, teams: int, *, name: str = "ladder", config: dict[str, Any] | None = None, **policy: Any
+) -> World:
     """A competition (phase open) of `teams` teams named t0, t1, ... with no version yet."""
     arena = ArenaStore(store)
-    setup = check_setup("drones", config=CONFIG)
+    setup = check_setup("drones", config=CONFIG if config is None else config)
     competition, _ = create_competition(arena, name, setup, policy=policy, actor="test")
     made = [add_team(arena, competition.id, f"t{i}", actor="test")[0] for i in range(teams)]
     competition = arena.update_competition(competition.id, actor="test", phase="open")

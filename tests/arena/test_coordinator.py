@@ -34,7 +34,17 @@ from botarena.store.models import MatchPlayer, RatingHistory, utcnow
 from botarena.tournament.executor import WorkerPool, close_executor, make_executor
 from waiting import wait_until
 
-from .arena_world import ATTACKER, CRASH_AT_START, CRASHER, STALLER, STARTER, TIMEOUT, World, open_world
+from .arena_world import (
+    ATTACKER,
+    CRASH_AT_START,
+    CRASHER,
+    PATIENT,
+    STALLER,
+    STARTER,
+    TIMEOUT,
+    World,
+    open_world,
+)
 
 FAST = CoordinatorOptions(poll_s=0.05, heartbeat_s=0.5)
 
@@ -424,7 +434,7 @@ def test_phase_paused_schedules_nothing_new(sqlite_store: Store) -> None:
 @pytest.mark.timeout(600)
 def test_g11_a_worker_killed_mid_match_is_a_platform_failure_retried_never_rated(sqlite_store: Store) -> None:
     slow = STARTER.replace("def act(obs):", "import time\n\ndef act(obs):\n    time.sleep(0.15)")
-    world = open_world(sqlite_store, 2)
+    world = open_world(sqlite_store, 2, config=PATIENT)
     versions = world.upload_all(slow, slow + "\n# b\n")
     with running(world) as handle:
         wait_until(settled(world, versions), "both versions active", seen=lambda: states(world))

@@ -24,7 +24,7 @@ from botarena.store import Store
 from botarena.store.models import MatchPlayer, RatingHistory
 from waiting import wait_until
 
-from .arena_world import ATTACKER, STARTER, World, open_world
+from .arena_world import ATTACKER, PATIENT, STARTER, World, open_world
 
 SLOW = STARTER.replace("def act(obs):", "import time\n\ndef act(obs):\n    time.sleep(0.2)")
 
@@ -66,7 +66,7 @@ def test_g11_a_sigkilled_coordinator_resumes_with_nothing_lost_or_doubled(tmp_pa
     db = f"sqlite:///{tmp_path / 'arena.db'}"
     store = Store.open(db)
     try:
-        world = open_world(store, 4)
+        world = open_world(store, 4, config=PATIENT)
         world.upload_all(STARTER, ATTACKER, STARTER)
         first = arena_run(db, world.competition.id, tmp_path)
         try:
