@@ -440,6 +440,12 @@ def test_pages_team_signs_in_with_its_token_and_the_page_never_holds_it(
     wait_js(page, "document.querySelector('[data-testid=login-error]').textContent.length > 0")
     assert "HTTP 401" in page.get_by_test_id("login-error").inner_text()
     seen.expect_refusals(401)
+    # the organizer's token on the team page: signed out again and sent to its own page
+    page.get_by_test_id("token").fill(site.organizer)
+    page.get_by_test_id("login-submit").click()
+    wait_js(page, "document.querySelector('[data-testid=login-error]').textContent.includes('/admin')")
+    assert page.get_by_test_id("login-error").inner_text() == "that is an organizer token: its page is /admin"
+    assert page.get_by_test_id("login").is_visible() and not page.evaluate("window.__team.signedIn")
     sign_in(seen, site.tokens["alpha"], "__team")
     assert page.get_by_test_id("team-name").inner_text() == "alpha"
     assert page.get_by_test_id("token").input_value() == ""  # the field let go of it

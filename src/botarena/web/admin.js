@@ -9,7 +9,7 @@
 // Test hooks: window.__admin = {ready, error, signedIn, auditLoaded, actions}.
 
 import { $, el, showError, when } from "./arena-lib.js";
-import { ApiError, api, cell, pill, seatName, signOut, whoAmI, wireSignIn } from "./arena-api.js";
+import { ApiError, api, cell, pill, seatName, whoAmI, wireSession } from "./arena-api.js";
 
 const REFRESH_MS = 10000;
 
@@ -241,20 +241,15 @@ function wireForms() {
 }
 
 async function start() {
-  wireSignIn($("login-form"), $("token"), $("login-error"), (me) => {
-    if (me.role !== "organizer") {
-      signOut().catch(() => {});
-      $("login-error").textContent = "that is a team token: a team's page is /team";
-      return;
-    }
-    showOrganizer(me);
-  });
-  $("logout").addEventListener("click", async () => {
-    try {
-      await signOut();
-    } finally {
-      showLogin();
-    }
+  wireSession({
+    form: $("login-form"),
+    input: $("token"),
+    errorBox: $("login-error"),
+    logout: $("logout"),
+    role: "organizer",
+    otherPage: "/team",
+    onSignedIn: showOrganizer,
+    onSignedOut: showLogin,
   });
   wireForms();
   try {

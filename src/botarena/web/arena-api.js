@@ -98,6 +98,27 @@ export function wireSignIn(form, input, errorBox, onSignedIn) {
   });
 }
 
+// The sign-in and sign-out of a page for one role ("team" or "organizer"): a token of the other role
+// is signed out again and told which page is its own (`otherPage`); `onSignedIn(me)` shows the page,
+// `onSignedOut()` the login form again.
+export function wireSession({ form, input, errorBox, logout, role, otherPage, onSignedIn, onSignedOut }) {
+  wireSignIn(form, input, errorBox, (me) => {
+    if (me.role !== role) {
+      signOut().catch(() => {});
+      errorBox.textContent = `that is ${me.role === "team" ? "a team" : "an organizer"} token: its page is ${otherPage}`;
+      return;
+    }
+    onSignedIn(me);
+  });
+  logout.addEventListener("click", async () => {
+    try {
+      await signOut();
+    } finally {
+      onSignedOut();
+    }
+  });
+}
+
 // A short text with a "copy" button beside it (the clipboard may be refused: the text stays selectable).
 export function copyable(text, testid) {
   const code = el("code", { "data-testid": testid, text });

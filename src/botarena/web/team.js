@@ -7,7 +7,7 @@
 // streams}; `sseStates` lists the [version id, state] pairs that came through an event stream.
 
 import { $, el, showError, when } from "./arena-lib.js";
-import { ApiError, api, cell, copyable, pill, seatName, signOut, whoAmI, wireSignIn } from "./arena-api.js";
+import { ApiError, api, cell, copyable, pill, seatName, whoAmI, wireSession } from "./arena-api.js";
 
 const REFRESH_MS = 10000;
 const MATCH_PAGE = 20;
@@ -346,20 +346,15 @@ async function upload(event) {
 }
 
 async function start() {
-  wireSignIn($("login-form"), $("token"), $("login-error"), (me) => {
-    if (me.role !== "team") {
-      signOut().catch(() => {});
-      $("login-error").textContent = "that is an organizer token: the organizer's page is /admin";
-      return;
-    }
-    showTeam(me);
-  });
-  $("logout").addEventListener("click", async () => {
-    try {
-      await signOut();
-    } finally {
-      showLogin();
-    }
+  wireSession({
+    form: $("login-form"),
+    input: $("token"),
+    errorBox: $("login-error"),
+    logout: $("logout"),
+    role: "team",
+    otherPage: "/admin",
+    onSignedIn: showTeam,
+    onSignedOut: showLogin,
   });
   $("upload-form").addEventListener("submit", upload);
   $("lost-filter").addEventListener("change", () => loadMatches(true).catch((err) => setError(err.message)));
