@@ -14,7 +14,6 @@ over an inline executor whose tasks run when the test says: every wait is on sto
 from __future__ import annotations
 
 import asyncio
-import gzip
 import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -27,25 +26,23 @@ import pytest
 from aiohttp import web
 
 import botarena.arena.urls as urls
-from botarena.arena.competitions import check_setup, create_competition, policy_of
+from botarena.arena.competitions import policy_of
 from botarena.arena.coordinator import ArenaCoordinator, CoordinatorOptions
 from botarena.arena.uploads import Sent, register_url
 from botarena.arena.urls import UrlRejected, sealed_url_bot
 from botarena.arena.vocabulary import UrlRejection
 from botarena.bots.devops_http import DevopsHttpBot
-from botarena.bots.http import REDIRECT, HttpBot
+from botarena.bots.http import REDIRECT
 from botarena.bots.resolve import Isolation
 from botarena.bots.subprocess import block_thread_signals
 from botarena.core.protocol import MessageType, Request
 from botarena.core.registry import get_game
 from botarena.core.status import Status
 from botarena.store import Store
-from botarena.store.arena import ArenaStore
 from botarena.store.arena_versions import ArenaVersions
 from botarena.tournament.executor import MatchFailure, MatchTask, play_batch
 
 from .arena_world import World, open_world
-from .conftest import ArenaApp
 
 # A short drones match with limits far above a local call, so a loaded box never makes a TIMEOUT.
 CONFIG: dict[str, Any] = {"rounds": 1, "turn_limit": 4, "turn_timeout_ms": 5000, "setup_timeout_ms": 5000}
@@ -76,6 +73,7 @@ class Service:
     host: str = LOOPBACK
     port: int = 0
     redirect_to: str | None = None
+    fail_status: int | None = None  # every call answered with this HTTP error status
     seen: list[Seen] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -103,7 +101,9 @@ class Service:
         )
         if self.redirect_to is not None:
             raise web.HTTPFound(self.redirect_to)
-        if request.path.startswith("/moves/"):
+        if self.fail_status is not None:
+            return web.Response(status=self.fail_status, text="the service is broken")
+        if "/moves/" in request.path:
             return web.json_response({})
         envelope = await request.json()
         payload: dict[str, Any] = {}
@@ -438,3 +438,182 @@ def test_g9_a_rated_match_refused_at_match_time_is_the_entrys_fault_alone(
     assert all("resolves to 127.0.0.1" in e for e in errors)
     assert world.runs.ratings(world.competition.id)[good].games == 0
     assert len(bad_service.seen) == calls_before
+
+
+# ------------------------------------------------------------------------------ (b) pinned, Host kept
+
+
+LOOPBACK_NET = "127.0.0.0/8"  # a course LAN on loopback: the test's services are allowed
+
+
+def devops_call(bot: DevopsHttpBot) -> Any:
+    """One Devops base call through the bot's batch path; its reply."""
+    request = Request(
+        seat=0, payload={"call": "base", "input": {"context": {"gameId": "g"}}}, timeout_ms=5000,
+        type=MessageType.TURN, turn=1,
+    )  # fmt: skip
+    bot.open("url-match", 0)
+    try:
+        bot.send_batch([request])
+        (reply,) = bot.receive_batch()
+    finally:
+        bot.close()
+    return reply
+
+
+def config_of(url: str, key: str | None) -> bytes:
+    from botarena.arena.uploads import url_config
+
+    checked = urls.check_url(url, urls.match_policy((LOOPBACK_NET,)), own_addresses=())
+    return url_config(checked, key)
+
+
+@pytest.mark.parametrize("lean", [True, False], ids=["lean-pool", "aiohttp"])
+def test_g9_a_pinned_devops_call_connects_to_the_checked_address_and_names_the_host(
+    names: Names, services: Callable[..., Service], monkeypatch: pytest.MonkeyPatch, lean: bool
+) -> None:
+    """The arena's check maps `team.example` to 127.0.0.1; the system's lookup of the name (what an
+    unpinned client would make) answers the attacker's 127.0.0.2, where another service listens on
+    the same port. The sealed Devops bot, through either of its clients, reaches the checked address
+    only, its Host header names the host, its key arrives as X-SECURE-KEY, and nobody looked the
+    name up."""
+    import botarena.bots.devops_http as devops_http
+
+    if not lean:
+        monkeypatch.setattr(devops_http, "HAVE_HTTPTOOLS", False)
+    service = services(host=LOOPBACK)
+    elsewhere = services(host=TEAM_ADDRESS, port=service.port)
+    names.table["team.example"] = [LOOPBACK]
+    real = socket.getaddrinfo
+    looked_up: list[str] = []
+
+    def attacker(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(host, str) and host.endswith("team.example"):
+            looked_up.append(host)
+            return real(TEAM_ADDRESS, port, *args, **kwargs)
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", attacker)
+    url = f"http://team.example:{service.port}/svc"
+    bot = sealed_url_bot(config_of(url, KEY), get_game("devops"), (LOOPBACK_NET,))
+    assert isinstance(bot, DevopsHttpBot)
+    reply = devops_call(bot)
+    assert reply.status is Status.OK, reply
+    seen = [(s.path, s.host, s.key) for s in service.seen]
+    assert seen == [("/svc/moves/base", f"team.example:{service.port}", KEY)]
+    assert elsewhere.seen == [] and looked_up == []
+    assert KEY not in repr(bot.describe())
+
+
+@pytest.mark.timeout(120)
+def test_g9_a_pinned_http_bot_match_connects_to_the_checked_address_and_names_the_host(
+    sqlite_store: Store, names: Names, services: Callable[..., Service], coordinated: Callable[[World], Run]
+) -> None:
+    """Through the coordinator and the worker (drones, the generic HttpBot): `team.example` is
+    nothing to the system, yet its match plays against 127.0.0.1, every request naming the host and
+    carrying the key."""
+    service = services(host=LOOPBACK)
+    names.table["team.example"] = [LOOPBACK]
+    world = url_world(sqlite_store, url_allow=(LOOPBACK_NET,))
+    version = register(world, 0, f"http://team.example:{service.port}/bot", KEY)
+    run = coordinated(world)
+    run.until(run.settled(version))
+    assert run.version(version).state == "active", run.version(version).reason
+    assert service.seen
+    assert {(s.path, s.host, s.key) for s in service.seen} == {("/bot", f"team.example:{service.port}", KEY)}
+
+
+# ------------------------------------------------------------------------------ (c) no redirect
+
+
+@pytest.mark.timeout(120)
+def test_g9_a_302_to_loopback_is_never_followed_in_a_match(
+    sqlite_store: Store, names: Names, services: Callable[..., Service], coordinated: Callable[[World], Run]
+) -> None:
+    """The team's service answers every call with a 302 to the server's loopback: the seat is
+    CRASHED `redirect`, the version rejected, and the loopback target receives 0 requests."""
+    target = services(host=LOOPBACK)
+    team = services(host=TEAM_ADDRESS, redirect_to=f"http://{LOOPBACK}:{target.port}/secret")
+    names.table["team.example"] = [TEAM_ADDRESS]
+    world = url_world(sqlite_store)
+    version = register(world, 0, f"http://team.example:{team.port}/bot", KEY)
+    run = coordinated(world)
+    run.until(run.settled(version))
+    found = run.version(version)
+    assert found.state == "rejected" and found.reason_code != "unreachable"  # it answered: a redirect
+    assert f"({REDIRECT})" in one_line(found.reason)
+    assert team.seen and target.seen == []
+
+
+def test_g9_a_302_to_loopback_is_never_followed_by_a_sealed_devops_bot(
+    names: Names, services: Callable[..., Service]
+) -> None:
+    target = services(host=LOOPBACK)
+    team = services(host=LOOPBACK, redirect_to=f"http://{LOOPBACK}:{target.port}/secret")
+    names.table["team.example"] = [LOOPBACK]
+    bot = sealed_url_bot(
+        config_of(f"http://team.example:{team.port}", KEY), get_game("devops"), (LOOPBACK_NET,)
+    )
+    assert isinstance(bot, DevopsHttpBot)
+    reply = devops_call(bot)
+    assert reply.status is Status.CRASHED and reply.warnings[0]["code"] == "HTTP_REDIRECT"
+    assert len(team.seen) == 1 and target.seen == []
+
+
+# ------------------------------------------------------------------------------ (e) unreachable
+
+
+@pytest.mark.timeout(120)
+def test_bad_input_a_url_refusing_connections_at_validation_is_rejected_unreachable_once(
+    sqlite_store: Store, names: Names, coordinated: Callable[[World], Run]
+) -> None:
+    """Nothing listens at the entry's port: every call is refused. The version is rejected
+    `unreachable` with the host error in one line, and never tried again."""
+    names.table["team.example"] = [LOOPBACK]
+    world = url_world(sqlite_store, url_allow=(LOOPBACK_NET,))
+    port = free_port()
+    version = register(world, 0, f"http://team.example:{port}/bot", KEY)
+    run = coordinated(world)
+    run.until(run.settled(version))
+    found = run.version(version)
+    assert (found.state, found.reason_code) == ("rejected", "unreachable")
+    reason = one_line(found.reason)
+    assert "never reached" in reason and f"team.example:{port}" in reason and KEY not in reason
+    played = len(validation_matches(world, version))
+    for _ in range(20):  # the coordinator goes on: the rejected version gets no further match
+        run.coordinator.tick()
+        if run.executor.pending:
+            run.executor.run_first()
+    assert len(validation_matches(world, version)) == played
+    assert run.version(version).state == "rejected"
+
+
+@pytest.mark.timeout(120)
+def test_bad_input_a_url_whose_name_stops_resolving_is_rejected_unreachable(
+    sqlite_store: Store, names: Names, coordinated: Callable[[World], Run]
+) -> None:
+    names.table["gone.example"] = [TEAM_ADDRESS]
+    world = url_world(sqlite_store)
+    version = register(world, 0, "http://gone.example/bot")
+    del names.table["gone.example"]
+    run = coordinated(world)
+    run.until(run.settled(version))
+    found = run.version(version)
+    assert (found.state, found.reason_code) == ("rejected", "unreachable")
+    assert "gone.example does not resolve" in one_line(found.reason)
+
+
+@pytest.mark.timeout(120)
+def test_bad_input_a_url_service_that_answers_errors_is_crashed_not_unreachable(
+    sqlite_store: Store, names: Names, services: Callable[..., Service], coordinated: Callable[[World], Run]
+) -> None:
+    """An HTTP 500 is an answer: the service was reached, so its code is not `unreachable`."""
+    service = services(host=LOOPBACK, fail_status=500)
+    names.table["team.example"] = [LOOPBACK]
+    world = url_world(sqlite_store, url_allow=(LOOPBACK_NET,))
+    version = register(world, 0, f"http://team.example:{service.port}/bot")
+    run = coordinated(world)
+    run.until(run.settled(version))
+    found = run.version(version)
+    assert found.state == "rejected" and found.reason_code in ("crashed_at_start", "crashed")
+    assert "HTTP 500" in one_line(found.reason)
