@@ -14,6 +14,7 @@ over an inline executor whose tasks run when the test says: every wait is on sto
 from __future__ import annotations
 
 import asyncio
+import gzip
 import socket
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -26,7 +27,7 @@ import pytest
 from aiohttp import web
 
 import botarena.arena.urls as urls
-from botarena.arena.competitions import policy_of
+from botarena.arena.competitions import check_setup, create_competition, policy_of
 from botarena.arena.coordinator import ArenaCoordinator, CoordinatorOptions
 from botarena.arena.uploads import Sent, register_url
 from botarena.arena.urls import UrlRejected, sealed_url_bot
@@ -43,6 +44,7 @@ from botarena.store.arena_versions import ArenaVersions
 from botarena.tournament.executor import MatchFailure, MatchTask, play_batch
 
 from .arena_world import World, open_world
+from .conftest import ArenaApp
 
 # A short drones match with limits far above a local call, so a loaded box never makes a TIMEOUT.
 CONFIG: dict[str, Any] = {"rounds": 1, "turn_limit": 4, "turn_timeout_ms": 5000, "setup_timeout_ms": 5000}
@@ -350,7 +352,9 @@ def test_g9_the_worker_checks_again_and_refuses_a_name_rebound_after_the_coordin
     run.until(run.settled(version))
     found = run.version(version)
     assert (found.state, found.reason_code) == ("rejected", "unreachable")
-    assert "EntryRefused" in one_line(found.reason) and "resolves to 127.0.0.1" in found.reason
+    assert one_line(found.reason).startswith(
+        "refused at match time: t0#1: team.example resolves to 127.0.0.1"
+    )
     assert run.coordinator.summary.platform_failures == 0
     assert run.executor.tasks and all(t.url_allow == (TEAM_NET,) for t in run.executor.tasks)
     assert loopback.seen == [] and team.seen == []
@@ -617,3 +621,91 @@ def test_bad_input_a_url_service_that_answers_errors_is_crashed_not_unreachable(
     found = run.version(version)
     assert found.state == "rejected" and found.reason_code in ("crashed_at_start", "crashed")
     assert "HTTP 500" in one_line(found.reason)
+
+
+# ------------------------------------------------------------------------------ (d) the secure key
+
+
+def opened(answer: Any) -> str:
+    """An answer's body as text, a gzipped replay unpacked."""
+    body = answer.body
+    return (gzip.decompress(body) if body[:2] == b"\x1f\x8b" else body).decode("utf-8", "replace")
+
+
+@pytest.mark.timeout(120)
+def test_g9_the_secure_key_reaches_the_service_and_no_replay_row_log_or_route_answer(
+    arena_app: ArenaApp,
+    names: Names,
+    services: Callable[..., Service],
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Registered through the route with its secure key: every call of its matches carries the key
+    as X-SECURE-KEY, while no route answer (the team's, the public's, the organizer's), no stored
+    replay, no match row and no log line holds it."""
+    caplog.set_level("DEBUG")
+    service = services(host=LOOPBACK)
+    names.table["team.example"] = [LOOPBACK]
+    setup = check_setup("drones", config=CONFIG)
+    policy = {"allow_url": True, "url_allow": [LOOPBACK_NET]}
+    competition, organizer = create_competition(arena_app.arena, "keys", setup, policy=policy, actor="test")
+    cid = competition.id
+    assert (
+        arena_app.call("PATCH", f"/api/competitions/{cid}", organizer, json={"phase": "open"}).status == 200
+    )
+    team, token = arena_app.team(cid, "t0")
+    url = f"http://team.example:{service.port}/bot"
+    sent = arena_app.call(
+        "POST",
+        f"/api/competitions/{cid}/teams/{team.id}/versions",
+        token,
+        json={"url": url, "secure_key": KEY},
+    )
+    assert sent.status == 201, sent.text
+    assert KEY not in sent.text
+    version = sent.json()["id"]
+    executor = InlineExecutor()
+    coordinator = ArenaCoordinator(arena_app.store, cid, executor, isolation=NO_SANDBOX, options=FAST)
+    coordinator.start()
+    runs = coordinator.runs
+    try:
+        drive(coordinator, executor, lambda: runs.get_version(version).state == "active")  # type: ignore[union-attr]
+    finally:
+        coordinator.close()
+    assert service.seen and {s.key for s in service.seen} == {KEY}
+    matches = runs.matches(competition.tournament_id)
+    assert matches and all(m.status == "finished" for m in matches)
+    team_routes = [
+        f"/api/competitions/{cid}/teams/{team.id}/versions",
+        f"/api/competitions/{cid}/teams/{team.id}/versions/{version}",
+        f"/api/competitions/{cid}/teams/{team.id}/pairs",
+        f"/api/competitions/{cid}/matches",
+        f"/api/competitions/{cid}/leaderboard",
+        f"/api/competitions/{cid}/stats",
+        "/api/me",
+    ]
+    for match in matches:
+        team_routes += [f"/api/matches/{match.id}", f"/api/matches/{match.id}/replay"]
+        team_routes += [f"/api/matches/{match.id}/logs/{seat}" for seat in match.versions]
+    answers = []
+    for who in (token, organizer, None):
+        for route in team_routes:
+            answer = arena_app.call("GET", route, who)
+            if who is token:  # the team may read all of these; the others get what they may
+                assert answer.status == 200, (route, answer.status, answer.text[:200])
+            answers.append((route, opened(answer)))
+    public_replays = [arena_app.call("GET", f"/api/matches/{m.id}/replay").status for m in matches]
+    assert public_replays == [200] * len(matches)
+    for route in (f"/api/competitions/{cid}", f"/api/competitions/{cid}/audit"):
+        answer = arena_app.call("GET", route, organizer)
+        assert answer.status == 200, (route, answer.text[:200])
+        answers.append((route, opened(answer)))
+    assert any(url in text for _, text in answers)  # the grep reads real answers
+    assert [route for route, text in answers if KEY in text] == []
+    for match in matches:
+        row = arena_app.store.get_match(match.id)
+        assert row is not None and row.replay_hash
+        assert KEY not in repr(row)
+        assert KEY not in arena_app.store.load_replay(row.replay_hash).dumps().decode()
+    view = runs.get_version(version)
+    assert view is not None and KEY not in repr(view)
+    assert KEY not in caplog.text

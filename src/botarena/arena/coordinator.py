@@ -74,6 +74,7 @@ from botarena.store.arena import ArenaStore, CompetitionRow
 from botarena.store.arena_runs import ArenaMatchView, ArenaRunStore, RatedWrite, RatingWrite, VersionView
 from botarena.store.arena_versions import seat_name
 from botarena.tournament.executor import (
+    EntryRefused,
     MatchBatchResult,
     MatchFailure,
     MatchTask,
@@ -627,7 +628,8 @@ class ArenaCoordinator:
             if isinstance(result, MatchFailure):
                 if result.refused_seats:  # a URL entry refused on the worker, right before the match
                     culprits = {plan.seats[i] for i in result.refused_seats if i < len(plan.seats)}
-                    self.bot_failed(plan, result.error, now, unreachable=True, culprits=culprits)
+                    error = "refused at match time: " + result.error.removeprefix(f"{EntryRefused.__name__}: ")
+                    self.bot_failed(plan, error, now, unreachable=True, culprits=culprits)
                 elif result.platform or not result.error.startswith(MatchTaskError.__name__):
                     self.platform_failed(plan, result.error, now)
                 else:

@@ -328,7 +328,7 @@ def _url_entry_bots(task: MatchTask, game: Any, fetch: Callable[[str], bytes] | 
         except UrlRejected as exc:
             refused.append((seat, f"{task.seats[seat]}: {exc.detail}"))
     if refused:
-        raise EntryRefused(f"{task.key}: " + "; ".join(text for _, text in refused), [s for s, _ in refused])
+        raise EntryRefused("; ".join(text for _, text in refused), [seat for seat, _ in refused])
     return bots
 
 
