@@ -332,7 +332,11 @@ def test_g9_a_name_rebound_to_loopback_after_registration_is_refused_at_match_ti
 
 @pytest.mark.timeout(120)
 def test_g9_the_worker_checks_again_and_refuses_a_name_rebound_after_the_coordinators_check(
-    sqlite_store: Store, names: Names, services: Callable[..., Service], coordinated: Callable[[World], Run]
+    sqlite_store: Store,
+    names: Names,
+    services: Callable[..., Service],
+    coordinated: Callable[[World], Run],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The coordinator's check still sees the team's address, the worker's (right before the match)
     sees loopback: the worker refuses, the match fails as the entry's fault (`unreachable`, never a
@@ -348,7 +352,7 @@ def test_g9_the_worker_checks_again_and_refuses_a_name_rebound_after_the_coordin
     def worker_sees_loopback(host: str, port: int) -> Sequence[str]:
         return [LOOPBACK] if run.executor.on_worker else real(host, port)
 
-    urls.system_resolver = worker_sees_loopback  # undone by the `names` fixture's monkeypatch
+    monkeypatch.setattr(urls, "system_resolver", worker_sees_loopback)
     run.until(run.settled(version))
     found = run.version(version)
     assert (found.state, found.reason_code) == ("rejected", "unreachable")

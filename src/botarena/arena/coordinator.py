@@ -628,7 +628,8 @@ class ArenaCoordinator:
             if isinstance(result, MatchFailure):
                 if result.refused_seats:  # a URL entry refused on the worker, right before the match
                     culprits = {plan.seats[i] for i in result.refused_seats if i < len(plan.seats)}
-                    error = "refused at match time: " + result.error.removeprefix(f"{EntryRefused.__name__}: ")
+                    why = result.error.removeprefix(f"{EntryRefused.__name__}: ")
+                    error = f"refused at match time: {why}"
                     self.bot_failed(plan, error, now, unreachable=True, culprits=culprits)
                 elif result.platform or not result.error.startswith(MatchTaskError.__name__):
                     self.platform_failed(plan, result.error, now)
