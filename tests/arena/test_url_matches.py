@@ -76,9 +76,11 @@ class Service:
     port: int = 0
     redirect_to: str | None = None
     fail_status: int | None = None  # every call answered with this HTTP error status
+    hang: bool = False  # every call accepted and never answered
     seen: list[Seen] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self.released = asyncio.Event()
         self.loop = asyncio.new_event_loop()
         self.thread = threading.Thread(target=self._run, daemon=True)
         self.thread.start()
@@ -105,6 +107,9 @@ class Service:
             raise web.HTTPFound(self.redirect_to)
         if self.fail_status is not None:
             return web.Response(status=self.fail_status, text="the service is broken")
+        if self.hang:
+            await self.released.wait()  # set only when the service stops: the caller's deadline ends the call
+            return web.Response(status=503)
         if "/moves/" in request.path:
             return web.json_response({})
         envelope = await request.json()
@@ -119,6 +124,7 @@ class Service:
         return web.json_response({"id": envelope["id"], "payload": payload})
 
     def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.released.set)  # a hanging call ends, so cleanup does not wait
         asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
@@ -259,8 +265,15 @@ def sqlite_store(tmp_path: Any) -> Iterator[Store]:
         opened.close()
 
 
-def url_world(store: Store, teams: int = 1, url_allow: Sequence[str] = (TEAM_NET,), **policy: Any) -> World:
-    return open_world(store, teams, config=CONFIG, allow_url=True, url_allow=list(url_allow), **policy)
+def url_world(
+    store: Store,
+    teams: int = 1,
+    url_allow: Sequence[str] = (TEAM_NET,),
+    config: dict[str, Any] | None = None,
+    **policy: Any,
+) -> World:
+    allowed = list(url_allow)
+    return open_world(store, teams, config=config or CONFIG, allow_url=True, url_allow=allowed, **policy)
 
 
 def register(world: World, team: int, url: str, key: str | None = None) -> int:
@@ -713,3 +726,22 @@ def test_g9_the_secure_key_reaches_the_service_and_no_replay_row_log_or_route_an
     view = runs.get_version(version)
     assert view is not None and KEY not in repr(view)
     assert KEY not in caplog.text
+
+
+@pytest.mark.timeout(120)
+def test_bad_input_a_url_service_that_never_answers_is_rejected_unreachable(
+    sqlite_store: Store, names: Names, services: Callable[..., Service], coordinated: Callable[[World], Run]
+) -> None:
+    """Every call accepted and never answered: TIMEOUT on every call (whatever the machine's load, a
+    reply that never comes is late), so the service was never reached: `unreachable`, not `timeout`."""
+    service = services(host=LOOPBACK, hang=True)
+    names.table["team.example"] = [LOOPBACK]
+    quick = {**CONFIG, "turn_limit": 2, "turn_timeout_ms": 100, "setup_timeout_ms": 100}
+    world = url_world(sqlite_store, url_allow=(LOOPBACK_NET,), config=quick)
+    version = register(world, 0, f"http://team.example:{service.port}/bot")
+    run = coordinated(world)
+    run.until(run.settled(version))
+    found = run.version(version)
+    assert (found.state, found.reason_code) == ("rejected", "unreachable")
+    assert one_line(found.reason).startswith("the service was never reached: TIMEOUT")
+    assert service.seen
