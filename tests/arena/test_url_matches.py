@@ -42,6 +42,7 @@ from botarena.core.status import Status
 from botarena.store import Store
 from botarena.store.arena_versions import ArenaVersions
 from botarena.tournament.executor import MatchFailure, MatchTask, play_batch
+from waiting import wait_until
 
 from .arena_world import World, open_world
 from .conftest import ArenaApp
@@ -745,3 +746,39 @@ def test_bad_input_a_url_service_that_never_answers_is_rejected_unreachable(
     assert (found.state, found.reason_code) == ("rejected", "unreachable")
     assert one_line(found.reason).startswith("the service was never reached: TIMEOUT")
     assert service.seen
+
+
+@pytest.mark.timeout(180)
+def test_g9_a_url_entry_plays_in_a_real_pool_worker_with_its_key_and_the_tasks_allow_list(
+    sqlite_store: Store, services: Callable[..., Service]
+) -> None:
+    """The same path in a worker process of the pool (`arena run`'s executor): the pickled task
+    carries the allow-list and the config's digest, the worker fetches the config from the store,
+    checks the URL and plays it pinned, sending the key."""
+    from botarena.core.credentials import WorkerSecrets
+    from botarena.tournament.executor import close_executor, make_executor
+
+    service = services(host=LOOPBACK)
+    world = url_world(sqlite_store, url_allow=(LOOPBACK_NET,))
+    with pytest.MonkeyPatch.context() as patch:  # registration only: the worker uses no fake
+        patch.setattr(urls, "server_addresses", lambda: frozenset())
+        version = register(world, 0, f"http://{LOOPBACK}:{service.port}/bot", KEY)
+    executor = make_executor(1, credentials=WorkerSecrets.of(sqlite_store.connect_url))
+    coordinator = ArenaCoordinator(
+        sqlite_store, world.competition.id, executor, isolation=NO_SANDBOX, options=FAST
+    )
+    coordinator.start()
+    try:
+
+        def settled() -> bool:
+            coordinator.tick()
+            found = world.runs.get_version(version)
+            return found is not None and found.state in ("active", "rejected")
+
+        wait_until(settled, "the URL entry's validation to end")
+    finally:
+        coordinator.close()
+        close_executor(executor, cancel=True)
+    found = world.runs.get_version(version)
+    assert found is not None and found.state == "active", found
+    assert service.seen and {(s.host, s.key) for s in service.seen} == {(f"{LOOPBACK}:{service.port}", KEY)}
