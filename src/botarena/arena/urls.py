@@ -20,6 +20,13 @@ redirect (bots/http.py, bots/devops_http.py), so a 3xx cannot lead a call anywhe
 
     checked = check_url("https://team7.example.org/bot", policy)   # UrlRejected(code, detail)
     connector = aiohttp.TCPConnector(resolver=PinnedResolver(checked))
+
+On a worker, `sealed_url_bot` does both for a URL entry right before its match, from the entry's
+config artifact (`{"kind": "arena-url", "url", "secure_key"}`, arena/uploads.py) and the
+competition's allow-list the task carries (`MatchTask.url_allow`), so the worker needs no store
+beyond the artifact: the URL is checked again, and the game's HTTP bot is sealed
+(`botarena.bots.http.Sealable`): pinned to the checked addresses, its secure key sent as
+`X-SECURE-KEY` and kept out of everything it describes or logs.
 """
 
 from __future__ import annotations
@@ -31,12 +38,17 @@ import re
 import socket
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from botarena.arena.policy import ArenaPolicy
 from botarena.arena.vocabulary import UrlRejection
+
+if TYPE_CHECKING:
+    from botarena.bots.base import Bot
+    from botarena.core.game import GameInfo
 
 Resolver = Callable[[str, int], Sequence[str]]
 """How a host name becomes addresses: (host, port) -> every address, as strings."""
@@ -278,12 +290,48 @@ class PinnedResolver(AbstractResolver):
         return None
 
 
+def match_policy(url_allow: Sequence[str] | None) -> ArenaPolicy:
+    """The URL policy a worker checks an entry against: `url_allow` as the task carries it (None:
+    the competition takes no URL entries now, so every one is refused)."""
+    return ArenaPolicy(allow_url=url_allow is not None, url_allow=tuple(url_allow or ()))
+
+
+def sealed_url_bot(
+    config: bytes,
+    game: GameInfo[Any],
+    url_allow: Sequence[str] | None,
+    *,
+    resolve: Resolver | None = None,
+    own_addresses: Iterable[str] | None = None,
+) -> Bot:
+    """The bot of a URL entry whose config artifact is `config`, checked now (UrlRejected with its
+    code and one line) and sealed: it connects only to the addresses just checked and sends the
+    entry's secure key as `X-SECURE-KEY` (module docstring). ValueError for a config that is none."""
+    from botarena.arena.uploads import read_url_config
+    from botarena.bots.http import HttpBot, Sealable
+    from botarena.bots.resolve import url_bot_factory
+
+    entry = read_url_config(config)
+    url, key = entry.get("url"), entry.get("secure_key")
+    if not isinstance(url, str) or not (key is None or isinstance(key, str)):
+        raise ValueError("an arena URL entry's config names no URL")
+    checked = check_url(url, match_policy(url_allow), resolve=resolve, own_addresses=own_addresses)
+    native = url_bot_factory(game)
+    bot = native(checked.url) if native is not None else HttpBot(checked.url)
+    if not isinstance(bot, Sealable):  # it would look the host up itself: never played unpinned
+        raise ValueError(f"{game.id}'s HTTP bot cannot be pinned to a checked address")
+    bot.seal(PinnedResolver(checked), key or None)
+    return bot
+
+
 __all__ = [
     "CheckedUrl",
     "PinnedResolver",
     "Resolver",
     "UrlRejected",
     "check_url",
+    "match_policy",
+    "sealed_url_bot",
     "server_addresses",
     "system_resolver",
 ]
