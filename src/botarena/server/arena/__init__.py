@@ -46,6 +46,7 @@ def install_arena(app: FastAPI, store: Store, *, clock: Clock | None = None) -> 
     app.state.arena_versions = ArenaVersions(arena)
     app.state.arena_now = versions.utc_now  # quotas and timestamps (a test swaps it for a fake clock)
     app.state.arena_conversions = Conversions()
+    app.state.arena_reading = versions.Reading()
     app.state.arena_board = board.BoardCache()
     # set when the server shuts down: the versions' event streams end instead of holding uvicorn
     app.state.arena_closing = threading.Event()
