@@ -3,7 +3,8 @@
 
 - `session`: `POST/DELETE /api/session`, `GET /api/me`;
 - `competitions`: `GET /api/competitions[/{cid}]`, `PATCH /api/competitions/{cid}`, `.../audit`;
-- `teams`: `POST .../teams`, `POST .../register`, `POST/DELETE .../teams/{tid}/tokens[/{kid}]`;
+- `teams`: `GET/POST .../teams`, `POST .../register`, `GET/POST .../teams/{tid}/tokens`,
+  `DELETE .../teams/{tid}/tokens/{kid}`;
 - `versions`: `POST/GET .../teams/{tid}/versions`, `GET .../versions/{vid}[/events|/source]`,
   `POST .../versions/{vid}/activate|retire`;
 - `matches`: `GET .../competitions/{cid}/matches`, `GET /api/matches/{id}/logs/{seat}`,
