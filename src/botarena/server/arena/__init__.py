@@ -11,6 +11,7 @@
   `POST /api/matches/{id}/void`, `POST .../competitions/{cid}/versions/{vid}/disable|enable` (and
   the arena's answers of the platform's `GET /api/matches/{id}[/replay]`);
 - `board`: `GET .../leaderboard`, `GET .../teams/{tid}/pairs`, `GET .../stats`;
+- `live`: arena matches on `/api/live` and their live streams per the competition's `policy.live`;
 - `pages`: the HTML pages `/team`, `/competition/{cid}`, `/admin` (not under `/api`, not in the schema).
 
 Who may call what is declared in each route through `auth` (the one dependency that resolves the
@@ -45,6 +46,9 @@ def install_arena(app: FastAPI, store: Store, *, clock: Clock | None = None) -> 
     arena = ArenaStore(store)
     app.state.arena = arena
     app.state.arena_versions = ArenaVersions(arena)
+    from botarena.server.arena.live import govern_arena
+
+    govern_arena(app.state.spectators, app.state.arena_versions)  # arena matches follow policy.live
     app.state.arena_now = versions.utc_now  # quotas and timestamps (a test swaps it for a fake clock)
     app.state.arena_conversions = Conversions()
     app.state.arena_reading = versions.Reading()
