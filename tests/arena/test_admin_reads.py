@@ -13,14 +13,16 @@ from .forms import move_version
 def test_organizer_lists_every_team_with_active_version_and_token_kids(arena_app: ArenaApp) -> None:
     competition, organizer = arena_app.open_competition("cup")
     alpha, alpha_token = arena_app.team(competition.id, "alpha")
-    beta, beta_token = arena_app.team(competition.id, "beta")
+    _, beta_token = arena_app.team(competition.id, "beta")
     made = arena_app.upload(competition.id, alpha.id, alpha_token, b"print('alpha')\n")
     assert made.status == 201, made.text
     move_version(arena_app.store, made.json()["id"], "active")
     # alpha rotates: a second token, the first revoked
     base = f"/api/competitions/{competition.id}"
     second = arena_app.call("POST", f"{base}/teams/{alpha.id}/tokens", alpha_token).json()
-    assert arena_app.call("DELETE", f"{base}/teams/{alpha.id}/tokens/{alpha_token.kid}", organizer).status == 204
+    assert (
+        arena_app.call("DELETE", f"{base}/teams/{alpha.id}/tokens/{alpha_token.kid}", organizer).status == 204
+    )
     answer = arena_app.call("GET", f"{base}/teams", organizer)
     assert answer.status == 200, answer.text
     teams = answer.json()
@@ -47,7 +49,7 @@ def test_organizer_lists_every_team_with_active_version_and_token_kids(arena_app
 def test_team_reads_its_own_tokens_and_a_revoked_one_shows_when(arena_app: ArenaApp) -> None:
     competition, organizer = arena_app.open_competition("cup")
     alpha, alpha_token = arena_app.team(competition.id, "alpha")
-    beta, beta_token = arena_app.team(competition.id, "beta")
+    _, beta_token = arena_app.team(competition.id, "beta")
     base = f"/api/competitions/{competition.id}/teams"
     second = arena_app.call("POST", f"{base}/{alpha.id}/tokens", organizer).json()
     arena_app.call("DELETE", f"{base}/{alpha.id}/tokens/{second['kid']}", organizer)

@@ -140,7 +140,9 @@ class SlowClient:
         self.thread.join(timeout=ANSWER_WAIT_S)
 
 
-def call(served: Served, method: str, path: str, token: str, body: bytes | None = None, **headers: str) -> Any:
+def call(
+    served: Served, method: str, path: str, token: str, body: bytes | None = None, **headers: str
+) -> Any:
     request = urllib.request.Request(served.site.url + path, method=method, data=body)
     request.add_header("Authorization", f"Bearer {token}")
     for name, value in headers.items():
@@ -178,7 +180,9 @@ def test_uploads_slowloris_is_cut_off_with_408_and_no_version(
     assert reading(served) == 0
     # the server goes on: the same team's real upload is taken
     data, headers = multipart(b"print('hello')\n", "bot.py")
-    status, version = call(served, "POST", served.versions_path(site.team.id), site.token.text, data, **headers)
+    status, version = call(
+        served, "POST", served.versions_path(site.team.id), site.token.text, data, **headers
+    )
     assert (status, version["state"], version["number"]) == (201, "received", 1)
 
 

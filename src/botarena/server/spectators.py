@@ -315,7 +315,12 @@ def _hidden_logs(logs: Any) -> list[Any]:
     if not isinstance(logs, list):
         return []
     return [
-        {"seat": entry.get("seat", i) if isinstance(entry, dict) else i, "text": "", "dropped_bytes": 0, "hidden": True}
+        {
+            "seat": entry.get("seat", i) if isinstance(entry, dict) else i,
+            "text": "",
+            "dropped_bytes": 0,
+            "hidden": True,
+        }
         for i, entry in enumerate(logs)
     ]
 
@@ -729,7 +734,9 @@ class SpectatorGate:
         with self._lock:
             gated = {key: g.listing() for key, g in self._gated.items()}
             unlisted = {key for key, g in self._gated.items() if not g.listed}
-            owned = {key: rule for key, rule in self._owners.items() if owner is not None and rule.owner == owner}
+            owned = {
+                key: rule for key, rule in self._owners.items() if owner is not None and rule.owner == owner
+            }
         if owned and self.owned is not None:
             for match in self.owned.live_matches():
                 rule = owned.get(match.key)

@@ -13,7 +13,6 @@ from fastapi.responses import StreamingResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
-from botarena.server.arena.live import live_owner
 from botarena.server.api_models import (
     INGEST_ERRORS,
     LIVE_STATES,
@@ -23,6 +22,7 @@ from botarena.server.api_models import (
     live_events_url,
     match_replay_url,
 )
+from botarena.server.arena.live import live_owner
 from botarena.server.ingest import IngestError, authorize, check_length, parse_events
 from botarena.server.live import sse_response
 from botarena.server.routes.context import ContextDep
