@@ -13,7 +13,7 @@ from .forms import move_version
 def test_organizer_lists_every_team_with_active_version_and_token_kids(arena_app: ArenaApp) -> None:
     competition, organizer = arena_app.open_competition("cup")
     alpha, alpha_token = arena_app.team(competition.id, "alpha")
-    _, beta_token = arena_app.team(competition.id, "beta")
+    beta, beta_token = arena_app.team(competition.id, "beta")
     made = arena_app.upload(competition.id, alpha.id, alpha_token, b"print('alpha')\n")
     assert made.status == 201, made.text
     move_version(arena_app.store, made.json()["id"], "active")
