@@ -45,6 +45,7 @@ DELAY = 2
 SEED = 918_273_645_501
 LOG_CANARY = ("log-CANARY-alpha-seat-5d1c", "log-CANARY-beta-seat-e0a7")
 CALLERS = ("anonymous", "alpha", "org_a", "org_b")
+LIVE_TOKEN = "live-token-of-the-policy-test-7c2e"
 STREAM_WAIT_S = 60.0  # a bound for a loaded box; a stream's read returns as soon as it is idle
 
 
@@ -78,7 +79,8 @@ def shared_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
     tmp_path = tmp_path_factory.mktemp("live-policy")
     store = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
     clock = FakeClock()
-    app = create_app(store, arena_clock=clock, heartbeat_s=0.05)  # (a ping marks an idle stream)
+    # (a short heartbeat: a ping marks an idle stream; a live token: workers' ingest)
+    app = create_app(store, arena_clock=clock, heartbeat_s=0.05, live_token=LIVE_TOKEN)
     app.state.arena_now = FakeWallClock()
     built = ArenaApp(store, app.state.arena, app, AsgiClient(app), clock)
     competition, org_a = built.open_competition("live cup")
@@ -375,3 +377,24 @@ def test_live_a_bad_arena_token_is_401_and_a_live_token_is_the_public(world: Wor
     # a bearer token that is not the arena's (a worker's live token): the public view, no error
     worker = world.built.call("GET", "/api/live", headers={"authorization": "Bearer some-live-token-1234"})
     assert worker.status == 200 and key not in {entry["key"] for entry in worker.json()}
+
+
+def test_live_ingested_arena_match_follows_the_policy_too(world: World) -> None:
+    """A worker elsewhere streams the match through `POST /api/live/ingest` (the coordinator's
+    `--live-url`): the same rule applies to what it sends."""
+    name = "ingested"
+    events = [header(world, name)] + [
+        {"type": "steps", "key": world.key(name), "first": turn, "steps": [step(turn)]}
+        for turn in range(PLAYED)
+    ]
+    body = json.dumps(events).encode()
+    sent = world.built.call(
+        "POST",
+        "/api/live/ingest",
+        body=body,
+        headers={"authorization": f"Bearer {LIVE_TOKEN}", "content-type": "application/json"},
+    )
+    assert sent.status == 200 and sent.json()["accepted"] == PLAYED + 1, sent.text
+    key = world.key(name)
+    assert key not in listed(world, "anonymous") and stream(world, "alpha", key)[0] == 404
+    assert turns(stream(world, "org_a", key)[1]) == list(range(PLAYED))
