@@ -398,3 +398,24 @@ def test_live_ingested_arena_match_follows_the_policy_too(world: World) -> None:
     key = world.key(name)
     assert key not in listed(world, "anonymous") and stream(world, "alpha", key)[0] == 404
     assert turns(stream(world, "org_a", key)[1]) == list(range(PLAYED))
+
+
+def test_live_a_store_outage_at_the_header_holds_the_match_from_everyone(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rule cannot read the competition (the store is down) when a match starts: the match is
+    held as under `after` and unlisted, never shown as an open one, though its policy is `open`."""
+    from botarena.store import StoreError
+
+    world.set_live("open")
+
+    def outage(tournament_id: int) -> None:
+        raise StoreError("the store is unreachable")
+
+    monkeypatch.setattr(world.built.app.state.arena_versions, "competition_of_tournament", outage)
+    key = play(world, "outage")
+    monkeypatch.undo()
+    for caller in CALLERS:
+        assert key not in listed(world, caller), caller
+        status, _, text = stream(world, caller, key)
+        assert status == 404 and "state-of-turn" not in text, caller
