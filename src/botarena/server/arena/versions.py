@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -77,6 +78,7 @@ from botarena.store.arena_versions import (
 )
 
 router = APIRouter(tags=["arena"])
+log = logging.getLogger(__name__)
 
 VersionId = Annotated[int, Path(ge=1, le=MAX_ID, description="version id")]
 MULTIPART_SLACK = 64 * 1024  # the form's own bytes around the file (boundaries, headers, the note)
@@ -179,15 +181,44 @@ def version_out(
 # ------------------------------------------------------------------------------------ the upload
 
 
-async def read_capped(request: Request, cap: int, limit: int) -> bytes:
+class Reading:
+    """How many upload bodies are being read now, server-wide (for the stats and the tests: a body
+    being read holds no conversion slot, so a slow client costs a socket and a coroutine only)."""
+
+    def __init__(self) -> None:
+        self.now = 0
+
+
+async def read_capped(request: Request, cap: int, limit: int, deadline_s: float) -> bytes:
     """The body, 413 before reading when Content-Length is over `cap`, and as soon as it grows past
-    it while streaming (the refusal names `limit`, the policy's own)."""
+    it while streaming (the refusal names `limit`, the policy's own); 408 when it has not all come
+    `deadline_s` after the first read: a client that trickles bytes into a large Content-Length
+    (slowloris) is cut off whatever its pace, where a per-read idle timeout would wait for ever."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.strip().isdigit():
             raise HTTPException(400, "Content-Length is not a number")
         if int(declared) > cap:
             raise _too_large(limit)
+    reading: Reading = request.app.state.arena_reading
+    reading.now += 1  # (on the event loop: no lock)
+    try:
+        async with asyncio.timeout(deadline_s):
+            return await _read_body(request, cap, limit)
+    except TimeoutError:
+        log.info("an upload to %s was cut off after %s s", request.url.path, deadline_s)
+        # `Connection: close`: the rest of the body is never read, so the connection cannot serve
+        # another request
+        raise HTTPException(
+            408,
+            f"the upload did not arrive within {deadline_s:g} s (policy upload_timeout_s); send it again",
+            headers={"Connection": "close"},
+        ) from None
+    finally:
+        reading.now -= 1
+
+
+async def _read_body(request: Request, cap: int, limit: int) -> bytes:
     chunks, size = [], 0
     try:
         async for chunk in request.stream():
@@ -377,10 +408,11 @@ async def post_version(
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     upload = _Upload(request, versions, team, policy)
     if kind == "multipart/form-data":
-        body = await read_capped(request, policy.max_upload_bytes + MULTIPART_SLACK, policy.max_upload_bytes)
+        cap = policy.max_upload_bytes + MULTIPART_SLACK
+        body = await read_capped(request, cap, policy.max_upload_bytes, policy.upload_timeout_s)
         row, created = await _take_file(upload, body, key)
     elif kind == "application/json":
-        body = await read_capped(request, MAX_JSON_BYTES, MAX_JSON_BYTES)
+        body = await read_capped(request, MAX_JSON_BYTES, MAX_JSON_BYTES, policy.upload_timeout_s)
         row, created = await _take_url(upload, body, key)
     else:
         raise HTTPException(415, "send a multipart form with the field 'file', or JSON {url} for a URL entry")
