@@ -557,4 +557,4 @@ def retire(
     return _choice(request, arena, versions, caller, (cid, tid, vid), lambda v, at: versions.retire(v, at=at))
 
 
-__all__ = ["SETTLED", "VersionOut", "router", "utc_now"]
+__all__ = ["SCRATCH_TROUBLE", "SETTLED", "VersionOut", "router", "utc_now"]
