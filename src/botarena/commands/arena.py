@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import sys
 import time
 from concurrent.futures import Executor
@@ -259,6 +260,7 @@ def gated_dask(executor: Executor, sealed: Any, address: str) -> Executor:
     when workers answered and none of them can sandbox: `arena run` refuses rather than idle with
     every match retried as a platform failure. Unsandboxed (no policy): `executor` itself."""
     from botarena.bots.sandbox import SandboxUnavailable
+    from botarena.tournament import dask_gate
     from botarena.tournament.dask_gate import DaskGate
     from botarena.tournament.executor import dask_client
 
@@ -267,10 +269,16 @@ def gated_dask(executor: Executor, sealed: Any, address: str) -> Executor:
         return executor
     gate = DaskGate(executor, client, sealed.sandbox)  # probes the workers there now
     deadline = time.monotonic() + GATE_WAIT_S
-    gate.refresh()
-    while gate.pending and time.monotonic() < deadline:  # workers that joined meanwhile
-        time.sleep(0.1)
+    # the gate logs each refusal as it first sees it; here they are said once, below, by this command
+    quiet = logging.getLogger(dask_gate.__name__)
+    quiet.disabled = True
+    try:
         gate.refresh()
+        while gate.pending and time.monotonic() < deadline:  # workers that joined meanwhile
+            time.sleep(0.1)
+            gate.refresh()
+    finally:
+        quiet.disabled = False
     refused = sorted(set(gate.refused.values()))
     if gate.threads and not gate.fit():
         raise SandboxUnavailable(f"no Dask worker at {address} can sandbox bots: {'; '.join(refused)}")
