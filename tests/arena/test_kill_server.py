@@ -30,6 +30,7 @@ import orjson
 import pytest
 from sqlalchemy import func, select
 
+from botarena.arena.archive import scratch_prefix
 from botarena.arena.competitions import add_team, check_setup, create_competition
 from botarena.arena.policy import ArenaPolicy
 from botarena.arena.tokens import IssuedToken
@@ -99,6 +100,13 @@ def drain(process: subprocess.Popen[str]) -> None:
 def kill(served: Served) -> None:
     os.killpg(served.process.pid, signal.SIGKILL)
     served.process.wait(timeout=60)
+
+
+def gone_pid() -> int:
+    """The pid of a process that has exited (and been reaped)."""
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
 
 
 def unread_bytes(server_port: int, client_port: int) -> int | None:
@@ -216,6 +224,10 @@ def test_g11_a_sigkilled_server_loses_no_upload_answered_201_and_keeps_nothing_o
             shown["id"] for shown in answered.values()
         )
 
+        # what a server killed mid-unpack leaves: a scratch folder named by a process that is gone
+        stray = scratch / scratch_prefix().replace(f"-{os.getpid()}@", f"-{gone_pid()}@")
+        stray.mkdir(mode=0o700)
+        (stray / "bot.py").write_text("# unpacked when the server died\n")
         again = serve(db, tmp_path, scratch)  # the restarted server: everything there, the cut one retried
         try:
             for name, shown in answered.items():
@@ -235,7 +247,7 @@ def test_g11_a_sigkilled_server_loses_no_upload_answered_201_and_keeps_nothing_o
             )
             assert status == 201, retried  # a new version: the kill left the key unused
             assert retried["digest"] == cut_digest
-            assert list(scratch.iterdir()) == []
+            assert list(scratch.iterdir()) == []  # its own folder removed, the stray one swept
         finally:
             kill(again)
     finally:
