@@ -364,6 +364,7 @@ async def _take_file(upload: _Upload, body: bytes, sent_key: str | None) -> tupl
         415: {"description": "not a file, zip, tar.gz or URL"},
         422: {"description": "refused, with a code"},
         429: {"description": "over a quota, or too many conversions at once"},
+        503: {"description": "the server's scratch folder cannot take the upload now (retry later)"},
     },
 )
 async def post_version(
