@@ -4,7 +4,9 @@ the stored ratings").
 
 - On a Dask LocalCluster (one worker process, two threads, on 127.0.0.1), the real command validates
   two teams' uploads and plays rated drones matches, sealed, on the cluster's worker (the scheduler
-  counts the tasks it ran); after Ctrl-C the stored ratings equal `arena rerate`'s.
+  counts the tasks it ran); after Ctrl-C the stored ratings equal `arena rerate`'s. A second worker
+  joined to the cluster cannot sandbox (no bubblewrap there): the command names it once, with its
+  reason, and sends it nothing (every match is played at its first attempt).
 - On a cluster whose only worker cannot sandbox (no bubblewrap there), the command refuses at once:
   exit 2, one line on stderr with the worker's reason, no lock taken, no match made.
 
@@ -12,6 +14,7 @@ The coordinator is the real command in a subprocess; the test waits on the store
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -53,6 +56,26 @@ def cluster(**kw: Any) -> Any:
     )  # fmt: skip
 
 
+@contextlib.contextmanager
+def broken_worker(address: str, cwd: Path) -> Iterator[str]:
+    """A second worker joined to the cluster at `address`, on a machine without bubblewrap (its
+    BOTARENA_BWRAP names none); its address, once the scheduler has it."""
+    command = [sys.executable, "-m", "dask", "worker", address, "--nthreads", "1", "--no-nanny"]
+    env = {**os.environ, "BOTARENA_BWRAP": "/nonexistent/bwrap"}
+    process = subprocess.Popen(
+        [*command, "--no-dashboard", "--name", "no-bwrap"], cwd=cwd, env=env,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+    )  # fmt: skip
+    try:
+        with distributed.Client(address, set_as_default=False) as client:
+            client.wait_for_workers(2, timeout=120)
+            (joined,) = [a for a, w in client.scheduler_info()["workers"].items() if w["name"] == "no-bwrap"]
+        yield joined
+    finally:
+        process.kill()
+        process.wait(timeout=60)
+
+
 @pytest.fixture
 def world(tmp_path: Path) -> Iterator[tuple[str, World]]:
     db = f"sqlite:///{tmp_path / 'arena.db'}"
@@ -89,7 +112,7 @@ def test_arena_run_dask_validates_and_plays_rated_matches_on_the_cluster_and_rer
     sandbox_ready()
     db, arena = world
     versions = arena.upload_all(STARTER, ATTACKER)
-    with cluster() as running:
+    with cluster() as running, broken_worker(running.scheduler_address, tmp_path) as broken:
         run = arena_run(db, arena.competition.id, running.scheduler_address, tmp_path)
         try:
 
@@ -106,13 +129,21 @@ def test_arena_run_dask_validates_and_plays_rated_matches_on_the_cluster_and_rer
         assert run.returncode == 0, err
         assert "stopped (stopped)" in out
         assert tasks_run(running) > 0  # the matches were the cluster's tasks
+        # the worker without bubblewrap is named once, with its reason, and is sent nothing: a match
+        # sent there would have failed first (a second attempt, a "retrying" error on its row)
+        refusals = [line for line in err.splitlines() if "takes no matches" in line]
+        assert len(refusals) == 1 and broken in refusals[0], err
+        assert "cannot sandbox bots: bubblewrap (bwrap) not found" in refusals[0]
+    every = arena.runs.matches(arena.competition.tournament_id, statuses=["finished"])
+    assert every and all(m.attempts == 1 for m in every), [(m.key, m.attempts) for m in every]
     assert [arena.version(v).state for v in versions] == ["active", "active"]  # validated, on Dask
     validation = arena.runs.matches(arena.competition.tournament_id, statuses=["finished"], kind="validation")
     assert {v for m in validation for v in m.versions.values()} == set(versions)
     results = rated(arena)
     assert len(results) >= RATED
-    for match in results:  # sealed and played: both seats answered, every result has its replay
+    for match in results:  # played to the end by both seats, every result with its replay
         assert match.replay_hash and arena.store.replays.exists(match.replay_hash)
+        assert match.statuses is not None and all(set(seat) == {"OK"} for seat in match.statuses)
         assert set(match.versions.values()) == set(versions)
     assert rebuild(arena.store, arena.competition.id).equal
     capsys.readouterr()
