@@ -70,7 +70,8 @@ class Served:
 def serve(db: str, cwd: Path, scratch: Path) -> Served:
     """`botarena serve` on a free port, in its own session (a SIGKILL of its group takes it whole)."""
     env = {name: value for name, value in os.environ.items() if not name.startswith("BOTARENA_")}
-    env |= {SCRATCH_ENV: str(scratch), "PYTHONUNBUFFERED": "1"}
+    # (a body timeout far beyond the test's: the cut upload is still waited for when the kill lands)
+    env |= {SCRATCH_ENV: str(scratch), "PYTHONUNBUFFERED": "1", "BOTARENA_HTTP_BODY_TIMEOUT_S": "600"}
     # (--unsandboxed: the server plays no match itself)
     command = [sys.executable, "-m", "botarena", "serve", "--port", "0", "--db", db, "--unsandboxed"]
     process = subprocess.Popen(
