@@ -8,7 +8,10 @@ An upload's body is read by the route itself, never by a framework that would ta
 `Content-Length` over the cap is 413 before a byte is read, and a body that grows past the cap while
 it streams (a chunked one, or one that lies about its length) is 413 as soon as it does. The checks
 and the unpack/pack run in a thread (`arena.uploads.convert`), at most `max_conversions` at once
-server-wide (else 429 with Retry-After).
+server-wide (else 429 with Retry-After). The unpacking happens in a private scratch folder
+(`arena.uploads.scratch_root`, $BOTARENA_UPLOAD_SCRATCH) that is removed whatever happens; a scratch
+folder that is missing, not writable or full is the server's trouble: 503 with Retry-After, the
+details in the server's log only (they name its folders).
 
 The events stream polls the version's row every `POLL_S` (0.25 s) rather than waiting on an
 in-process notifier: the coordinator that changes a version's state is another process, and several
@@ -41,6 +44,7 @@ from botarena.arena.access import Caller
 from botarena.arena.archive import UploadRejected
 from botarena.arena.policy import ArenaPolicy, size_text
 from botarena.arena.uploads import (
+    ScratchUnavailable,
     Sent,
     UploadClosed,
     check_open,
@@ -77,6 +81,7 @@ from botarena.store.arena_versions import (
     VersionRow,
 )
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["arena"])
 log = logging.getLogger(__name__)
 
@@ -86,6 +91,7 @@ MAX_JSON_BYTES = 64 * 1024
 MAX_NOTE = 2000
 POLL_S = 0.25
 STREAM_MAX_S = 300.0
+SCRATCH_TROUBLE = "the server cannot unpack uploads just now; try again later"
 SETTLED = frozenset(
     {
         VersionState.READY,
@@ -316,6 +322,9 @@ class _Upload:
             return await run_in_threadpool(convert, data, filename, self.policy)
         except UploadRejected as exc:
             raise CodedError(422, exc.code.value, exc.detail) from None
+        except ScratchUnavailable as exc:  # the server's scratch folder, not the team's upload
+            log.warning("an upload of team %d could not be unpacked: %s", self.team.id, exc)
+            raise HTTPException(503, SCRATCH_TROUBLE, headers={"Retry-After": "30"}) from None
         finally:
             self.conversions.leave()
 
@@ -385,6 +394,7 @@ async def _take_file(upload: _Upload, body: bytes, sent_key: str | None) -> tupl
         415: {"description": "not a file, zip, tar.gz or URL"},
         422: {"description": "refused, with a code"},
         429: {"description": "over a quota, or too many conversions at once"},
+        503: {"description": "the server's scratch folder cannot take the upload now (retry later)"},
     },
 )
 async def post_version(
@@ -579,4 +589,4 @@ def retire(
     return _choice(request, arena, versions, caller, (cid, tid, vid), lambda v, at: versions.retire(v, at=at))
 
 
-__all__ = ["SETTLED", "VersionOut", "router", "utc_now"]
+__all__ = ["SCRATCH_TROUBLE", "SETTLED", "VersionOut", "router", "utc_now"]
