@@ -26,16 +26,16 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-import botarena.arena.urls as urls
+import botarena.bots.urls as urls
 from botarena.arena.competitions import check_setup, create_competition, policy_of
 from botarena.arena.coordinator import ArenaCoordinator, CoordinatorOptions
 from botarena.arena.uploads import Sent, register_url
-from botarena.arena.urls import UrlRejected, sealed_url_bot
 from botarena.arena.vocabulary import UrlRejection
 from botarena.bots.devops_http import DevopsHttpBot
 from botarena.bots.http import REDIRECT
 from botarena.bots.resolve import Isolation
 from botarena.bots.subprocess import block_thread_signals
+from botarena.bots.urls import UrlRejected, sealed_url_bot
 from botarena.core.protocol import MessageType, Request
 from botarena.core.registry import get_game
 from botarena.core.status import Status
@@ -156,7 +156,7 @@ def free_port() -> int:
 
 
 class Names:
-    """The fake DNS every check asks (`arena.urls.system_resolver` replaced): `table[host]`; a name
+    """The fake DNS every check asks (`bots.urls.system_resolver` replaced): `table[host]`; a name
     it does not hold fails as a real lookup does (`unresolvable`)."""
 
     def __init__(self) -> None:

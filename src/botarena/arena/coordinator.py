@@ -467,9 +467,9 @@ class ArenaCoordinator:
             self.state[version] = VersionState.VALIDATING
 
     def url_refusal(self, plan: MatchPlan) -> tuple[int, str] | None:
-        """A URL entry's address checked before the match (arena.urls.check_url): the refused version
+        """A URL entry's address checked before the match (bots.urls.check_url): the refused version
         and why, in one line. The worker checks it again and connects only to what it checked."""
-        from botarena.arena.urls import UrlRejected, check_url
+        from botarena.bots.urls import UrlRejected, check_url
 
         for version in plan.versions:
             entry = self.versions.get(version)

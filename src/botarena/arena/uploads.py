@@ -36,22 +36,20 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import orjson
 
 from botarena.arena.archive import check_upload, pack_upload, stale_scratch
 from botarena.arena.competitions import ArenaError, policy_of
 from botarena.arena.policy import MIB, ArenaPolicy
-from botarena.arena.urls import CheckedUrl, Resolver, check_url
 from botarena.arena.vocabulary import Phase, VersionKind
 from botarena.bots.artifacts import PackedBot
+from botarena.bots.urls import URL_CONFIG_KIND, CheckedUrl, Resolver, check_url
 from botarena.store.arena import CompetitionRow, TeamRow
 from botarena.store.arena_versions import ArenaVersions, NewVersion, Quotas, VersionRow
 
 log = logging.getLogger(__name__)
 
-URL_CONFIG_KIND = "arena-url"
 TMPFS = Path("/dev/shm")
 SCRATCH_ENV = "BOTARENA_UPLOAD_SCRATCH"
 
@@ -187,14 +185,6 @@ def url_config(checked: CheckedUrl, secure_key: str | None) -> bytes:
     return orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
 
 
-def read_url_config(data: bytes) -> dict[str, Any]:
-    """A URL entry's config as `url_config` wrote it (ValueError if these bytes are none)."""
-    parsed = orjson.loads(data)
-    if not isinstance(parsed, dict) or parsed.get("kind") != URL_CONFIG_KIND:
-        raise ValueError("not an arena URL entry's config")
-    return parsed
-
-
 def url_digest(url: str, secure_key: str | None) -> str:
     """A URL entry's identity: the URL and the sha256 of its key (the same service, the same key)."""
     key_hash = hashlib.sha256((secure_key or "").encode()).hexdigest()
@@ -235,7 +225,6 @@ __all__ = [
     "check_open",
     "convert",
     "quotas_of",
-    "read_url_config",
     "register_upload",
     "register_url",
     "scratch_root",

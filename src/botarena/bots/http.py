@@ -20,7 +20,7 @@ the owed answer collected by `poll_late`. A late exchange that fails (refused, r
 status) is CRASHED `disconnected`, and the bot is then dead for the rest of the match.
 
 A hosted arena's URL entry is *sealed* before it plays (`seal`, specs/arena.md: URL entries): its
-connector gets a resolver that answers only the addresses the arena checked (`arena.urls.PinnedResolver`),
+connector gets a resolver that answers only the addresses the arena checked (`bots.urls.PinnedResolver`),
 so the bot never looks its host up itself (no DNS rebinding between the check and the call), and its
 secure key goes out as the `X-SECURE-KEY` header of every call and nowhere else (not in `describe`,
 a warning or the log).

@@ -100,7 +100,7 @@ class MatchTask:
     replay_target: str | None = None  # a shared location (URL) the worker writes the replay to itself
     # A hosted arena's URL entries (a seat whose spec is an http(s) URL and whose artifact is the
     # entry's config): the competition's `url_allow` networks the worker checks each one against
-    # right before the match (arena.urls.sealed_url_bot); None: URL entries are refused.
+    # right before the match (bots.urls.sealed_url_bot); None: URL entries are refused.
     url_allow: tuple[str, ...] | None = None
 
     @property
@@ -308,13 +308,13 @@ def url_entry_seats(task: MatchTask) -> list[int]:
 
 def _url_entry_bots(task: MatchTask, game: Any, fetch: Callable[[str], bytes] | None) -> dict[int, Any]:
     """Each URL entry's bot, its URL checked right now against `task.url_allow` and the bot pinned to
-    the addresses checked (arena.urls.sealed_url_bot). Raises EntryRefused, one line naming the
+    the addresses checked (bots.urls.sealed_url_bot). Raises EntryRefused, one line naming the
     refused seats, when a host now resolves where the arena calls nothing (DNS rebinding)."""
     seats = url_entry_seats(task)
     if not seats:
         return {}
-    from botarena.arena.urls import UrlRejected, sealed_url_bot
     from botarena.bots.artifacts import ArtifactError, fetched
+    from botarena.bots.urls import UrlRejected, sealed_url_bot
 
     if fetch is None:
         raise ArtifactError(f"{task.key}: the task names no store to fetch its URL entries from")

@@ -53,8 +53,8 @@ from botarena.arena.uploads import (
     register_upload,
     register_url,
 )
-from botarena.arena.urls import UrlRejected
 from botarena.arena.vocabulary import Phase, VersionState
+from botarena.bots.urls import UrlRejected
 from botarena.server.arena.auth import (
     CallerDep,
     no_team,

@@ -38,17 +38,46 @@ import re
 import socket
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
+import orjson
 from aiohttp.abc import AbstractResolver, ResolveResult
-
-from botarena.arena.policy import ArenaPolicy
-from botarena.arena.vocabulary import UrlRejection
 
 if TYPE_CHECKING:
     from botarena.bots.base import Bot
     from botarena.core.game import GameInfo
+
+
+class UrlRejection(StrEnum):
+    """Why a URL entry is refused, at registration or when a match is about to call it."""
+
+    BAD_SCHEME = "bad_scheme"
+    BAD_URL = "bad_url"
+    FORBIDDEN_ADDRESS = "forbidden_address"
+    UNRESOLVABLE = "unresolvable"
+    URL_NOT_ALLOWED = "url_not_allowed"
+    UNREACHABLE = "unreachable"
+
+
+class UrlPolicy(Protocol):
+    """What a check reads of a competition's policy (`arena.policy.ArenaPolicy` is one)."""
+
+    @property
+    def allow_url(self) -> bool: ...
+
+    @property
+    def url_allow(self) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True)
+class MatchUrlPolicy:
+    """The URL policy a worker checks an entry against: `url_allow` as the task carries it."""
+
+    allow_url: bool
+    url_allow: tuple[str, ...]
+
 
 Resolver = Callable[[str, int], Sequence[str]]
 """How a host name becomes addresses: (host, port) -> every address, as strings."""
@@ -93,7 +122,7 @@ class CheckedUrl:
 
 def check_url(
     url: str,
-    policy: ArenaPolicy,
+    policy: UrlPolicy,
     *,
     resolve: Resolver | None = None,
     own_addresses: Iterable[str] | None = None,
@@ -290,10 +319,21 @@ class PinnedResolver(AbstractResolver):
         return None
 
 
-def match_policy(url_allow: Sequence[str] | None) -> ArenaPolicy:
+def match_policy(url_allow: Sequence[str] | None) -> MatchUrlPolicy:
     """The URL policy a worker checks an entry against: `url_allow` as the task carries it (None:
     the competition takes no URL entries now, so every one is refused)."""
-    return ArenaPolicy(allow_url=url_allow is not None, url_allow=tuple(url_allow or ()))
+    return MatchUrlPolicy(allow_url=url_allow is not None, url_allow=tuple(url_allow or ()))
+
+
+URL_CONFIG_KIND = "arena-url"
+
+
+def read_url_config(data: bytes) -> dict[str, Any]:
+    """A URL entry's config as `arena.uploads.url_config` wrote it (ValueError if these bytes are none)."""
+    parsed = orjson.loads(data)
+    if not isinstance(parsed, dict) or parsed.get("kind") != URL_CONFIG_KIND:
+        raise ValueError("not an arena URL entry's config")
+    return parsed
 
 
 def sealed_url_bot(
@@ -307,7 +347,6 @@ def sealed_url_bot(
     """The bot of a URL entry whose config artifact is `config`, checked now (UrlRejected with its
     code and one line) and sealed: it connects only to the addresses just checked and sends the
     entry's secure key as `X-SECURE-KEY` (module docstring). ValueError for a config that is none."""
-    from botarena.arena.uploads import read_url_config
     from botarena.bots.http import HttpBot, Sealable
     from botarena.bots.resolve import url_bot_factory
 
@@ -325,12 +364,17 @@ def sealed_url_bot(
 
 
 __all__ = [
+    "URL_CONFIG_KIND",
     "CheckedUrl",
+    "MatchUrlPolicy",
     "PinnedResolver",
     "Resolver",
+    "UrlPolicy",
     "UrlRejected",
+    "UrlRejection",
     "check_url",
     "match_policy",
+    "read_url_config",
     "sealed_url_bot",
     "server_addresses",
     "system_resolver",
