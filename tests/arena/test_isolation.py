@@ -156,6 +156,9 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/competitions/{cid}/teams"): Rule("O"),
     ("POST", "/api/competitions/{cid}/teams"): Rule("O", ok=201, body=_unique_name),
     ("POST", "/api/competitions/{cid}/register"): Rule("P", ok=201, body=_registration),
+    # (routes run in path order: the organizer's disable of A1 is undone by its enable at once)
+    ("POST", "/api/competitions/{cid}/teams/{tid}/disable"): Rule("O", body=_reason),
+    ("POST", "/api/competitions/{cid}/teams/{tid}/enable"): Rule("O", body=_reason),
     ("GET", "/api/competitions/{cid}/teams/{tid}/tokens"): Rule("TO"),
     ("POST", "/api/competitions/{cid}/teams/{tid}/tokens"): Rule("TO", ok=201),
     ("DELETE", "/api/competitions/{cid}/teams/{tid}/tokens/{kid}"): Rule("TO", ok=204),

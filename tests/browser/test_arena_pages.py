@@ -756,6 +756,17 @@ def test_pages_admin_changes_the_phase_and_the_audit_log_shows_it(
     wait_js(
         page, f"document.querySelector('{row} [data-testid=admin-version-state]').textContent === 'active'"
     )
+    # the whole team disabled from its row (out of the leaderboard), then enabled again
+    page.locator(
+        f'[data-testid="team-row"][data-team-id="{site.team_ids["hostile"]}"] [data-testid=team-disable]'
+    ).click()
+    wait_js(page, audit_has("audit-action", "disable_team"))
+    assert call(site.api + "/leaderboard")[1]["total"] == 2
+    page.locator(
+        f'[data-testid="team-row"][data-team-id="{site.team_ids["hostile"]}"] [data-testid=team-enable]'
+    ).click()
+    wait_js(page, audit_has("audit-action", "enable_team"))
+    assert call(site.api + "/leaderboard")[1]["total"] == 3
     # the phase back, so the competition takes uploads again
     page.get_by_test_id("phase-select").select_option("open")
     page.get_by_test_id("phase-submit").click()

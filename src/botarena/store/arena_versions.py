@@ -408,17 +408,60 @@ class ArenaVersions:
             version = _locked_version(session, version_id)
             if version.state != "disabled":
                 raise StateRefused(f"version {version.number} is {version.state}, not disabled")
-            active = session.scalar(
-                select(Version.id).where(Version.team_id == version.team_id, Version.state == "active")
-            )
-            if version.activated_at is not None and version.retired_at is None and active is None:
-                version.state = "active"
-            else:
-                version.state = "ready" if version.validated_at is not None else "received"
-            version.reason_code = version.reason = None
+            _back_in_play(session, version)
             _audit(session, competition_id, actor, "enable_version", f"version:{version_id}", reason, at)
             session.flush()
             return _row(VersionRow, version)
+
+    def active_numbers(self, competition_id: int) -> dict[int, int]:
+        """Team id -> the number of its active version, for every team of the competition (disabled
+        teams too, unlike the leaderboard's read), in one read."""
+        query = (
+            select(Version.team_id, Version.number)
+            .join(Team, Team.id == Version.team_id)
+            .where(Team.competition_id == competition_id, Version.state == "active")
+        )
+        with self.store.read_session("cannot read the teams' versions") as session:
+            return {int(team): int(number) for team, number in session.execute(query).all()}
+
+    def set_team_disabled(
+        self, competition_id: int, team_id: int, disabled: bool, *, actor: str, reason: str, at: datetime
+    ) -> list[VersionRow]:
+        """The organizer disables a team (it cannot upload, leaves the leaderboard, and every version
+        of it in play or waiting becomes `disabled` with reason code `team_disabled`) or enables it
+        again (exactly those versions come back, as `enable` brings one back); audited in the same
+        transaction. The versions changed; StateRefused when the team is so already."""
+        action = "disable_team" if disabled else "enable_team"
+        with self.store.write_session(f"cannot {action.replace('_', ' ')} {team_id}") as session:
+            team = _lock_team(session, team_id)
+            if team.disabled == disabled:
+                raise StateRefused(f"team {team.name!r} is {'disabled' if disabled else 'enabled'} already")
+            team.disabled = disabled
+            if disabled:
+                changed = list(
+                    session.scalars(
+                        select(Version).where(Version.team_id == team_id, Version.state.in_(TEAM_IN_PLAY))
+                    )
+                )
+                for version in changed:
+                    version.state, version.reason_code, version.reason = "disabled", TEAM_DISABLED, reason
+            else:
+                changed = list(
+                    session.scalars(
+                        select(Version)
+                        .where(
+                            Version.team_id == team_id,
+                            Version.state == "disabled",
+                            Version.reason_code == TEAM_DISABLED,
+                        )
+                        .order_by(Version.id.desc())  # the newest first: the active one comes back active
+                    )
+                )
+                for version in changed:
+                    _back_in_play(session, version)
+            _audit(session, competition_id, actor, action, f"team:{team_id}", reason, at)
+            session.flush()
+            return [_row(VersionRow, version) for version in changed]
 
     def void_match(
         self, competition_id: int, match_id: int, *, actor: str, reason: str, at: datetime
@@ -702,6 +745,12 @@ def _uncount(session: Session, match_id: int) -> None:
         record_pair_results(session, [seat_version(str(s)) for s in match.seats], ranks, undo=True)
 
 
+TEAM_DISABLED = "team_disabled"
+# the versions a team's disabling takes out of play: those playing or waiting to (a paused one
+# stays paused: it plays no more, and the team's enabling leaves its pause as it was)
+TEAM_IN_PLAY = ("received", "validating", "ready", "active")
+
+
 def _lock_team(session: Session, team_id: int) -> Team:
     query = select(Team).where(Team.id == team_id)
     if session.get_bind().dialect.name == "postgresql":
@@ -710,6 +759,20 @@ def _lock_team(session: Session, team_id: int) -> Team:
     if team is None:
         raise StoreError(f"no team {team_id}")
     return team
+
+
+def _back_in_play(session: Session, version: Version) -> None:
+    """A disabled version's state again: active if it was its team's active version and the team
+    has none now, ready if it had passed validation, else received (validated again)."""
+    session.flush()  # (a version brought back just before in this session counts as active)
+    active = session.scalar(
+        select(Version.id).where(Version.team_id == version.team_id, Version.state == "active")
+    )
+    if version.activated_at is not None and version.retired_at is None and active is None:
+        version.state = "active"
+    else:
+        version.state = "ready" if version.validated_at is not None else "received"
+    version.reason_code = version.reason = None
 
 
 def _locked_version(session: Session, version_id: int) -> Version:

@@ -1,8 +1,8 @@
 // The organizer's page (/admin, specs/arena.md Pages and "What the organizer can do"), minimal: sign
 // in with the organizer token; change the phase; add a team (its token shown once); every team
 // (GET .../teams) with its active version and its tokens by key id, each with revoke and rotate
-// (a new token shown once, then the old one revoked), and a token for the team; a team's versions
-// with disable / enable; disable / enable a version by id; void a match; the stats and the audit
+// (a new token shown once, then the old one revoked), a token for the team, and the team's disable
+// or enable (with the reason); a team's versions with disable / enable; disable / enable a version by id; void a match; the stats and the audit
 // log. Every action is one API call (rotate: two); its refusal is shown in one line.
 //
 // Test hooks: window.__admin = {ready, error, signedIn, auditLoaded, actions}.
@@ -95,13 +95,19 @@ function teamRow(team) {
     showToken(name, made.token);
     return `a new token for ${name} (key id ${made.kid})`;
   }));
+  const change = team.disabled ? "enable" : "disable";
+  const toggle = el("button", { type: "button", "data-testid": `team-${change}`, text: change });
+  toggle.addEventListener("click", () => act(`${change} team ${name}`, async () => {
+    const changed = await api(`${base()}/teams/${id}/${change}`, { method: "POST", json: { reason: reason() } });
+    return `team ${name} is ${changed.disabled ? "disabled" : "enabled"}`;
+  }));
   const active = team.active_version == null ? "none" : `#${team.active_version}`;
   return el("tr", { "data-testid": "team-row", "data-team-id": id },
     cell(id, { class: "num" }),
     el("td", { class: "name" }, el("span", { "data-testid": "team-name", text: name }),
       team.disabled ? pill("disabled", "held", "team-disabled") : null),
     cell(active, { "data-testid": "team-active" }),
-    el("td", {}, tokenList(team)), el("td", {}, versions, token));
+    el("td", {}, tokenList(team)), el("td", {}, versions, token, toggle));
 }
 
 // A team's tokens: key id, created, last used, and revoke / rotate for those not revoked.

@@ -4,7 +4,7 @@
 - `session`: `POST/DELETE /api/session`, `GET /api/me`;
 - `competitions`: `GET /api/competitions[/{cid}]`, `PATCH /api/competitions/{cid}`, `.../audit`;
 - `teams`: `GET/POST .../teams`, `POST .../register`, `GET/POST .../teams/{tid}/tokens`,
-  `DELETE .../teams/{tid}/tokens/{kid}`;
+  `DELETE .../teams/{tid}/tokens/{kid}`, `POST .../teams/{tid}/disable|enable`;
 - `versions`: `POST/GET .../teams/{tid}/versions`, `GET .../versions/{vid}[/events|/source]`,
   `POST .../versions/{vid}/activate|retire`;
 - `matches`: `GET .../competitions/{cid}/matches`, `GET /api/matches/{id}/logs/{seat}`,

@@ -21,7 +21,6 @@ import orjson
 from fastapi import APIRouter, HTTPException, Path, Query, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
 
 from botarena.arena.access import Caller
 from botarena.arena.visibility import replay_for
@@ -29,6 +28,7 @@ from botarena.arena.vocabulary import MatchKind, Phase, Role
 from botarena.core.status import Status
 from botarena.server.arena.auth import CallerDep, require_organizer, require_signed_in, resolve_caller
 from botarena.server.arena.common import MAX_ID, ArenaDep, CompetitionId, competition_or_404
+from botarena.server.arena.models import Reason
 from botarena.server.arena.versions import VersionsDep, team_or_404, wall_clock
 from botarena.server.secrecy import Shown, is_over, public_view, withholds_config
 from botarena.store import MATCH_STATUSES, StoreError
@@ -42,12 +42,6 @@ Seat = Annotated[int, Path(ge=0, le=1000, description="0-based seat")]
 OWN_STATUSES = frozenset({Status.TIMEOUT.value, Status.CRASHED.value, Status.INVALID.value})
 EXTERNAL = "external: not sandboxed"
 MAX_SCANNED = 20_000
-
-
-class Reason(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    reason: str = Field(min_length=1, max_length=2000, description="why, for the audit log")
 
 
 def viewer_seats(

@@ -98,3 +98,11 @@ class SessionLogin(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     token: str = Field(min_length=1, max_length=400)
+
+
+class Reason(BaseModel):
+    """An organizer's action's reason, for the audit log."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    reason: str = Field(min_length=1, max_length=2000, description="why, for the audit log")

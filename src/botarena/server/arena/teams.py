@@ -11,6 +11,7 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
 
+from botarena.arena.access import Caller
 from botarena.arena.competitions import (
     ArenaError,
     InviteRefused,
@@ -38,13 +39,16 @@ from botarena.server.arena.common import (
 from botarena.server.arena.models import (
     NewTeam,
     NewTokenOut,
+    Reason,
     Registration,
     TeamAdminOut,
     TeamOut,
     TeamWithToken,
     TokenOut,
 )
+from botarena.server.arena.versions import VersionsDep, wall_clock
 from botarena.store.arena import ArenaStore, NameTaken, NoSuchCompetition, TeamRow, TokenRow
+from botarena.store.arena_versions import ArenaVersions, StateRefused
 
 router = APIRouter(tags=["arena"])
 
@@ -62,28 +66,14 @@ def _team_of(arena: ArenaStore, cid: int, tid: int) -> TeamRow:
     return team
 
 
-def _active_numbers(arena: ArenaStore, cid: int) -> dict[int, int]:
-    """Team id -> the number of its active version, for the competition's teams, in one read (the
-    store's reads are per team or for the leaderboard, which leaves disabled teams out)."""
-    from sqlalchemy import select
-
-    from botarena.store.models import Team, Version
-
-    query = (
-        select(Version.team_id, Version.number)
-        .join(Team, Team.id == Version.team_id)
-        .where(Team.competition_id == cid, Version.state == "active")
-    )
-    with arena.store.read_session("cannot read the teams' versions") as session:
-        return {int(team): int(number) for team, number in session.execute(query).all()}
-
-
 def _token_out(row: TokenRow) -> Any:
     return TokenOut.model_validate(row, from_attributes=True)
 
 
 @router.get("/competitions/{cid}/teams", response_model=list[TeamAdminOut])
-def list_teams(arena: ArenaDep, caller: CallerDep, cid: CompetitionId) -> list[TeamAdminOut]:
+def list_teams(
+    arena: ArenaDep, versions: VersionsDep, caller: CallerDep, cid: CompetitionId
+) -> list[TeamAdminOut]:
     """Every team of the competition in the order they were added: id, name, disabled, its active
     version's number and its tokens (key id, created, last used, revoked). (O)"""
     require_organizer(caller, cid)
@@ -92,7 +82,7 @@ def list_teams(arena: ArenaDep, caller: CallerDep, cid: CompetitionId) -> list[T
     for token in arena.tokens(cid):
         if token.team_id is not None:  # (the organizer's own tokens are nobody's team's)
             tokens[token.team_id].append(token)
-    active = _active_numbers(arena, cid)
+    active = versions.active_numbers(cid)
     return [
         TeamAdminOut(
             id=team.id,
@@ -104,6 +94,55 @@ def list_teams(arena: ArenaDep, caller: CallerDep, cid: CompetitionId) -> list[T
         )
         for team in arena.teams(cid)
     ]
+
+
+@router.post("/competitions/{cid}/teams/{tid}/disable", response_model=TeamAdminOut)
+def disable_team(
+    request: Request, arena: ArenaDep, versions: VersionsDep, caller: CallerDep, cid: CompetitionId,
+    tid: TeamId, body: Reason,
+) -> TeamAdminOut:  # fmt: skip
+    """Take a team out of the competition: it cannot upload, leaves the leaderboard, and its versions
+    in play or waiting are disabled (reason code `team_disabled`); audited. 409 disabled already. (O)"""
+    return _team_switch(request, arena, versions, caller, (cid, tid), body.reason, disabled=True)
+
+
+@router.post("/competitions/{cid}/teams/{tid}/enable", response_model=TeamAdminOut)
+def enable_team(
+    request: Request, arena: ArenaDep, versions: VersionsDep, caller: CallerDep, cid: CompetitionId,
+    tid: TeamId, body: Reason,
+) -> TeamAdminOut:  # fmt: skip
+    """A disabled team back: the versions its disabling took out of play come back (its active one
+    active again); audited. 409 not disabled. (O)"""
+    return _team_switch(request, arena, versions, caller, (cid, tid), body.reason, disabled=False)
+
+
+def _team_switch(
+    request: Request,
+    arena: ArenaStore,
+    versions: ArenaVersions,
+    caller: Caller,
+    ids: tuple[int, int],
+    reason: str,
+    *,
+    disabled: bool,
+) -> TeamAdminOut:
+    cid, tid = ids
+    require_organizer(caller, cid)
+    competition_or_404(arena, cid)
+    _team_of(arena, cid, tid)
+    try:
+        versions.set_team_disabled(
+            cid, tid, disabled, actor=caller.actor, reason=reason, at=wall_clock(request)()
+        )
+    except StateRefused as exc:
+        raise CodedError(409, "state", str(exc)) from None
+    request.app.state.arena_board.forget(cid)
+    team = _team_of(arena, cid, tid)
+    return TeamAdminOut(
+        id=team.id, name=team.name, disabled=team.disabled, created_at=team.created_at,
+        active_version=versions.active_numbers(cid).get(tid),
+        tokens=[_token_out(token) for token in arena.tokens(cid, tid)],
+    )  # fmt: skip
 
 
 @router.get("/competitions/{cid}/teams/{tid}/tokens", response_model=list[TokenOut])  # type: ignore[valid-type]
