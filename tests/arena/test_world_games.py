@@ -1,0 +1,183 @@
+"""The arena's `world` format played end to end on the games that need it (specs/arena.md, Scheduler:
+"`world` format (N players: the Devops course, DatsPulse lockstep, 3-4 player games): one match with
+every ready active version, or up to `players` of them by deficit").
+
+Each test creates a world competition (`check_setup(..., world=True)`, what `botarena arena create
+GAME --world --players K` does), uploads one bot per team packed as the upload route packs them
+(tests/arena/arena_world.py `upload`: `check_upload`, `pack_upload`, `put_artifact`), and runs the
+real coordinator (`ArenaCoordinator` over a process pool of 2, sealed matches). Then, from the store:
+every version validated (its validation matches seat it with N - 1 starters), a rated world match
+seated every version, that match's rating update wrote one `rating_history` row per seat in one
+transaction (one epoch bump), `rerate` equals the stored state, and the world match's replay
+re-runs identically (`runner.verify.verify_replay`). Every wait is on store state (tests/waiting.py).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from concurrent.futures import Executor
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from botarena.arena.competitions import add_team, check_setup, create_competition
+from botarena.arena.coordinator import ArenaCoordinator, CoordinatorOptions
+from botarena.arena.rerating import rebuild
+from botarena.core.credentials import WorkerSecrets
+from botarena.core.registry import get_game
+from botarena.store import Store
+from botarena.store.arena import ArenaStore
+from botarena.store.arena_runs import ArenaRunStore
+from botarena.tournament.executor import close_executor, make_executor
+from waiting import wait_until
+
+from .arena_world import World, upload
+
+FAST = CoordinatorOptions(poll_s=0.05, heartbeat_s=0.5)
+
+
+def starter_bot(game: str, name: str, marker: str) -> str:
+    """An uploaded bot.py that plays as the game's starter `name` (through the Python kit, in the
+    sandbox like any team's code); `marker` makes each team's bytes, so its version, its own."""
+    return (
+        f"# {marker}\n"
+        f"from botarena.games.{game}.bots import STARTERS\n\n\n"
+        f"def create_bot():\n"
+        f"    return STARTERS[{name!r}]()\n"
+    )
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    opened = Store.open(f"sqlite:///{tmp_path / 'arena.db'}", replay_dir=tmp_path / "replays")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def open_game_world(
+    store: Store, game: str, teams: int, *, players: int | None, config: dict[str, Any], **policy: Any
+) -> World:
+    """A `world` competition of `game` (phase open) with `teams` teams t0, t1, ... and no version."""
+    arena = ArenaStore(store)
+    setup = check_setup(game, players=players, world=True, config=config)
+    competition, _ = create_competition(arena, f"{game}-world", setup, policy=policy, actor="test")
+    made = [add_team(arena, competition.id, f"t{i}", actor="test")[0] for i in range(teams)]
+    competition = arena.update_competition(competition.id, actor="test", phase="open")
+    return World(store, arena, ArenaRunStore(store), competition, made)
+
+
+@contextmanager
+def coordinating(world: World) -> Iterator[ArenaCoordinator]:
+    """The competition's coordinator in a thread over a process pool of 2, stopped at the end."""
+    secrets = WorkerSecrets.of(world.store.connect_url)
+
+    def factory() -> Executor:
+        return make_executor(2, credentials=secrets)
+
+    executor = factory()
+    stop = threading.Event()
+    coordinator = ArenaCoordinator(
+        world.store, world.competition.id, executor, executor_factory=factory, stop=stop, options=FAST
+    )
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            coordinator.run()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, name="arena-coordinator", daemon=True)
+    thread.start()
+    try:
+        yield coordinator
+    finally:
+        stop.set()
+        thread.join(timeout=60)
+        close_executor(coordinator.executor, cancel=True)
+        close_executor(executor, cancel=True)
+    assert errors == []
+
+
+def states(world: World) -> dict[int, tuple[str, str | None, str | None]]:
+    return {v.id: (v.state, v.reason_code, v.reason) for v in world.runs.versions(world.competition.id)}
+
+
+def full_world_match(world: World, versions: list[int]) -> Any:
+    """A finished rated world match that seated every one of `versions`, or None."""
+    for match in world.runs.matches(world.competition.tournament_id, statuses=["finished"], kind="rated"):
+        if sorted(match.versions.values()) == sorted(versions) and match.reason == "world":
+            return match
+    return None
+
+
+def play_world(world: World, sources: list[str]) -> tuple[list[int], Any]:
+    """Upload `sources` (team i the i-th), run the coordinator until every version is active and a
+    rated world match of all of them has finished; the versions and that match."""
+    versions = [world.upload(team, source) for team, source in zip(world.teams, sources, strict=True)]
+    with coordinating(world):
+        wait_until(
+            lambda: all(state[0] == "active" for state in states(world).values()),
+            "every version validated and active",
+            timeout=180,
+            seen=lambda: states(world),
+        )
+        match = wait_until(
+            lambda: full_world_match(world, versions),
+            "a rated world match of every version",
+            timeout=180,
+            seen=lambda: [
+                (m.kind, m.status, m.versions) for m in world.runs.matches(world.competition.tournament_id)
+            ],
+        )
+    return versions, match
+
+
+def check_played(world: World, versions: list[int], match: Any) -> None:
+    """What every world test claims once its match is played (see the module docstring)."""
+    from botarena.runner.verify import verify_replay
+
+    players = world.competition.players
+    validations = world.runs.matches(world.competition.tournament_id, kind="validation")
+    for version in versions:
+        own = [m for m in validations if version in m.versions.values()]
+        assert own and all(m.status == "finished" for m in own), own
+        # a validation match of an N-player game: the version and N - 1 starters
+        assert all(len(m.seats) == players and len(m.versions) == 1 for m in own)
+    # one rating write for the whole world match: a history row for each of its N seats, and the
+    # stored ratings are those rows' "after"
+    rows = [row for row in world.runs.rating_history(world.competition.id) if row[0] == match.id]
+    assert sorted(row[1] for row in rows) == sorted(versions)
+    current = world.runs.ratings(world.competition.id)
+    history = world.runs.rating_history(world.competition.id)
+    for version in versions:
+        last = [row for row in history if row[1] == version][-1]
+        assert (current[version].mu, current[version].sigma) == (last[4], last[5])
+        assert current[version].games == len([row for row in history if row[1] == version])
+    report = rebuild(world.store, world.competition.id)  # `arena rerate`
+    assert report.equal, report.differing
+    assert report.results >= 1
+    row = world.store.get_match(match.id)
+    assert row is not None and row.replay_hash
+    replay = world.store.load_replay(row.replay_hash)
+    assert len(replay.players) == len(versions)
+    verified = verify_replay(replay)
+    assert verified.identical, (verified.where, verified.detail)
+
+
+# ------------------------------------------------------------------------------------- domains
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("teams", [3, 4])
+def test_world_domains_every_team_in_one_rated_match(store: Store, teams: int) -> None:
+    config = dict(get_game("domains").test_overrides)
+    world = open_game_world(store, "domains", teams, players=teams, config=config)
+    sources = [starter_bot("domains", "dummy", f"team {i}") for i in range(teams)]
+    versions, match = play_world(world, sources)
+    check_played(world, versions, match)
