@@ -181,3 +181,27 @@ def test_world_domains_every_team_in_one_rated_match(store: Store, teams: int) -
     sources = [starter_bot("domains", "dummy", f"team {i}") for i in range(teams)]
     versions, match = play_world(world, sources)
     check_played(world, versions, match)
+
+
+# ----------------------------------------------------------------------------------- datspulse
+
+
+@pytest.mark.timeout(300)
+def test_world_datspulse_lockstep_every_team_in_one_rated_match(store: Store) -> None:
+    config = {**get_game("datspulse").test_overrides, "mode": "lockstep"}
+    world = open_game_world(store, "datspulse", 3, players=3, config=config)
+    sources = [starter_bot("datspulse", "forager", f"team {i}") for i in range(3)]
+    versions, match = play_world(world, sources)
+    check_played(world, versions, match)
+
+
+# -------------------------------------------------------------------------------------- devops
+
+
+@pytest.mark.timeout(300)
+def test_world_devops_uploaded_factions_in_one_rated_match(store: Store) -> None:
+    config = dict(get_game("devops").test_overrides)
+    world = open_game_world(store, "devops", 3, players=3, config=config)
+    sources = [starter_bot("devops", "starter", f"team {i}") for i in range(3)]
+    versions, match = play_world(world, sources)
+    check_played(world, versions, match)
