@@ -26,6 +26,8 @@ import pytest
 from botarena.arena.competitions import add_team, check_setup, create_competition
 from botarena.arena.coordinator import ArenaCoordinator, CoordinatorOptions
 from botarena.arena.rerating import rebuild
+from botarena.arena.validation import WORLD_VALIDATION_SEATS, validation_seats
+from botarena.arena.vocabulary import Format
 from botarena.core.credentials import WorkerSecrets
 from botarena.core.registry import get_game
 from botarena.store import Store
@@ -142,13 +144,15 @@ def check_played(world: World, versions: list[int], match: Any) -> None:
     """What every world test claims once its match is played (see the module docstring)."""
     from botarena.runner.verify import verify_replay
 
-    players = world.competition.players
+    competition = world.competition
+    seats = validation_seats(competition.players, Format(competition.format), get_game(competition.game).min_players)
     validations = world.runs.matches(world.competition.tournament_id, kind="validation")
     for version in versions:
         own = [m for m in validations if version in m.versions.values()]
         assert own and all(m.status == "finished" for m in own), own
-        # a validation match of an N-player game: the version and N - 1 starters
-        assert all(len(m.seats) == players and len(m.versions) == 1 for m in own)
+        # a validation match of an N-player game: the version and N - 1 starters, one game per seat
+        assert all(len(m.seats) == seats and len(m.versions) == 1 for m in own)
+        assert sorted(seat for m in own for seat in m.versions) == list(range(seats))
     # one rating write for the whole world match: a history row for each of its N seats, and the
     # stored ratings are those rows' "after"
     rows = [row for row in world.runs.rating_history(world.competition.id) if row[0] == match.id]
@@ -188,8 +192,12 @@ def test_world_domains_every_team_in_one_rated_match(store: Store, teams: int) -
 
 @pytest.mark.timeout(300)
 def test_world_datspulse_lockstep_every_team_in_one_rated_match(store: Store) -> None:
+    """`arena create datspulse --world` alone: a world of up to the game's 100 players, whose
+    validation matches seat the version with WORLD_VALIDATION_SEATS - 1 starters (not 99)."""
     config = {**get_game("datspulse").test_overrides, "mode": "lockstep"}
-    world = open_game_world(store, "datspulse", 3, players=3, config=config)
+    world = open_game_world(store, "datspulse", 3, players=None, config=config)
+    assert world.competition.players == get_game("datspulse").max_players
+    assert validation_seats(100, Format.WORLD, 1) == WORLD_VALIDATION_SEATS
     sources = [starter_bot("datspulse", "forager", f"team {i}") for i in range(3)]
     versions, match = play_world(world, sources)
     check_played(world, versions, match)

@@ -55,7 +55,7 @@ from botarena.arena.scheduler import (
     Scheduler,
     Seat,
 )
-from botarena.arena.validation import ValidationGame, judge
+from botarena.arena.validation import ValidationGame, judge, validation_seats
 from botarena.arena.vocabulary import (
     Format,
     MatchKind,
@@ -215,12 +215,15 @@ class ArenaCoordinator:
         self.beat_at = 0.0
 
     def _new_scheduler(self) -> Scheduler:
-        world = self.competition.format == Format.WORLD.value
+        match_format = Format(self.competition.format)
+        world = match_format == Format.WORLD
+        # in a world, `players` is the world's size; a validation match seats fewer (validation_seats)
+        seats = validation_seats(self.competition.players, match_format, self.game.min_players)
         return Scheduler(
             self.policy,
             seed=self.competition.seed,
-            players=self.competition.players,
-            match_format=Format(self.competition.format),
+            players=seats,
+            match_format=match_format,
             world_size=self.competition.players if world else None,
             validation_opponent=self.opponent,
             expected_match_s=self.options.expected_match_s,
