@@ -23,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from botarena.arena.competitions import add_team, check_setup, create_competition
+from botarena.arena.competitions import add_team, check_setup, create_competition, policy_of
 from botarena.arena.coordinator import ArenaCoordinator, CoordinatorOptions
 from botarena.arena.rerating import rebuild
 from botarena.arena.validation import WORLD_VALIDATION_SEATS, validation_seats
@@ -39,6 +39,12 @@ from waiting import wait_until
 from .arena_world import World, upload
 
 FAST = CoordinatorOptions(poll_s=0.05, heartbeat_s=0.5)
+# Short games: what the tests claim is about seats, results and ratings, not about play.
+DOMAINS: dict[str, Any] = {**get_game("domains").test_overrides, "number_of_rounds": 20}
+# One validation game per version where the test is not about the validation's seat orders (the
+# 3-team Domains test keeps the default, one game per seat): each game starts a sandboxed bot, and
+# the file must stay fast on a loaded 2-core box.
+ONE_VALIDATION: dict[str, Any] = {"validation_games": 1}
 
 
 def starter_bot(game: str, name: str, marker: str) -> str:
@@ -152,7 +158,9 @@ def check_played(world: World, versions: list[int], match: Any) -> None:
         assert own and all(m.status == "finished" for m in own), own
         # a validation match of an N-player game: the version and N - 1 starters, one game per seat
         assert all(len(m.seats) == seats and len(m.versions) == 1 for m in own)
-        assert sorted(seat for m in own for seat in m.versions) == list(range(seats))
+        games = policy_of(competition).validation_games or seats
+        assert len(own) == games
+        assert sorted(seat for m in own for seat in m.versions) == list(range(games))
     # one rating write for the whole world match: a history row for each of its N seats, and the
     # stored ratings are those rows' "after"
     rows = [row for row in world.runs.rating_history(world.competition.id) if row[0] == match.id]
@@ -178,13 +186,70 @@ def check_played(world: World, versions: list[int], match: Any) -> None:
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize("teams", [3, 4])
-def test_world_domains_every_team_in_one_rated_match(store: Store, teams: int) -> None:
-    config = dict(get_game("domains").test_overrides)
-    world = open_game_world(store, "domains", teams, players=teams, config=config)
-    sources = [starter_bot("domains", "dummy", f"team {i}") for i in range(teams)]
+def test_world_domains_three_teams_in_one_rated_match(store: Store) -> None:
+    """`--world --players 3`: each version validates in 3 games (one per seat) beside 2 starters,
+    then all three play one rated world match."""
+    world = open_game_world(store, "domains", 3, players=3, config=DOMAINS)
+    sources = [starter_bot("domains", name, f"team {i}") for i, name in enumerate(["dummy", "demo", "dummy"])]
     versions, match = play_world(world, sources)
     check_played(world, versions, match)
+
+
+@pytest.mark.timeout(300)
+def test_world_domains_four_teams_in_one_rated_match(store: Store) -> None:
+    """`--world` alone: up to the game's 4 players, all four teams in one rated match."""
+    world = open_game_world(store, "domains", 4, players=None, config=DOMAINS, **ONE_VALIDATION)
+    assert world.competition.players == 4
+    sources = [starter_bot("domains", "dummy", f"team {i}") for i in range(4)]
+    versions, match = play_world(world, sources)
+    assert len(match.seats) == 4
+    check_played(world, versions, match)
+
+
+def world_matches(world: World) -> list[Any]:
+    """The finished rated world matches, in the order they started."""
+    found = world.runs.matches(world.competition.tournament_id, statuses=["finished"], kind="rated")
+    return sorted((m for m in found if m.reason == "world"), key=lambda m: (m.started_at, m.id))
+
+
+@pytest.mark.timeout(300)
+def test_world_domains_up_to_players_by_deficit_balances_games(store: Store) -> None:
+    """`--players 3` with 4 teams: each world match seats 3 versions of 3 teams, and once all four
+    play, the one left out is always one with the most world games so far (deficit first), so the
+    games per version stay balanced."""
+    world = open_game_world(store, "domains", 4, players=3, config=DOMAINS, **ONE_VALIDATION)
+    sources = [starter_bot("domains", "dummy", f"team {i}") for i in range(4)]
+    versions = [world.upload(team, source) for team, source in zip(world.teams, sources, strict=True)]
+
+    def all_active_since() -> Any:
+        found = world.runs.versions(world.competition.id)
+        if not all(v.state == "active" and v.activated_at is not None for v in found):
+            return None
+        return max(v.activated_at for v in found)
+
+    with coordinating(world):
+        since = wait_until(all_active_since, "every version active", timeout=180, seen=lambda: states(world))
+        wait_until(
+            lambda: len([m for m in world_matches(world) if m.started_at >= since]) >= 3,
+            "three world matches once the four versions are active",
+            timeout=180,
+        )
+    games = dict.fromkeys(versions, 0)
+    after = 0
+    for match in world_matches(world):
+        seated = sorted(match.versions.values())
+        assert 2 <= len(seated) == len(match.seats) <= 3  # up to `players` (2 while only 2 were active)
+        if match.started_at >= since:
+            after += 1
+            assert len(seated) == 3
+            left_out = [v for v in versions if v not in seated]
+            assert len(left_out) == 1
+            assert games[left_out[0]] >= max(games[v] for v in seated), (games, seated)
+        for version in seated:
+            games[version] += 1
+    assert after >= 3
+    assert max(games.values()) - min(games.values()) <= max(1, len(world_matches(world)) - after)
+    assert rebuild(world.store, world.competition.id).equal
 
 
 # ----------------------------------------------------------------------------------- datspulse
@@ -195,7 +260,7 @@ def test_world_datspulse_lockstep_every_team_in_one_rated_match(store: Store) ->
     """`arena create datspulse --world` alone: a world of up to the game's 100 players, whose
     validation matches seat the version with WORLD_VALIDATION_SEATS - 1 starters (not 99)."""
     config = {**get_game("datspulse").test_overrides, "mode": "lockstep"}
-    world = open_game_world(store, "datspulse", 3, players=None, config=config)
+    world = open_game_world(store, "datspulse", 3, players=None, config=config, **ONE_VALIDATION)
     assert world.competition.players == get_game("datspulse").max_players
     assert validation_seats(100, Format.WORLD, 1) == WORLD_VALIDATION_SEATS
     sources = [starter_bot("datspulse", "forager", f"team {i}") for i in range(3)]
@@ -209,7 +274,7 @@ def test_world_datspulse_lockstep_every_team_in_one_rated_match(store: Store) ->
 @pytest.mark.timeout(300)
 def test_world_devops_uploaded_factions_in_one_rated_match(store: Store) -> None:
     config = dict(get_game("devops").test_overrides)
-    world = open_game_world(store, "devops", 3, players=3, config=config)
+    world = open_game_world(store, "devops", 3, players=3, config=config, **ONE_VALIDATION)
     sources = [starter_bot("devops", "starter", f"team {i}") for i in range(3)]
     versions, match = play_world(world, sources)
     check_played(world, versions, match)
