@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -36,11 +37,11 @@ from botarena.store.arena_runs import ArenaRunStore
 from botarena.tournament.executor import close_executor, make_executor
 from waiting import wait_until
 
-from .arena_world import World, upload
+from .arena_world import World
 
 FAST = CoordinatorOptions(poll_s=0.05, heartbeat_s=0.5)
 # Short games: what the tests claim is about seats, results and ratings, not about play.
-DOMAINS: dict[str, Any] = {**get_game("domains").test_overrides, "number_of_rounds": 20}
+DOMAINS: dict[str, Any] = {"number_of_rounds": 10, "board_height": 12, "board_width": 12}
 # One validation game per version where the test is not about the validation's seat orders (the
 # 3-team Domains test keeps the default, one game per seat): each game starts a sandboxed bot, and
 # the file must stay fast on a loaded 2-core box.
@@ -151,7 +152,8 @@ def check_played(world: World, versions: list[int], match: Any) -> None:
     from botarena.runner.verify import verify_replay
 
     competition = world.competition
-    seats = validation_seats(competition.players, Format(competition.format), get_game(competition.game).min_players)
+    least = get_game(competition.game).min_players
+    seats = validation_seats(competition.players, Format(competition.format), least)
     validations = world.runs.matches(world.competition.tournament_id, kind="validation")
     for version in versions:
         own = [m for m in validations if version in m.versions.values()]
@@ -223,9 +225,8 @@ def test_world_domains_up_to_players_by_deficit_balances_games(store: Store) -> 
 
     def all_active_since() -> Any:
         found = world.runs.versions(world.competition.id)
-        if not all(v.state == "active" and v.activated_at is not None for v in found):
-            return None
-        return max(v.activated_at for v in found)
+        times = [v.activated_at for v in found if v.state == "active" and v.activated_at is not None]
+        return max(times) if len(times) == len(found) else None
 
     with coordinating(world):
         since = wait_until(all_active_since, "every version active", timeout=180, seen=lambda: states(world))
@@ -302,7 +303,7 @@ def starter_services(logics: list[str], keys: list[str]) -> Iterator[list[str]]:
             servers.append((server, thread))
             urls.append(f"http://127.0.0.1:{sock.getsockname()[1]}")
         for server, _ in servers:
-            wait_until(lambda server=server: server.started, "the starter service listening")
+            wait_until(partial(getattr, server, "started"), "the starter service listening")
         yield urls
     finally:
         for server, thread in servers:
@@ -367,7 +368,9 @@ def test_world_devops_url_entries_of_the_course_in_one_rated_match(tmp_path: Pat
                     lambda: full_world_match(world, versions), "a rated world match of the three", timeout=180
                 )
         check_played(world, versions, match)
-        replay = world.store.load_replay(world.store.get_match(match.id).replay_hash)
+        row = world.store.get_match(match.id)
+        assert row is not None and row.replay_hash
+        replay = world.store.load_replay(row.replay_hash)
         assert all(key.encode() not in replay.dumps() for key in keys)  # the keys never reach a replay
     finally:
         app.client.close()
