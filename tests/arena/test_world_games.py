@@ -18,6 +18,7 @@ import threading
 from collections.abc import Iterator
 from concurrent.futures import Executor
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,7 @@ def open_game_world(
 
 
 @contextmanager
-def coordinating(world: World) -> Iterator[ArenaCoordinator]:
+def coordinating(world: World, options: CoordinatorOptions = FAST) -> Iterator[ArenaCoordinator]:
     """The competition's coordinator in a thread over a process pool of 2, stopped at the end."""
     secrets = WorkerSecrets.of(world.store.connect_url)
 
@@ -91,7 +92,7 @@ def coordinating(world: World) -> Iterator[ArenaCoordinator]:
     executor = factory()
     stop = threading.Event()
     coordinator = ArenaCoordinator(
-        world.store, world.competition.id, executor, executor_factory=factory, stop=stop, options=FAST
+        world.store, world.competition.id, executor, executor_factory=factory, stop=stop, options=options
     )
     errors: list[BaseException] = []
 
@@ -125,11 +126,11 @@ def full_world_match(world: World, versions: list[int]) -> Any:
     return None
 
 
-def play_world(world: World, sources: list[str]) -> tuple[list[int], Any]:
+def play_world(world: World, sources: list[str], options: CoordinatorOptions = FAST) -> tuple[list[int], Any]:
     """Upload `sources` (team i the i-th), run the coordinator until every version is active and a
     rated world match of all of them has finished; the versions and that match."""
     versions = [world.upload(team, source) for team, source in zip(world.teams, sources, strict=True)]
-    with coordinating(world):
+    with coordinating(world, options):
         wait_until(
             lambda: all(state[0] in ("active", "rejected") for state in states(world).values()),
             "every version judged",
@@ -274,11 +275,20 @@ def test_world_datspulse_lockstep_every_team_in_one_rated_match(store: Store) ->
 
 @pytest.mark.timeout(300)
 def test_world_devops_uploaded_factions_in_one_rated_match(store: Store) -> None:
-    config = dict(get_game("devops").test_overrides)
-    world = open_game_world(store, "devops", 3, players=3, config=config, **ONE_VALIDATION)
-    sources = [starter_bot("devops", "starter", f"team {i}") for i in range(3)]
-    versions, match = play_world(world, sources)
+    """Uploaded Devops factions (the Python kit over the generic protocol, sandboxed) in a world,
+    paced as the course is (`turn_interval_ms`, DV-51): a match's timeout is counted from its pace,
+    never from the coordinator's guess. Here the guess alone would time every match out at 0.4 s
+    (40 x 0.01 s), under the 1 s the pace takes at the least (10 turns at 100 ms): every world match
+    would be cancelled as overdue, replayed until given up, and the next one the same, forever."""
+    config = {**get_game("devops").test_overrides, "turn_limit": 10, "turn_interval_ms": 100}
+    policy = {**ONE_VALIDATION, "match_timeout_factor": 40}
+    world = open_game_world(store, "devops", 3, players=3, config=config, **policy)
+    sources = [
+        starter_bot("devops", name, f"team {i}") for i, name in enumerate(["starter", "banker", "expander"])
+    ]
+    versions, match = play_world(world, sources, replace(FAST, expected_match_s=0.01))
     check_played(world, versions, match)
+    assert all(m.attempts == 1 for m in world.runs.matches(world.competition.tournament_id))  # none overdue
 
 
 @contextmanager

@@ -150,6 +150,21 @@ def pid_alive(host: str, pid: int) -> bool:
     return True
 
 
+def expected_match_s(game: Any, preset: str, config: Mapping[str, Any], default: float) -> float:
+    """A match's expected length: `default`, or at least the pace of a paced game (its config's
+    `turn_interval_ms`, Devops DV-51) times its `turn_limit`. The Devops course preset plays 2400
+    turns at 1 s, 40 minutes: a 60 s guess would cancel every course match as overdue after 10
+    minutes (`match_timeout_factor` x this) and replay it until it is given up."""
+    from botarena.core.config import PacedConfig
+
+    built = game.config(preset, dict(config))
+    interval = built.turn_interval_ms if isinstance(built, PacedConfig) else 0
+    turns = getattr(built, "turn_limit", None)
+    if interval <= 0 or not isinstance(turns, int):
+        return default
+    return max(default, turns * interval / 1000.0)
+
+
 def epoch(at: datetime | None) -> float:
     return at.timestamp() if at is not None else time.time()
 
@@ -226,7 +241,9 @@ class ArenaCoordinator:
             match_format=match_format,
             world_size=self.competition.players if world else None,
             validation_opponent=self.opponent,
-            expected_match_s=self.options.expected_match_s,
+            expected_match_s=expected_match_s(
+                self.game, self.competition.preset, self.competition.config, self.options.expected_match_s
+            ),
         )
 
     # ------------------------------------------------------------------------------ the run
