@@ -69,6 +69,16 @@ def store(tmp_path: Path) -> Iterator[Store]:
         opened.close()
 
 
+@pytest.fixture
+def db_store(db_url: str, tmp_path: Path) -> Iterator[Store]:
+    """A store on the test's backend (`backend` parametrized by the test)."""
+    opened = Store.open(db_url, replay_dir=tmp_path / "replays")
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
 def open_game_world(
     store: Store, game: str, teams: int, *, players: int | None, config: dict[str, Any], **policy: Any
 ) -> World:
@@ -258,9 +268,12 @@ def test_world_domains_up_to_players_by_deficit_balances_games(store: Store) -> 
 
 
 @pytest.mark.timeout(300)
-def test_world_datspulse_lockstep_every_team_in_one_rated_match(store: Store) -> None:
+@pytest.mark.parametrize("backend", ["postgresql"])  # the other tests are on SQLite
+def test_world_datspulse_lockstep_every_team_in_one_rated_match(db_store: Store) -> None:
     """`arena create datspulse --world` alone: a world of up to the game's 100 players, whose
-    validation matches seat the version with WORLD_VALIDATION_SEATS - 1 starters (not 99)."""
+    validation matches seat the version with WORLD_VALIDATION_SEATS - 1 starters (not 99); on
+    PostgreSQL, the production store."""
+    store = db_store
     config = {**get_game("datspulse").test_overrides, "mode": "lockstep"}
     world = open_game_world(store, "datspulse", 3, players=None, config=config, **ONE_VALIDATION)
     assert world.competition.players == get_game("datspulse").max_players
