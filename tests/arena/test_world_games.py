@@ -27,6 +27,7 @@ import pytest
 
 from botarena.arena.competitions import add_team, check_setup, create_competition, policy_of
 from botarena.arena.coordinator import ArenaCoordinator, CoordinatorOptions
+from botarena.arena.rating import MU0, SIGMA0
 from botarena.arena.rerating import rebuild
 from botarena.arena.validation import WORLD_VALIDATION_SEATS, validation_seats
 from botarena.arena.vocabulary import Format
@@ -181,9 +182,12 @@ def check_played(world: World, versions: list[int], match: Any) -> None:
     current = world.runs.ratings(world.competition.id)
     history = world.runs.rating_history(world.competition.id)
     for version in versions:
-        last = [row for row in history if row[1] == version][-1]
-        assert (current[version].mu, current[version].sigma) == (last[4], last[5])
-        assert current[version].games == len([row for row in history if row[1] == version])
+        own_rows = [row for row in history if row[1] == version]
+        assert own_rows[0][2:4] == (MU0, SIGMA0)  # a team's first version starts at the prior
+        for before, after in zip(own_rows, own_rows[1:], strict=False):
+            assert after[2:4] == before[4:6]  # each rating write starts where the last one ended
+        assert (current[version].mu, current[version].sigma) == own_rows[-1][4:6]
+        assert current[version].games == len(own_rows)
     report = rebuild(world.store, world.competition.id)  # `arena rerate`
     assert report.equal, report.differing
     assert report.results >= 1
