@@ -153,8 +153,10 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/competitions/{cid}"): Rule("P"),
     ("PATCH", "/api/competitions/{cid}"): Rule("O", body=lambda w, c: {"policy": {"uploads_per_hour": 6}}),
     ("GET", "/api/competitions/{cid}/audit"): Rule("O"),
+    ("GET", "/api/competitions/{cid}/teams"): Rule("O"),
     ("POST", "/api/competitions/{cid}/teams"): Rule("O", ok=201, body=_unique_name),
     ("POST", "/api/competitions/{cid}/register"): Rule("P", ok=201, body=_registration),
+    ("GET", "/api/competitions/{cid}/teams/{tid}/tokens"): Rule("TO"),
     ("POST", "/api/competitions/{cid}/teams/{tid}/tokens"): Rule("TO", ok=201),
     ("DELETE", "/api/competitions/{cid}/teams/{tid}/tokens/{kid}"): Rule("TO", ok=204),
     # versions, matches, standings (specs/arena.md, Routes)

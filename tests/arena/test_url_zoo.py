@@ -13,9 +13,9 @@ import aiohttp
 import pytest
 
 from botarena.arena.policy import ArenaPolicy
-from botarena.arena.urls import CheckedUrl, PinnedResolver, Resolver, UrlRejected, check_url
 from botarena.arena.vocabulary import UrlRejection as Code
 from botarena.bots.http import REDIRECT, HttpBot
+from botarena.bots.urls import CheckedUrl, PinnedResolver, Resolver, UrlRejected, check_url
 from botarena.core.protocol import MessageType, Request
 from botarena.core.status import Status
 
@@ -281,7 +281,7 @@ def test_checked_url_is_plain_data() -> None:
 
 
 def test_g9_the_servers_own_addresses_are_looked_up_when_not_given(monkeypatch: pytest.MonkeyPatch) -> None:
-    import botarena.arena.urls as urls
+    import botarena.bots.urls as urls
 
     monkeypatch.setattr(urls, "server_addresses", lambda: frozenset({PUBLIC}))
     with pytest.raises(UrlRejected) as caught:

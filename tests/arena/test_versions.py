@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 import pytest
 
-from botarena.arena.uploads import read_url_config
+from botarena.bots.urls import read_url_config
 from botarena.store.arena_versions import ArenaVersions, seat_name
 
 from .conftest import ArenaApp

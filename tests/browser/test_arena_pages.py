@@ -686,6 +686,29 @@ def test_pages_admin_changes_the_phase_and_the_audit_log_shows_it(
     assert page.get_by_test_id("competition-name").inner_text() == "spring ladder"
     hostile = page.locator(f'[data-testid="team-row"][data-team-id="{site.team_ids["hostile"]}"]')
     assert hostile.get_by_test_id("team-name").inner_text() == HOSTILE
+    # the teams list (GET .../teams): every team, its active version, its tokens by key id; a token
+    # made for alpha here is revoked from its row, and fails from then on
+    for team in ("alpha", "rival", "hostile"):
+        row = page.locator(f'[data-testid="team-row"][data-team-id="{site.team_ids[team]}"]')
+        assert row.get_by_test_id("team-active").inner_text().startswith("#")
+        assert (
+            row.locator(f'[data-testid="token-row"][data-kid="{site.tokens[team].split("_")[1]}"]').count()
+            == 1
+        )
+    alpha = page.locator(f'[data-testid="team-row"][data-team-id="{site.team_ids["alpha"]}"]')
+    alpha.get_by_test_id("team-token-button").click()
+    wait_js(page, "document.querySelector('[data-testid=action-result]').textContent.includes('key id')")
+    spare = page.get_by_test_id("new-token").inner_text()
+    spare_kid = spare.split("_")[1]
+    assert call(f"{site.url}/api/me", token=spare)[0] == 200
+    spare_row = f'[data-testid="token-row"][data-kid="{spare_kid}"]'
+    page.locator(f"{spare_row} [data-testid=token-revoke]").click()
+    wait_js(
+        page,
+        f"document.querySelector('{spare_row} [data-testid=token-state]').textContent.startsWith('revoked')",
+    )
+    assert call(f"{site.url}/api/me", token=spare)[0] == 401
+    assert call(f"{site.url}/api/me", token=site.tokens["alpha"])[0] == 200  # (its own token: untouched)
     # the phase
     page.get_by_test_id("phase-select").select_option("paused")
     page.get_by_test_id("phase-submit").click()

@@ -46,6 +46,7 @@ import io
 import os
 import re
 import shutil
+import socket
 import stat
 import struct
 import tarfile
@@ -946,15 +947,72 @@ def _make_folder(parent: int, name: str) -> None:
             ) from None
 
 
+SCRATCH_PREFIX = "botarena-upload-"
+"""The start of every scratch folder's name; the rest says whose it is (`scratch_prefix`)."""
+_HOST_CHARS = re.compile(r"[^A-Za-z0-9.]")
+
+
+def scratch_prefix() -> str:
+    """The name prefix of this process's scratch folders: `botarena-upload-<pid>@<host>-`. A process
+    SIGKILLed mid-unpack cannot remove its folder; the name lets the next one tell it is stale
+    (`stale_scratch`), whatever else shares the root (another server, the same host's /dev/shm)."""
+    host = _HOST_CHARS.sub("_", socket.gethostname())[:64]
+    return f"{SCRATCH_PREFIX}{os.getpid()}@{host}-"
+
+
+def _scratch_owner(name: str) -> tuple[int, str] | None:
+    """(pid, host) of a scratch folder named by `scratch_prefix`, None for any other name."""
+    if not name.startswith(SCRATCH_PREFIX):
+        return None
+    pid, at, rest = name[len(SCRATCH_PREFIX) :].partition("@")
+    host, dash, _ = rest.rpartition("-")  # mkdtemp's random suffix has no '-'
+    if not (at and dash and pid.isdigit()):
+        return None
+    return int(pid), host
+
+
+def _pid_gone(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    return False
+
+
+def stale_scratch(root: Path) -> list[Path]:
+    """The scratch folders under `root` left by processes of this host and user that are gone
+    (SIGKILLed mid-unpack): a folder of a live process, another host's or another user's is kept."""
+    host = _HOST_CHARS.sub("_", socket.gethostname())[:64]
+    found: list[Path] = []
+    try:
+        entries = list(os.scandir(root))
+    except OSError:  # the root itself is unusable: the next mkdtemp says so
+        return found
+    for entry in entries:
+        owner = _scratch_owner(entry.name)
+        if owner is None or owner[1] != host or not _pid_gone(owner[0]):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid():
+            found.append(Path(entry.path))
+    return found
+
+
 def pack_upload(
     checked: CheckedUpload, policy: ArenaPolicy, *, scratch_root: Path | None = None
 ) -> PackedBot:
-    """The canonical artifact of a checked upload: unpacked into a private temporary folder (made
-    under `scratch_root`, default the system's temporary folder; a tmpfs makes a 2,000-file upload
-    about 100 times cheaper to unpack than a disk, benchmarks/arena_upload.py), packed by
-    `bots.artifacts.pack_folder`, the folder removed. Its digest is the version's identity and its
-    bytes the team's source archive."""
-    scratch = Path(tempfile.mkdtemp(prefix="botarena-upload-", dir=scratch_root))
+    """The canonical artifact of a checked upload: unpacked into a private temporary folder (mode
+    0700, named by `scratch_prefix`, made under `scratch_root`, default the system's temporary
+    folder; a tmpfs makes a 2,000-file upload about 100 times cheaper to unpack than a disk,
+    benchmarks/arena_upload.py), packed by `bots.artifacts.pack_folder`, the folder removed whether
+    that succeeded, was refused or raised. Its digest is the version's identity and its bytes the
+    team's source archive."""
+    scratch = Path(tempfile.mkdtemp(prefix=scratch_prefix(), dir=scratch_root))
     try:
         unpack_checked(checked, scratch, policy)
         return pack_folder(scratch)
@@ -968,6 +1026,7 @@ def canonical_digest(folder: Path) -> str:
 
 
 __all__ = [
+    "SCRATCH_PREFIX",
     "CheckedUpload",
     "Entry",
     "UploadKind",
@@ -977,7 +1036,9 @@ __all__ = [
     "check_upload",
     "native_kind",
     "pack_upload",
+    "scratch_prefix",
     "sniff",
+    "stale_scratch",
     "unpack_checked",
     "zip_chunks",
 ]

@@ -40,7 +40,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, Future, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
@@ -74,6 +74,7 @@ from botarena.store.arena import ArenaStore, CompetitionRow
 from botarena.store.arena_runs import ArenaMatchView, ArenaRunStore, RatedWrite, RatingWrite, VersionView
 from botarena.store.arena_versions import seat_name
 from botarena.tournament.executor import (
+    EntryRefused,
     MatchBatchResult,
     MatchFailure,
     MatchTask,
@@ -472,7 +473,8 @@ class ArenaCoordinator:
                 return None
         refused = self.url_refusal(plan)
         if refused is not None:
-            self.bot_failed(plan, refused, now, unreachable=True)
+            culprit, error = refused
+            self.bot_failed(plan, error, now, unreachable=True, culprits={culprit})
             return None
         self.live_attempt[key] = plan.attempt
         return plan
@@ -484,9 +486,10 @@ class ArenaCoordinator:
         if self.runs.set_state(version, VersionState.VALIDATING.value, only_from=[received]):
             self.state[version] = VersionState.VALIDATING
 
-    def url_refusal(self, plan: MatchPlan) -> str | None:
-        """A URL entry's address checked before the match (arena.urls.check_url); its refusal."""
-        from botarena.arena.urls import UrlRejected, check_url
+    def url_refusal(self, plan: MatchPlan) -> tuple[int, str] | None:
+        """A URL entry's address checked before the match (bots.urls.check_url): the refused version
+        and why, in one line. The worker checks it again and connects only to what it checked."""
+        from botarena.bots.urls import UrlRejected, check_url
 
         for version in plan.versions:
             entry = self.versions.get(version)
@@ -495,7 +498,7 @@ class ArenaCoordinator:
             try:
                 check_url(entry.spec, self.policy)
             except UrlRejected as exc:
-                return f"{entry.team_name} #{entry.number}: {exc.detail}"
+                return version, f"{entry.team_name} #{entry.number}: {exc.detail}"
         return None
 
     def submit(self, plans: list[MatchPlan]) -> None:
@@ -535,8 +538,12 @@ class ArenaCoordinator:
             preset=preset, overrides=dict(self.competition.config), seed=plan.seed,
             seats=tuple(self.seat_names(plan)), specs=tuple(specs), match_id=self.match_ids.get(key),
             isolation=self.isolation, artifacts=tuple(artifacts), artifact_source=self.artifact_source,
-            live_url=self.live_url, replay_target=self._replay_target(),
+            live_url=self.live_url, replay_target=self._replay_target(), url_allow=self._url_allow(),
         )  # fmt: skip
+
+    def _url_allow(self) -> tuple[str, ...] | None:
+        """What a worker checks the match's URL entries against (None: the policy takes none now)."""
+        return tuple(self.policy.url_allow) if self.policy.allow_url else None
 
     def _replay_target(self) -> str | None:
         from pathlib import Path
@@ -639,7 +646,12 @@ class ArenaCoordinator:
         for plan in plans:
             result = by_key.get(self.key_of(plan))
             if isinstance(result, MatchFailure):
-                if result.platform or not result.error.startswith(MatchTaskError.__name__):
+                if result.refused_seats:  # a URL entry refused on the worker, right before the match
+                    culprits = {plan.seats[i] for i in result.refused_seats if i < len(plan.seats)}
+                    why = result.error.removeprefix(f"{EntryRefused.__name__}: ")
+                    error = f"refused at match time: {why}"
+                    self.bot_failed(plan, error, now, unreachable=True, culprits=culprits)
+                elif result.platform or not result.error.startswith(MatchTaskError.__name__):
                     self.platform_failed(plan, result.error, now)
                 else:
                     self.bot_failed(plan, result.error, now)
@@ -744,9 +756,19 @@ class ArenaCoordinator:
         if report.validated is not None:
             self.judge(report.validated, now)
 
-    def bot_failed(self, plan: MatchPlan, error: str, now: float, *, unreachable: bool = False) -> None:
+    def bot_failed(
+        self,
+        plan: MatchPlan,
+        error: str,
+        now: float,
+        *,
+        unreachable: bool = False,
+        culprits: Collection[Seat] | None = None,
+    ) -> None:
         """The match cannot be played because of an entry (a spec that does not resolve, a URL that
-        is refused): recorded failed, a setup failure for a validation."""
+        is refused): recorded failed, never rated, a setup failure for a validation. `culprits`: the
+        versions at fault (a refused URL entry), the only seats counted CRASHED (their crash streak);
+        None: every version seat."""
         key = self.key_of(plan)
         self.live_attempt.pop(key, None)
         self.store.record_failure(self.competition.tournament_id, key, error)
@@ -759,7 +781,11 @@ class ArenaCoordinator:
             if report.validated is not None:
                 self.judge(report.validated, now)
             return
-        statuses = [Status.CRASHED if isinstance(seat, int) else Status.OK for seat in plan.seats]
+        # The opponent of a refused entry did nothing wrong: OK for it, CRASHED for the culprit only.
+        statuses = [
+            Status.CRASHED if isinstance(seat, int) and (culprits is None or seat in culprits) else Status.OK
+            for seat in plan.seats
+        ]
         report = self.scheduler.match_finished(plan, now, MatchOutcome.failed(statuses))
         for version in report.paused:
             self.pause(version)
@@ -809,8 +835,9 @@ class ArenaCoordinator:
             if not verified.identical:
                 mismatch = f"{verified.where}: {verified.detail}"
         verdict = judge(
-            games, max_timeout_fraction=self.policy.max_timeout_fraction, verify_mismatch=mismatch
-        )
+            games, max_timeout_fraction=self.policy.max_timeout_fraction, verify_mismatch=mismatch,
+            url_entry=current.kind == VersionKind.URL,
+        )  # fmt: skip
         if not verdict.passed:
             assert verdict.code is not None
             self.runs.set_state(

@@ -49,6 +49,9 @@ class ArenaPolicy(BaseModel):
     max_ratio: Annotated[float, Field(ge=1)] = 200
     allow_native: bool = True
     max_conversions: PositiveInt = 2
+    # The whole upload body must arrive within this many seconds of the route starting to read it
+    # (a client trickling bytes into a large Content-Length is cut off with 408, whatever its pace).
+    upload_timeout_s: Annotated[float, Field(gt=0, le=3600)] = 60
     # Quotas.
     uploads_per_hour: PositiveInt = 6
     uploads_per_day: PositiveInt = 24
@@ -70,8 +73,10 @@ class ArenaPolicy(BaseModel):
     crash_streak: PositiveInt = 10
     crash_window: PositiveInt = 20
     # Live and ratings.
+    # `live`: what a running arena match shows to anyone but its organizer (the server's live routes,
+    # botarena.server.arena.live); `live_delay_turns` is D of `delayed` (0 shows every step at once).
     live: LivePolicy = LivePolicy.AFTER
-    live_delay_turns: Annotated[int, Field(ge=0)] = 20
+    live_delay_turns: Annotated[int, Field(ge=0, le=100_000)] = 20
     on_new_version: NewVersionRating = NewVersionRating.INHERIT_MU
     # Self-registration: teams may register with this code when it is set.
     invite_code: Annotated[str, Field(min_length=8, max_length=128)] | None = None

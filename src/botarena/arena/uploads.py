@@ -6,9 +6,12 @@ with an upload's bytes or a URL once the route has read them.
     version, created = register_url(versions, competition, team, url, secure_key, ...)  # UrlRejected
 
 `convert` checks the bytes (`archive.check_upload`), unpacks them into a private temporary folder
-(under /dev/shm when the machine has one: unpacking a 2,000-file upload there is about 100 times
-cheaper than on a disk, benchmarks/README.md arena_upload) and packs the canonical artifact. It is
-CPU work: the route runs it in a thread, at most `policy.max_conversions` at a time (`Conversions`).
+(mode 0700, under $BOTARENA_UPLOAD_SCRATCH when the server sets it, else under /dev/shm when the
+machine has one: unpacking a 2,000-file upload there is about 100 times cheaper than on a disk,
+benchmarks/README.md arena_upload; else tempfile's default), packs the canonical artifact and
+removes the folder, whatever happened. A folder left by a server SIGKILLed mid-unpack is removed
+by the next server's first conversion (`sweep_scratch`). It is CPU work: the route runs it in a
+thread, at most `policy.max_conversions` at a time (`Conversions`).
 
 Where things are kept:
 - an upload's canonical archive is a content-addressed artifact (`Store.put_artifact`), registered
@@ -25,26 +28,30 @@ Where things are kept:
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import shutil
+import tempfile
 import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
 import orjson
 
-from botarena.arena.archive import check_upload, pack_upload
+from botarena.arena.archive import check_upload, pack_upload, stale_scratch
 from botarena.arena.competitions import ArenaError, policy_of
 from botarena.arena.policy import MIB, ArenaPolicy
-from botarena.arena.urls import CheckedUrl, Resolver, check_url
 from botarena.arena.vocabulary import Phase, VersionKind
 from botarena.bots.artifacts import PackedBot
+from botarena.bots.urls import URL_CONFIG_KIND, CheckedUrl, Resolver, check_url
 from botarena.store.arena import CompetitionRow, TeamRow
 from botarena.store.arena_versions import ArenaVersions, NewVersion, Quotas, VersionRow
 
-URL_CONFIG_KIND = "arena-url"
+log = logging.getLogger(__name__)
+
 TMPFS = Path("/dev/shm")
+SCRATCH_ENV = "BOTARENA_UPLOAD_SCRATCH"
 
 
 class UploadClosed(ArenaError):
@@ -69,15 +76,56 @@ def check_open(competition: CompetitionRow, team: TeamRow) -> ArenaPolicy:
     return policy_of(competition)
 
 
+class ScratchUnavailable(RuntimeError):
+    """The folder uploads are unpacked in cannot be used now (503: the server's trouble, not the
+    team's): the configured root is not a writable folder, or it is full."""
+
+
 def scratch_root() -> Path | None:
-    """Where uploads are unpacked: /dev/shm when it is a writable folder, else the system's default."""
+    """Where uploads are unpacked: $BOTARENA_UPLOAD_SCRATCH when set (a server setting, read at each
+    upload: an existing folder this process may write; ScratchUnavailable if it is not), else
+    /dev/shm when it is a writable folder, else None (tempfile's default: $TMPDIR, /tmp, ...)."""
+    configured = os.environ.get(SCRATCH_ENV, "").strip()
+    if configured:
+        root = Path(configured).absolute()
+        if not root.is_dir() or not os.access(root, os.W_OK | os.X_OK):
+            raise ScratchUnavailable(f"{SCRATCH_ENV}={configured}: not a folder this server may write")
+        return root
     return TMPFS if TMPFS.is_dir() and os.access(TMPFS, os.W_OK | os.X_OK) else None
 
 
+_swept: set[Path] = set()
+_sweep_lock = threading.Lock()
+
+
+def sweep_scratch(root: Path | None) -> list[Path]:
+    """Remove, once per process and root, the scratch folders a SIGKILLed process left under `root`
+    (`archive.stale_scratch`: nothing else would, and on /dev/shm they hold memory until a reboot);
+    the folders removed."""
+    where = root if root is not None else Path(tempfile.gettempdir())
+    with _sweep_lock:
+        if where in _swept:
+            return []
+        _swept.add(where)
+    stale = stale_scratch(where)
+    for folder in stale:
+        log.warning("removing the upload scratch folder %s (its process is gone)", folder)
+        shutil.rmtree(folder, ignore_errors=True)
+    return stale
+
+
 def convert(data: bytes, filename: str, policy: ArenaPolicy) -> PackedBot:
-    """The canonical artifact of an upload (UploadRejected with its code for anything refused)."""
+    """The canonical artifact of an upload (UploadRejected with its code for anything refused;
+    ScratchUnavailable when the scratch folder cannot take it: not there, not writable, full)."""
     checked = check_upload(data, filename, policy)
-    return pack_upload(checked, policy, scratch_root=scratch_root())
+    root = scratch_root()
+    sweep_scratch(root)
+    try:
+        return pack_upload(checked, policy, scratch_root=root)
+    except OSError as exc:  # (an UploadRejected is a ValueError: it passes through)
+        log.warning("cannot unpack an upload under %s: %s", root or tempfile.gettempdir(), exc)
+        why = exc.strerror or type(exc).__name__
+        raise ScratchUnavailable(f"the server cannot unpack uploads now ({why}); try again later") from None
 
 
 class Conversions:
@@ -137,14 +185,6 @@ def url_config(checked: CheckedUrl, secure_key: str | None) -> bytes:
     return orjson.dumps(document, option=orjson.OPT_SORT_KEYS)
 
 
-def read_url_config(data: bytes) -> dict[str, Any]:
-    """A URL entry's config as `url_config` wrote it (ValueError if these bytes are none)."""
-    parsed = orjson.loads(data)
-    if not isinstance(parsed, dict) or parsed.get("kind") != URL_CONFIG_KIND:
-        raise ValueError("not an arena URL entry's config")
-    return parsed
-
-
 def url_digest(url: str, secure_key: str | None) -> str:
     """A URL entry's identity: the URL and the sha256 of its key (the same service, the same key)."""
     key_hash = hashlib.sha256((secure_key or "").encode()).hexdigest()
@@ -177,16 +217,18 @@ def register_url(
 
 
 __all__ = [
+    "SCRATCH_ENV",
     "Conversions",
+    "ScratchUnavailable",
     "Sent",
     "UploadClosed",
     "check_open",
     "convert",
     "quotas_of",
-    "read_url_config",
     "register_upload",
     "register_url",
     "scratch_root",
+    "sweep_scratch",
     "url_config",
     "url_digest",
 ]

@@ -6,19 +6,28 @@ match finished and, **on its own seats only** (an opponent's trouble is never he
 (`runner.verify.verify_replay`) is identical. Otherwise it is rejected with one code, the first error in
 one line, the head and tail of its own log, and the replay the team can fetch and re-run.
 
+A URL entry whose service was never reached (every call of its own seats refused, reset, failed to
+resolve or timed out: nothing ever answered) is rejected `unreachable` with the host error in one
+line, not `crashed_at_start` or `timeout`: the team is told to fix its service, and the verdict is
+final (a rejected version is never tried again).
+
 The judge reads replays only; the coordinator plays the matches, runs the verification and tells a
 platform failure (retried, never a rejection) apart from a version that could not be set up.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from botarena.arena.vocabulary import Format, ValidationRejection
 from botarena.core.replay import Replay
 from botarena.core.status import Status
 from botarena.runner.failures import seat_verdicts, verdict_detail
+
+TRANSPORT_WARNINGS = frozenset({"HTTP_ERROR", "TRANSPORT"})
+"""The warning codes of an HTTP call that reached no service (bots/http.py, bots/devops_http.py): a
+refused, reset or unresolvable connection, as opposed to an answer with an HTTP error status."""
 
 LOG_HEAD_BYTES = 16 * 1024
 LOG_TAIL_BYTES = 48 * 1024
@@ -79,11 +88,17 @@ def judge(
     *,
     max_timeout_fraction: float = 0.01,
     verify_mismatch: str | None = None,
+    url_entry: bool = False,
 ) -> ValidationVerdict:
     """The verdict on a version from its validation games. `verify_mismatch` is the re-run's first
-    difference (None when the re-run was identical or not run)."""
+    difference (None when the re-run was identical or not run); `url_entry`: the version is a URL
+    entry, rejected `unreachable` when its service never answered (module docstring)."""
     if not games:
         raise ValueError("a validation needs at least one game")
+    if url_entry:
+        never = _never_reached(games)
+        if never is not None:
+            return never
     for index, game in enumerate(games):
         failure = _setup_failure(index, game) or _seat_failure(index, game)
         if failure:
@@ -109,6 +124,40 @@ def _setup_failure(index: int, game: ValidationGame) -> ValidationVerdict | None
         return None
     code = ValidationRejection.UNREACHABLE if game.unreachable else ValidationRejection.SETUP
     return _rejected(code, game.setup_error, [game], 0, game=index)
+
+
+def _never_reached(games: Sequence[ValidationGame]) -> ValidationVerdict | None:
+    """`unreachable` when every played game's every verdict on the version's own seats is a call
+    that reached nothing (TRANSPORT_WARNINGS, or TIMEOUT), with the first such host error."""
+    first: tuple[int, str] | None = None
+    for index, game in enumerate(games):
+        if game.replay is None:
+            continue
+        for where, seat, verdict, reply in seat_verdicts(game.replay):
+            if seat not in game.seats:
+                continue
+            if not _unanswered(verdict, reply):
+                return None
+            if first is None:
+                detail = _colon(verdict_detail(verdict, reply))
+                first = index, f"{verdict[0]} at {where} of game {index + 1}{detail}"
+    if first is None:
+        return None
+    index, line = first
+    return _rejected(
+        ValidationRejection.UNREACHABLE, f"the service was never reached: {line}", games, index, game=index
+    )
+
+
+def _unanswered(verdict: list[object], reply: Mapping[str, object]) -> bool:
+    status = str(verdict[0])
+    if status == Status.TIMEOUT.value:
+        return True
+    if status != Status.CRASHED.value:
+        return False
+    found = verdict[3] if len(verdict) > 3 and verdict[3] else reply.get("warnings")
+    codes = {w.get("code") for w in found if isinstance(w, Mapping)} if isinstance(found, list) else set()
+    return bool(codes & TRANSPORT_WARNINGS)
 
 
 def _seat_failure(index: int, game: ValidationGame) -> ValidationVerdict | None:

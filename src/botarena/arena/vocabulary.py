@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from botarena.bots.urls import UrlRejection as UrlRejection  # the URL checks live with the HTTP bots
+
 
 class Phase(StrEnum):
     """A competition's phase: uploads are taken only while `open`; `paused` stops scheduling but lets
@@ -114,17 +116,6 @@ class ArchiveRejection(StrEnum):
     NESTED_TOO_DEEP = "nested_too_deep"
     NO_ENTRY = "no_entry"
     NATIVE_NOT_ALLOWED = "native_not_allowed"
-
-
-class UrlRejection(StrEnum):
-    """Why a URL entry is refused, at registration or when a match is about to call it."""
-
-    BAD_SCHEME = "bad_scheme"
-    BAD_URL = "bad_url"
-    FORBIDDEN_ADDRESS = "forbidden_address"
-    UNRESOLVABLE = "unresolvable"
-    URL_NOT_ALLOWED = "url_not_allowed"
-    UNREACHABLE = "unreachable"
 
 
 class ValidationRejection(StrEnum):

@@ -329,6 +329,17 @@ def check_digest(digest: str) -> str:
     return digest
 
 
+def fetched(digest: str, fetch: Fetch) -> bytes:
+    """Artifact `digest`'s bytes from `fetch`, checked against the digest (ArtifactError if they do
+    not hash to it: a tampered store must never run, nor call, anything else). Not cached: for small
+    artifacts read as they are (a URL entry's config), not unpacked."""
+    data = fetch(check_digest(digest))
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != digest:
+        raise ArtifactError(f"artifact {digest} does not match its digest (the bytes hash to {actual})")
+    return data
+
+
 class ArtifactCache:
     """Unpacked artifacts on this machine, one read-only folder per digest: `<root>/<digest>/`."""
 
@@ -346,10 +357,7 @@ class ArtifactCache:
         target = self.path(digest)
         if os.path.isdir(target):
             return target
-        data = fetch(digest)
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != digest:
-            raise ArtifactError(f"artifact {digest} does not match its digest (the bytes hash to {actual})")
+        data = fetched(digest, fetch)
         try:
             self._unpack(data, digest, target)
         except OSError as exc:
@@ -526,6 +534,7 @@ __all__ = [
     "check_digest",
     "default_cache_root",
     "extract",
+    "fetched",
     "materialize",
     "materialize_specs",
     "pack_folder",

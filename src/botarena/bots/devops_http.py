@@ -22,7 +22,12 @@ a redirect (3xx) included: it is never followed (the host only ever calls the ad
 and its warning HTTP_REDIRECT names the Location; a reply that arrives after its deadline is
 TIMEOUT however busy the loop was (its time is recorded as it was); a body over 64 KiB or not JSON
 is INVALID `bad_json`. The engine judges the move itself. Native HTTP bots have no start or end
-exchange (spec 7.1): those requests are answered locally with `{}`."""
+exchange (spec 7.1): those requests are answered locally with `{}`.
+
+A hosted arena's URL entry is sealed before it plays (`seal`, as `botarena.bots.http.Sealable`):
+both clients, aiohttp's connector and the lean pool, then connect only to the addresses the pinned
+resolver gives (those the arena checked), never looking the host up themselves, while the request
+still names the host; the entry's secure key is its `X-SECURE-KEY` header."""
 
 from __future__ import annotations
 
@@ -36,6 +41,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
+from aiohttp.abc import AbstractResolver
 
 try:  # the C HTTP parser of uvicorn[standard]; without it every scheme goes through aiohttp
     import httptools
@@ -45,7 +51,7 @@ except ImportError:  # pragma: no cover - depends on the installation
     HAVE_HTTPTOOLS = False
 
 from botarena.bots.base import Bot, BotLog
-from botarena.bots.http import shared_loop
+from botarena.bots.http import SECURE_KEY_HEADER, shared_loop
 from botarena.core.protocol import MessageType, Reply, Request
 from botarena.core.status import Status, Warning
 
@@ -83,16 +89,16 @@ class DevopsHttpBot(Bot):
         secure_key: str | None = None,
         max_parallel: int = 16,
         max_body_bytes: int = MAX_BODY_BYTES,
+        resolver: AbstractResolver | None = None,
     ) -> None:
         url, key = parse_url_spec(logic_url)
         self.logic_url = url
-        self.secure_key = secure_key if secure_key is not None else key
         self.name = name or url
         self.max_parallel = max_parallel
         self.max_body_bytes = max_body_bytes
+        self.resolver = resolver  # None: the system's; pinned (a URL entry): nothing else is asked
         self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.secure_key:
-            self.headers["X-SECURE-KEY"] = self.secure_key
+        self._set_key(secure_key if secure_key is not None else key)
         self._session: aiohttp.ClientSession | None = None
         self._pool: _Pool | None = None
         self._run: _TurnRun | None = None
@@ -107,6 +113,19 @@ class DevopsHttpBot(Bot):
         self._logs: concurrent.futures.Future[str] | None = None
         self._log_bytes = 0
         self._log_dropped = 0
+
+    def _set_key(self, key: str | None) -> None:
+        self.secure_key = key
+        self.headers.pop(SECURE_KEY_HEADER, None)
+        if key:
+            self.headers[SECURE_KEY_HEADER] = key
+
+    def seal(self, resolver: AbstractResolver, secure_key: str | None) -> None:
+        """Pin both clients to `resolver`'s addresses and send `secure_key` (`Sealable`); before `open`."""
+        assert self._session is None and self._pool is None, "seal() after open()"
+        self.resolver = resolver
+        if secure_key is not None:  # else the key the URL's `#key=` gave, if any, stays
+            self._set_key(secure_key)
 
     # -- lifecycle -----------------------------------------------------------------------------------
     def open(self, match_id: str, seat: int) -> None:
@@ -124,11 +143,12 @@ class DevopsHttpBot(Bot):
         lines = [f"Host: {netloc.rpartition('@')[2]}", "User-Agent: botarena"]
         lines += [f"{name}: {value}" for name, value in self.headers.items()]
         tail = " HTTP/1.1\r\n" + "\r\n".join(lines) + "\r\nContent-Length: "
-        return _Pool(host, port, (path + "/moves/").encode(), tail.encode("latin-1"), self.max_body_bytes)
+        path_bytes = (path + "/moves/").encode()
+        return _Pool(host, port, path_bytes, tail.encode("latin-1"), self.max_body_bytes, self.resolver)
 
     async def _new_session(self) -> aiohttp.ClientSession:
         connector = aiohttp.TCPConnector(
-            limit=self.max_parallel + 1, keepalive_timeout=60.0, ttl_dns_cache=300
+            limit=self.max_parallel + 1, keepalive_timeout=60.0, ttl_dns_cache=300, resolver=self.resolver
         )
         return aiohttp.ClientSession(connector=connector, headers=self.headers, auto_decompress=True)
 
@@ -229,7 +249,7 @@ class DevopsHttpBot(Bot):
     # -- DV-52: the service's logs ------------------------------------------------------------------------
     async def _fetch_logs(self, session: aiohttp.ClientSession, turn: int) -> str:
         """One `GET /logs`: the turn's lines as text (`[turn N] line`), or a one-line failure note."""
-        headers = {"X-SECURE-KEY": self.secure_key} if self.secure_key else None
+        headers = {SECURE_KEY_HEADER: self.secure_key} if self.secure_key else None
         try:
             async with asyncio.timeout(self.log_timeout_s):
                 async with session.get(
@@ -494,13 +514,39 @@ class _Conn(asyncio.Protocol):
 class _Pool:
     """The kept-alive connections of one faction's service (used on the loop thread only)."""
 
-    def __init__(self, host: str, port: int, path: bytes, headers_tail: bytes, max_body: int) -> None:
+    def __init__(
+        self,
+        host: str,
+        port: int,
+        path: bytes,
+        headers_tail: bytes,
+        max_body: int,
+        resolver: AbstractResolver | None = None,
+    ) -> None:
         self.host, self.port = host, port
+        self.resolver = resolver  # pinned: the only source of addresses to connect to
         self.path = path  # the logic URL's path, then "/moves/"
         self.headers_tail = headers_tail  # the headers after the request line, up to "Content-Length: "
         self.max_body = max_body
         self.idle: list[_Conn] = []
         self.all: set[_Conn] = set()
+
+    async def connect(self, loop: asyncio.AbstractEventLoop) -> _Conn:
+        """A new connection to the service: to the host as the system resolves it, or, pinned, to
+        the resolver's addresses in their order (the first that accepts), never looked up again."""
+        if self.resolver is None:
+            _, conn = await loop.create_connection(lambda: _Conn(self), self.host, self.port)
+            return conn
+        found = await self.resolver.resolve(self.host, self.port, family=socket.AF_UNSPEC)
+        failure: OSError = OSError(f"{self.host} has no pinned address")
+        for entry in found:
+            try:
+                _, conn = await loop.create_connection(lambda: _Conn(self), entry["host"], entry["port"])
+            except OSError as exc:
+                failure = exc
+                continue
+            return conn
+        raise failure
 
     def take(self) -> _Conn | None:
         idle = self.idle
@@ -589,7 +635,7 @@ class _Call:
         pool = self.run.pool
         loop = self.run.loop
         try:
-            _, conn = await loop.create_connection(lambda: _Conn(pool), pool.host, pool.port)
+            conn = await pool.connect(loop)
         except asyncio.CancelledError:
             raise
         except (OSError, ValueError) as exc:

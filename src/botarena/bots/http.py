@@ -19,6 +19,12 @@ past its deadline is not cut off: it goes on in the background and its response,
 the owed answer collected by `poll_late`. A late exchange that fails (refused, reset, an HTTP error
 status) is CRASHED `disconnected`, and the bot is then dead for the rest of the match.
 
+A hosted arena's URL entry is *sealed* before it plays (`seal`, specs/arena.md: URL entries): its
+connector gets a resolver that answers only the addresses the arena checked (`bots.urls.PinnedResolver`),
+so the bot never looks its host up itself (no DNS rebinding between the check and the call), and its
+secure key goes out as the `X-SECURE-KEY` header of every call and nowhere else (not in `describe`,
+a warning or the log).
+
 aiohttp is a dependency of every install (issue 26: `pip install .` plays HTTP bots).
 """
 
@@ -29,9 +35,10 @@ import concurrent.futures
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import aiohttp
+from aiohttp.abc import AbstractResolver
 
 from botarena.bots.base import Bot, BotLog
 from botarena.bots.subprocess import block_thread_signals, encode_request, judge_reply_line
@@ -42,6 +49,18 @@ HTTP_ERROR = "http_error"
 """Reason code: the HTTP exchange failed (connection refused or reset, or a 4xx/5xx status)."""
 REDIRECT = "redirect"
 """Reason code: the bot answered with a redirect (3xx), which is never followed."""
+SECURE_KEY_HEADER = "X-SECURE-KEY"
+"""The header a URL entry's secure key is sent in (the Devops course's name for it, for every game)."""
+
+
+@runtime_checkable
+class Sealable(Protocol):
+    """An HTTP bot that can be pinned to checked addresses and given its secure key before `open`."""
+
+    def seal(self, resolver: AbstractResolver, secure_key: str | None) -> None:
+        """Connect only through `resolver` (never a lookup of its own); send `secure_key`, if any, as
+        the SECURE_KEY_HEADER of every call."""
+
 
 _Outcome = tuple[Status, Any, str | None, list[Warning], float]
 """status, payload, reason, warnings, and when it was settled (perf_counter, on the loop)."""
@@ -79,11 +98,15 @@ class HttpBot(Bot):
         name: str | None = None,
         headers: Mapping[str, str] | None = None,
         max_body_bytes: int = 1 << 20,
+        secure_key: str | None = None,
+        resolver: AbstractResolver | None = None,
     ) -> None:
         self.url = url
         self.name = name or url
         self.headers = {"Content-Type": "application/json", **(headers or {})}
         self.max_body_bytes = max_body_bytes
+        self._secure_key = secure_key  # private: sent as a header, never described or logged
+        self._resolver = resolver
         self._session: aiohttp.ClientSession | None = None
         self._future: concurrent.futures.Future[_Outcome] | None = None
         self._pending: Request | None = None
@@ -106,9 +129,19 @@ class HttpBot(Bot):
         if self._session is None:
             self._session = asyncio.run_coroutine_threadsafe(self._new_session(), loop).result(10.0)
 
+    def seal(self, resolver: AbstractResolver, secure_key: str | None) -> None:
+        """Pin the bot to `resolver`'s addresses and send `secure_key` (see `Sealable`); before `open`."""
+        assert self._session is None, "seal() after open()"
+        self._resolver = resolver
+        self._secure_key = secure_key
+
     async def _new_session(self) -> aiohttp.ClientSession:
-        connector = aiohttp.TCPConnector(limit=4, keepalive_timeout=60.0)
-        return aiohttp.ClientSession(connector=connector, headers=self.headers)
+        # With a pinned resolver the connector asks it alone: no system lookup of the host, ever.
+        connector = aiohttp.TCPConnector(limit=4, keepalive_timeout=60.0, resolver=self._resolver)
+        headers = dict(self.headers)
+        if self._secure_key:
+            headers[SECURE_KEY_HEADER] = self._secure_key
+        return aiohttp.ClientSession(connector=connector, headers=headers)
 
     def send(self, request: Request, request_id: int, timeout_s: float) -> None:
         body = encode_request(request, request_id, self.match_id, self.seat, timeout_s)

@@ -15,7 +15,10 @@ from __future__ import annotations
 
 import csv
 import io
+import logging
 import sys
+import time
+from concurrent.futures import Executor
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -199,6 +202,13 @@ def run_command(
     hold(secrets)
     factory = None if dask else (lambda: make_executor(workers, credentials=secrets))
     executor = make_executor(workers, dask, credentials=secrets)
+    if dask:
+        try:
+            executor = gated_dask(executor, sealed, dask)  # SandboxUnavailable: one line, exit 2
+        except BaseException:
+            close_executor(executor, cancel=True)
+            store.close()
+            raise
     stop = _stop_on_signals()
     coordinator = ArenaCoordinator(
         store, found.id, executor, isolation=sealed, executor_factory=factory, stop=stop, live_url=live[0]
@@ -216,6 +226,65 @@ def run_command(
         f"validation matches, {summary.validated} versions ready, {summary.rejected} rejected, "
         f"{summary.platform_failures} platform failures retried"
     )
+
+
+GATE_WAIT_S = 60.0  # how long the workers' sandbox probes may take to answer (only a failure waits)
+
+
+class GatedDask(Executor):
+    """A Dask cluster's executor whose matches go only to the workers that passed the sandbox probe
+    (`tournament.dask_gate`, the tournament's own gate): `slots` counts their threads alone, and
+    `shutdown` closes the client."""
+
+    def __init__(self, cluster: Executor, gate: Any) -> None:
+        self.cluster = cluster  # the DaskExecutor: its client is the gate's
+        self.gate = gate
+
+    @property
+    def slots(self) -> int:
+        """The fit workers' threads now (a worker that joins is probed by the plugin; one that
+        fails is logged once and never sent a match)."""
+        self.gate.refresh()
+        return int(self.gate.slots())
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Any:
+        return self.gate.executor.submit(fn, *args, **kwargs)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self.cluster.shutdown(wait=wait)
+
+
+def gated_dask(executor: Executor, sealed: Any, address: str) -> Executor:
+    """`executor` (a Dask cluster's) behind the sandbox gate: every worker runs `check_sandbox` before
+    its first match, as a tournament's do. SandboxUnavailable (exit 2, the workers' one-line reasons)
+    when workers answered and none of them can sandbox: `arena run` refuses rather than idle with
+    every match retried as a platform failure. Unsandboxed (no policy): `executor` itself."""
+    from botarena.bots.sandbox import SandboxUnavailable
+    from botarena.tournament import dask_gate
+    from botarena.tournament.dask_gate import DaskGate
+    from botarena.tournament.executor import dask_client
+
+    client = dask_client(executor)
+    if client is None or sealed.sandbox is None:
+        return executor
+    gate = DaskGate(executor, client, sealed.sandbox)  # probes the workers there now
+    deadline = time.monotonic() + GATE_WAIT_S
+    # the gate logs each refusal as it first sees it; here they are said once, below, by this command
+    quiet = logging.getLogger(dask_gate.__name__)
+    quiet.disabled = True
+    try:
+        gate.refresh()
+        while gate.pending and time.monotonic() < deadline:  # workers that joined meanwhile
+            time.sleep(0.1)
+            gate.refresh()
+    finally:
+        quiet.disabled = False
+    refused = sorted(set(gate.refused.values()))
+    if gate.threads and not gate.fit():
+        raise SandboxUnavailable(f"no Dask worker at {address} can sandbox bots: {'; '.join(refused)}")
+    for worker, reason in sorted(gate.refused.items()):
+        print(f"arena run: the Dask worker {worker} takes no matches: {reason}", file=sys.stderr)
+    return GatedDask(executor, gate)
 
 
 def _stop_on_signals() -> Any:

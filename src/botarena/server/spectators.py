@@ -42,6 +42,19 @@ dropped match's later events are dropped too: they never reach the public hub.
 
 `publish` never raises (bad input must not stop a tournament: DESIGN principle 3); what it cannot
 use it hands to the public hub, which refuses and counts it, or counts in `dropped_events`.
+
+**Governed matches** (the hosted arena's, specs/arena.md "Live"). `govern(rule)` gives the gate a
+function that says, from a header's tournament id, whether the match belongs to an owner (an arena
+competition) that sets its policy itself: `Governed(owner, policy)`. Such a match follows its
+owner's policy whatever its game's information (a full-information arena match is held too: the
+policy is the event's rule, not the game's); its events go as they come to the gate's `owned` hub
+(every match as played, secrets included), read only by a caller the route has found to be that
+owner's organizer (`live_matches(owner=...)`, `subscribe(owner=...)`); and what reaches the public
+never carries a bot's log (the header's and the end's `logs` are emptied, each seat's entry marked
+`hidden`). Under `after` and `organizer` a running governed match is not listed, and its stream is
+404, for anyone but its owner: nothing of it, not even that it runs, until `after` lets it through at
+its end (`organizer`: never). Under `delayed` it is listed held, then shown D steps behind, as any
+held match.
 """
 
 from __future__ import annotations
@@ -50,6 +63,7 @@ import asyncio
 import contextlib
 import logging
 import math
+import re
 import threading
 import time
 from collections import OrderedDict, deque
@@ -186,7 +200,7 @@ class _Chunk:
 
 @dataclass
 class _Gated:
-    """A match of a hidden-information game whose events the gate keeps back."""
+    """A match of a hidden-information game (or a governed one) whose events the gate keeps back."""
 
     key: str
     tournament_id: int | None
@@ -208,6 +222,7 @@ class _Gated:
     waiters: set[Waiter] = field(default_factory=set)
     final: bytes | None = None  # the last notice of a match that ended with nothing public (organizer)
     progress: dict[str, Any] | None = None  # its clock, if its source sends one (`_progress`)
+    listed: bool = True  # False: a governed match the public may not even know runs while held
 
     def notice(self, **over: Any) -> bytes:
         """The "held" event: who plays and how far, nothing of the state (`over`: it has ended,
@@ -267,6 +282,60 @@ def _progress(value: Any) -> dict[str, Any] | None:
 LiveSink = Callable[[dict[str, Any]], None]
 
 
+@dataclass(frozen=True)
+class Governed:
+    """A match whose owner (an arena competition's id) sets its live policy (see `govern`)."""
+
+    owner: int
+    policy: SpectatorPolicy
+
+    @property
+    def unlisted(self) -> bool:
+        """Whether the public may not even see that the match runs while it is held."""
+        return self.policy.mode in (LivePolicy.AFTER, LivePolicy.ORGANIZER)
+
+
+GovernRule = Callable[[int], "Governed | None"]
+"""Tournament id -> the owner and policy of its matches, or None (a match like any other)."""
+_TOURNAMENT_KEY = re.compile(r"^t([1-9][0-9]{0,18})/")
+
+
+def tournament_of(event: dict[str, Any]) -> int | None:
+    """The tournament of a live event: its `tournament_id`, else the `t<id>/` of its key."""
+    found = _as_int(event.get("tournament_id"))
+    if found is not None:
+        return found
+    key = event.get("key")
+    matched = _TOURNAMENT_KEY.match(key) if isinstance(key, str) else None
+    return int(matched.group(1)) if matched else None
+
+
+def _hidden_logs(logs: Any) -> list[Any]:
+    """Every seat's log entry emptied and marked hidden (as `arena.visibility` shows a public replay)."""
+    if not isinstance(logs, list):
+        return []
+    return [
+        {
+            "seat": entry.get("seat", i) if isinstance(entry, dict) else i,
+            "text": "",
+            "dropped_bytes": 0,
+            "hidden": True,
+        }
+        for i, entry in enumerate(logs)
+    ]
+
+
+def without_logs(event: dict[str, Any]) -> dict[str, Any]:
+    """`event` with no bot log in it: its header's replay `logs`, its end's `fields.logs`."""
+    replay = event.get("replay")
+    if isinstance(replay, dict) and "logs" in replay:
+        event = {**event, "replay": {**replay, "logs": _hidden_logs(replay["logs"])}}
+    fields = event.get("fields")
+    if isinstance(fields, dict) and "logs" in fields:
+        event = {**event, "fields": {**fields, "logs": _hidden_logs(fields["logs"])}}
+    return event
+
+
 class SpectatorGate:
     """The public live hub's door: see the module docstring.
 
@@ -298,6 +367,65 @@ class SpectatorGate:
         self._closed = False
         self.dropped_events = 0  # events the gate could not use (steps of a dropped match, ...)
         self._refusal: str | None = None  # why the event being published was not taken (`offer`)
+        self._govern: GovernRule | None = None
+        # every governed match as played, read by its owner only (made by `govern`)
+        self.owned: LiveHub | None = None
+        self._owners: OrderedDict[str, Governed] = OrderedDict()  # a governed match's key -> its rule
+
+    def govern(self, rule: GovernRule, owned: LiveHub | None = None) -> None:
+        """Let `rule` say which matches are governed (see the module docstring); `owned` is the hub
+        their owners read (default: a new private one with the public hub's bounds)."""
+        hub = self.public
+        self.owned = owned or LiveHub(
+            public=False,
+            max_steps=hub.max_steps,
+            max_bytes=hub.max_bytes,
+            max_header_bytes=hub.max_header_bytes,
+            max_total_bytes=hub.max_total_bytes,
+            keep_finished_s=hub.keep_finished_s,
+            max_finished=hub.max_finished,
+            idle_timeout_s=hub.idle_timeout_s,
+            max_matches=hub.max_matches,
+            replay_url=hub.replay_url,
+        )
+        self._govern = rule
+
+    def owner_of(self, key: str) -> int | None:
+        """The owner of the governed match `key` (None: not governed, or long gone)."""
+        with self._lock:
+            found = self._owners.get(key)
+        return found.owner if found is not None else None
+
+    def _governed(self, event: Any) -> Governed | None:
+        """The rule's word on a header (outside the lock: it may read a store). A rule that fails
+        holds the match under `after` for an owner nobody is: closed, never open, on an error."""
+        if self._govern is None or not isinstance(event, dict) or event.get("type") != HEADER:
+            return None
+        tournament = tournament_of(event)
+        if tournament is None:
+            return None
+        try:
+            return self._govern(tournament)
+        except Exception:
+            log.exception("the live rule failed on tournament %s: its match is held", tournament)
+            return Governed(-1, SpectatorPolicy())
+
+    def _own(self, event: Any, governed: Governed | None) -> bool:
+        """Lock held: whether `event` is of a governed match (a header records its owner), and hand
+        it, as it is, to the owned hub."""
+        if not isinstance(event, dict) or not isinstance(event.get("key"), str):
+            return False
+        key: str = event["key"]
+        if event.get("type") == HEADER:
+            self._owners.pop(key, None)
+            if governed is not None:
+                self._owners[key] = governed
+                while len(self._owners) > 4 * self.public.max_matches:
+                    self._owners.popitem(last=False)
+        if key not in self._owners or self.owned is None:
+            return False
+        self.owned.publish(event)  # (the hub never raises)
+        return True
 
     @property
     def held_bytes(self) -> int:
@@ -322,9 +450,14 @@ class SpectatorGate:
         if self.organizer is not None:
             self.organizer.publish(event)  # everything, as it is played (the hub never raises)
         try:
+            governed = self._governed(event)
             with self._lock:
                 self._refusal = None
-                woken = self._publish(event, policy or self.policy)
+                if self._own(event, governed):
+                    rule = self._owners[event["key"]]  # (a later event: its header's rule)
+                    woken = self._publish(without_logs(event), rule.policy, rule)
+                else:
+                    woken = self._publish(event, policy or self.policy)
                 refusal = self._refusal
         except Exception:  # a bug or a malformed event must not stop the tournament
             log.exception("live event dropped by the spectator gate")
@@ -344,7 +477,7 @@ class SpectatorGate:
         self.dropped_events += 1
         self._refusal = reason
 
-    def _publish(self, event: Any, policy: SpectatorPolicy) -> list[Waiter]:
+    def _publish(self, event: Any, policy: SpectatorPolicy, governed: Governed | None = None) -> list[Waiter]:
         """Lock held: the public hub gets a match's events in the order they came."""
         if not isinstance(event, dict) or not isinstance(event.get("key"), str) or not event["key"]:
             self._to_public(event)  # (it refuses and counts it)
@@ -352,7 +485,7 @@ class SpectatorGate:
         key: str = event["key"]
         kind = event.get("type")
         if kind == HEADER:
-            return self._header(key, event, policy)
+            return self._header(key, event, policy, governed)
         gated = self._gated.get(key)
         if gated is None:
             if key in self._passed:
@@ -371,7 +504,9 @@ class SpectatorGate:
         self.dropped_events += 1
         return []
 
-    def _header(self, key: str, event: dict[str, Any], policy: SpectatorPolicy) -> list[Waiter]:
+    def _header(
+        self, key: str, event: dict[str, Any], policy: SpectatorPolicy, governed: Governed | None = None
+    ) -> list[Waiter]:
         replay = event.get("replay")
         game = str(replay.get("game", "")) if isinstance(replay, dict) else ""
         woken = self._forget(key)  # a retried match starts again from its header
@@ -380,7 +515,7 @@ class SpectatorGate:
             self._passed.pop(key, None)
             self.dropped_events += 1
             return woken
-        if policy.mode is LivePolicy.OPEN or not hides_state(game):
+        if policy.mode is LivePolicy.OPEN or (governed is None and not hides_state(game)):
             self._pass(key)
             self._to_public({**event, "spectators": OPEN_VIEW})
             return woken + self._prune(now)
@@ -406,6 +541,7 @@ class SpectatorGate:
             updated_at=wall,
             touched=now,
             progress=_progress(event.get("progress")),
+            listed=governed is None or not governed.unlisted,
         )
         self._gated[key] = gated
         self._held_bytes += len(header)
@@ -554,6 +690,8 @@ class SpectatorGate:
             waiter.wake()
         if self.organizer is not None:
             self.organizer.close()
+        if self.owned is not None:
+            self.owned.close()
 
     # ------------------------------------------------------------------------------ reading
 
@@ -565,11 +703,12 @@ class SpectatorGate:
             waiter.wake()
 
     def __contains__(self, key: object) -> bool:
-        """Whether the public can follow `key` live (held or not)."""
+        """Whether the public can follow `key` live (held or not; an unlisted governed match, not)."""
         self.prune()
         with self._lock:
-            if key in self._gated:
-                return True
+            gated = self._gated.get(key) if isinstance(key, str) else None
+            if gated is not None:
+                return gated.listed or gated.released
         return key in self.public
 
     def key_of(self, tournament_id: int, match: str) -> str | None:
@@ -579,20 +718,31 @@ class SpectatorGate:
         with self._lock:
             for gated in self._gated.values():
                 if gated.tournament_id == tournament_id and gated.match == match:
-                    return gated.key
+                    return gated.key if gated.listed or gated.released else None
         for live in self.public.live_matches():
             if live.tournament_id == tournament_id and live.match == match:
                 return live.key
         return None
 
-    def live_matches(self, *, organizer: bool = False) -> list[dict[str, Any]]:
+    def live_matches(self, *, organizer: bool = False, owner: int | None = None) -> list[dict[str, Any]]:
         """The live list (`GET /api/live`): running matches first (newest first), then finished
         ones, each with `policy`, `delay`, `played` (steps played) and `held` (nothing of it shown
-        yet); `steps` is what its stream holds. `organizer`: every match as it is played."""
+        yet); `steps` is what its stream holds. `organizer`: every match as it is played; `owner`:
+        that owner's governed matches as they are played, the others as the public sees them."""
         entries: dict[str, dict[str, Any]] = {}
         self.prune()
         with self._lock:
             gated = {key: g.listing() for key, g in self._gated.items()}
+            unlisted = {key for key, g in self._gated.items() if not g.listed}
+            owned = {
+                key: rule for key, rule in self._owners.items() if owner is not None and rule.owner == owner
+            }
+        if owned and self.owned is not None:
+            for match in self.owned.live_matches():
+                rule = owned.get(match.key)
+                if rule is not None:
+                    view = {**rule.policy.to_json(), "played": match.steps, "held": False}
+                    entries[match.key] = {**match.to_json(), **view}
         if organizer and self.organizer is not None:
             for match in self.organizer.live_matches():
                 held = gated.get(match.key)  # (how the public sees it)
@@ -610,22 +760,27 @@ class SpectatorGate:
             entries[match.key] = {**match.to_json(), **view}
         if not organizer:
             for key, entry in gated.items():
-                if entry["held"]:
+                if entry["held"] and key not in unlisted and key not in entries:
                     entries[key] = entry
         return sorted(entries.values(), key=lambda m: (m["finished"], -m["started_at"], m["key"]))
 
     def subscribe(
-        self, key: str, *, organizer: bool = False, heartbeat_s: float | None = 15.0
+        self, key: str, *, organizer: bool = False, owner: int | None = None, heartbeat_s: float | None = 15.0
     ) -> AsyncGenerator[LiveEvent, None] | None:
         """The live events of `key` for the public (`organizer`: for the organizer, every event as
-        it is played), or None when there is no such live match. A held match's stream gives its
-        "held" notices, then (once the policy lets it through) the public hub's stream of it."""
+        it is played; `owner`: the same for that owner's governed matches), or None when there is no
+        such live match. A held match's stream gives its "held" notices, then (once the policy lets
+        it through) the public hub's stream of it; an unlisted governed one's is None while held."""
         if organizer and self.organizer is not None and key in self.organizer:
             return self.organizer.subscribe(key, heartbeat_s=heartbeat_s)
+        if owner is not None and self.owned is not None and self.owner_of(key) == owner:
+            return self.owned.subscribe(key, heartbeat_s=heartbeat_s)
         self.prune()
         with self._lock:
             gated = self._gated.get(key)
             held = gated is not None and not gated.released and not self._closed
+            if held and gated is not None and not gated.listed:
+                return None  # (the public may not know it runs: as if there were no such match)
         if not held:
             return self.public.subscribe(key, heartbeat_s=heartbeat_s)
         return self._follow_held(key, heartbeat_s)

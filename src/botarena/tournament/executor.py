@@ -98,6 +98,10 @@ class MatchTask:
     artifact_source: str | None = None
     live_url: str | None = None  # a server to stream the match to (workers without a live queue)
     replay_target: str | None = None  # a shared location (URL) the worker writes the replay to itself
+    # A hosted arena's URL entries (a seat whose spec is an http(s) URL and whose artifact is the
+    # entry's config): the competition's `url_allow` networks the worker checks each one against
+    # right before the match (bots.urls.sealed_url_bot); None: URL entries are refused.
+    url_allow: tuple[str, ...] | None = None
 
     @property
     def live_key(self) -> str:
@@ -106,6 +110,15 @@ class MatchTask:
 
 class MatchTaskError(RuntimeError):
     """A match could not be played at all (a bot spec that no longer resolves, a bad config)."""
+
+
+class EntryRefused(MatchTaskError):
+    """Seats whose entry was refused right before the match (a URL entry whose host now resolves
+    where the arena calls nothing, or does not resolve): their fault alone, never the platform's."""
+
+    def __init__(self, message: str, seats: Sequence[int]) -> None:
+        super().__init__(message)
+        self.seats = tuple(seats)
 
 
 @dataclass(frozen=True)
@@ -123,6 +136,7 @@ class MatchFailure:
     retry: bool
     platform: bool = False
     unfit_worker: str | None = None
+    refused_seats: tuple[int, ...] = ()  # EntryRefused: the seats whose entry is at fault
 
 
 MatchBatchResult = list[MatchRecord | MatchFailure]
@@ -172,6 +186,8 @@ def play_batch(tasks: Sequence[MatchTask], live: LiveSink | None = None) -> Matc
 def match_failure(key: str, exc: Exception) -> MatchFailure:
     """The MatchFailure for match `key`, whose task raised `exc` (whose fault it is, see MatchFailure)."""
     error = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, EntryRefused):
+        return MatchFailure(key, error, retry=False, refused_seats=exc.seats)
     if isinstance(exc, MatchTaskError):
         return MatchFailure(key, error, retry=False)
     if not is_platform_fault(exc):
@@ -230,8 +246,15 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchRecord:
         game = get_game(task.game)
         config = game.config(task.preset, task.overrides)
         fetch = store_fetcher(task.artifact_source) if task.artifact_source else None
-        specs = materialize_specs(task.specs, task.artifacts, fetch)  # bots' files, fetched
-        bots = [resolve_bot(spec, game, isolation=isolation) for spec in specs]
+        sealed = _url_entry_bots(task, game, fetch)  # checked now, pinned to what was checked
+        artifacts = [None if i in sealed else a for i, a in enumerate(task.artifacts)]
+        specs = materialize_specs(task.specs, artifacts, fetch)  # bots' files, fetched
+        bots = [
+            sealed[i] if i in sealed else resolve_bot(spec, game, isolation=isolation)
+            for i, spec in enumerate(specs)
+        ]
+    except EntryRefused:
+        raise
     except (BotSpecError, ConfigError, LookupError, ValueError) as exc:
         raise MatchTaskError(f"{task.key}: {exc}") from None
     for bot, name in zip(bots, task.seats, strict=True):
@@ -269,6 +292,44 @@ def _play_task(task: MatchTask, live: LiveSink | None) -> MatchRecord:
         replay_hash=replay_hash,
         failures=seat_failures(replay),  # here, from the replay in memory: nobody reads it again for this
     )
+
+
+def url_entry_seats(task: MatchTask) -> list[int]:
+    """The seats of `task` that are a hosted arena's URL entries: an http(s) spec with an artifact
+    (the entry's config; a plain URL spec, e.g. a local tournament's, has none)."""
+    return [
+        seat
+        for seat, spec in enumerate(task.specs)
+        if spec.startswith(("http://", "https://"))
+        and seat < len(task.artifacts)
+        and task.artifacts[seat] is not None
+    ]
+
+
+def _url_entry_bots(task: MatchTask, game: Any, fetch: Callable[[str], bytes] | None) -> dict[int, Any]:
+    """Each URL entry's bot, its URL checked right now against `task.url_allow` and the bot pinned to
+    the addresses checked (bots.urls.sealed_url_bot). Raises EntryRefused, one line naming the
+    refused seats, when a host now resolves where the arena calls nothing (DNS rebinding)."""
+    seats = url_entry_seats(task)
+    if not seats:
+        return {}
+    from botarena.bots.artifacts import ArtifactError, fetched
+    from botarena.bots.urls import UrlRejected, sealed_url_bot
+
+    if fetch is None:
+        raise ArtifactError(f"{task.key}: the task names no store to fetch its URL entries from")
+    bots: dict[int, Any] = {}
+    refused: list[tuple[int, str]] = []
+    for seat in seats:
+        digest = task.artifacts[seat]
+        assert digest is not None
+        try:
+            bots[seat] = sealed_url_bot(fetched(digest, fetch), game, task.url_allow)
+        except UrlRejected as exc:
+            refused.append((seat, f"{task.seats[seat]}: {exc.detail}"))
+    if refused:
+        raise EntryRefused("; ".join(text for _, text in refused), [seat for seat, _ in refused])
+    return bots
 
 
 def replay_match_id(tournament_id: int, key: str) -> str:

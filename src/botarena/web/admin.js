@@ -1,10 +1,9 @@
 // The organizer's page (/admin, specs/arena.md Pages and "What the organizer can do"), minimal: sign
-// in with the organizer token; change the phase; add a team (its token shown once), make or revoke
-// a token; a team's versions with disable / enable; disable / enable a version by id; void a match;
-// the stats and the audit log. Every action is one API call; its refusal is shown in one line.
-//
-// The API has no list of a competition's teams: the page shows those it can see (the leaderboard's,
-// the recent matches' seats, the audit log's `add_team` entries) and those added here.
+// in with the organizer token; change the phase; add a team (its token shown once); every team
+// (GET .../teams) with its active version and its tokens by key id, each with revoke and rotate
+// (a new token shown once, then the old one revoked), and a token for the team; a team's versions
+// with disable / enable; disable / enable a version by id; void a match; the stats and the audit
+// log. Every action is one API call (rotate: two); its refusal is shown in one line.
 //
 // Test hooks: window.__admin = {ready, error, signedIn, auditLoaded, actions}.
 
@@ -19,7 +18,7 @@ const state = {
   started: false,
   auditLoaded: false,
   actions: 0,
-  teams: new Map(), // team id -> name
+  teams: [], // GET .../teams: [{id, name, disabled, active_version, tokens: [{kid, created_at, ...}]}]
   timer: null,
 };
 
@@ -86,7 +85,8 @@ function showCompetition(c) {
   $("phase-select").value = c.phase;
 }
 
-function teamRow(id, name) {
+function teamRow(team) {
+  const { id, name } = team;
   const versions = el("button", { type: "button", "data-testid": "team-versions-button", text: "versions" });
   versions.addEventListener("click", () => showVersions(id, name).catch((err) => said(false, err.message)));
   const token = el("button", { type: "button", "data-testid": "team-token-button", text: "new token" });
@@ -95,14 +95,67 @@ function teamRow(id, name) {
     showToken(name, made.token);
     return `a new token for ${name} (key id ${made.kid})`;
   }));
+  const active = team.active_version == null ? "none" : `#${team.active_version}`;
   return el("tr", { "data-testid": "team-row", "data-team-id": id },
-    cell(id, { class: "num" }), cell(name, { class: "name", "data-testid": "team-name" }), el("td", {}, versions, token));
+    cell(id, { class: "num" }),
+    el("td", { class: "name" }, el("span", { "data-testid": "team-name", text: name }),
+      team.disabled ? pill("disabled", "held", "team-disabled") : null),
+    cell(active, { "data-testid": "team-active" }),
+    el("td", {}, tokenList(team)), el("td", {}, versions, token));
+}
+
+// A team's tokens: key id, created, last used, and revoke / rotate for those not revoked.
+function tokenList(team) {
+  const rows = team.tokens.map((t) => {
+    const stateText = t.revoked_at ? `revoked ${when(t.revoked_at)}` : `used ${t.last_used_at ? when(t.last_used_at) : "never"}`;
+    const row = el("li", { "data-testid": "token-row", "data-kid": t.kid },
+      el("code", { text: t.kid }), " ",
+      el("span", { class: "muted", text: `made ${when(t.created_at)}, ` }),
+      el("span", { "data-testid": "token-state", text: stateText }));
+    if (!t.revoked_at) {
+      const revoke = el("button", { type: "button", "data-testid": "token-revoke", text: "revoke" });
+      revoke.addEventListener("click", () => revokeToken(team, t.kid));
+      const rotate = el("button", { type: "button", "data-testid": "token-rotate", text: "rotate" });
+      rotate.addEventListener("click", () => rotateToken(team, t.kid));
+      row.append(" ", revoke, rotate);
+    }
+    return row;
+  });
+  return el("ul", { class: "tokens", "data-testid": "team-tokens" }, ...rows);
+}
+
+function revokeToken(team, kid) {
+  return act(`revoke ${kid}`, async () => {
+    await api(`${base()}/teams/${team.id}/tokens/${kid}`, { method: "DELETE" });
+    forgetToken(kid);
+    return `token ${kid} of team ${team.id} is revoked`;
+  });
+}
+
+// Rotate: the new token first (shown once), then the old one revoked, so the team is never left
+// without a valid token if the second call fails.
+function rotateToken(team, kid) {
+  return act(`rotate ${kid}`, async () => {
+    const made = await api(`${base()}/teams/${team.id}/tokens`, { method: "POST" });
+    showToken(team.name, made.token);
+    await api(`${base()}/teams/${team.id}/tokens/${kid}`, { method: "DELETE" });
+    return `token ${kid} of team ${team.id} is replaced by ${made.kid}`;
+  });
 }
 
 function showToken(name, token) {
   $("new-token-for").textContent = `the token of ${name}:`;
   $("new-token").textContent = token;
   $("new-token-box").hidden = false;
+}
+
+// A token just revoked is no longer shown in the box that showed it once.
+function forgetToken(kid) {
+  if ($("new-token").textContent.startsWith(`ba_${kid}_`)) {
+    $("new-token").textContent = "";
+    $("new-token-for").textContent = "";
+    $("new-token-box").hidden = true;
+  }
 }
 
 async function showVersions(teamId, name) {
@@ -138,7 +191,6 @@ function matchRow(m) {
     await api(`/api/matches/${m.id}/void`, { method: "POST", json: { reason: reason() } });
     return `match ${m.id} is void`;
   }));
-  for (const seat of m.seats) if (seat.team_id != null) state.teams.set(seat.team_id, seat.team);
   return el("tr", { "data-testid": "match-row", "data-match-id": m.id },
     cell(`#${m.id}`), cell(m.reason ? `${m.kind} (${m.reason})` : m.kind),
     el("td", {}, pill(m.status, m.status, "match-status")),
@@ -152,28 +204,16 @@ function auditRow(a) {
     cell(a.target, { "data-testid": "audit-target" }), cell(a.reason || "", { "data-testid": "audit-reason" }));
 }
 
-// The teams the audit log names (`add_team` of `team:ID`) that no other answer named yet: the
-// organizer sees every team added, even one with no active version and no match.
-function teamsOfAudit(audit) {
-  for (const entry of audit) {
-    const found = entry.action === "add_team" ? /^team:(\d+)$/.exec(entry.target) : null;
-    if (found && !state.teams.has(Number(found[1]))) state.teams.set(Number(found[1]), `team ${found[1]}`);
-  }
-}
-
 async function refresh() {
   clearTimeout(state.timer);
   if (!state.me) return;
   try {
     showCompetition(await api(base()));
-    const board = await api(`${base()}/leaderboard?limit=200`);
-    for (const row of board.rows) state.teams.set(row.team_id, row.team);
+    state.teams = await api(`${base()}/teams`);
+    $("team-rows").replaceChildren(...state.teams.map(teamRow));
     const matches = await api(`${base()}/matches?limit=20`);
     $("match-rows").replaceChildren(...matches.matches.map(matchRow));
     const audit = await api(`${base()}/audit?limit=200`);
-    teamsOfAudit(audit);
-    const teams = [...state.teams.entries()].sort(([a], [b]) => a - b);
-    $("team-rows").replaceChildren(...teams.map(([id, name]) => teamRow(id, name)));
     $("stats").textContent = JSON.stringify(await api(`${base()}/stats`), null, 2);
     $("audit-rows").replaceChildren(...audit.map(auditRow));
     state.auditLoaded = true;
@@ -211,7 +251,6 @@ function wireForms() {
     const name = $("team-name").value.trim();
     act(`add ${name || "a team"}`, async () => {
       const made = await api(`${base()}/teams`, { method: "POST", json: { name } });
-      state.teams.set(made.team.id, made.team.name);
       $("team-name").value = "";
       showToken(made.team.name, made.token);
       return `team ${made.team.name} added (id ${made.team.id})`;
@@ -269,6 +308,7 @@ window.__admin = {
   get signedIn() { return state.me !== null; },
   get auditLoaded() { return state.auditLoaded; },
   get actions() { return state.actions; },
+  get teams() { return state.teams.length; },
 };
 
 start();

@@ -3,13 +3,15 @@
 
 - `session`: `POST/DELETE /api/session`, `GET /api/me`;
 - `competitions`: `GET /api/competitions[/{cid}]`, `PATCH /api/competitions/{cid}`, `.../audit`;
-- `teams`: `POST .../teams`, `POST .../register`, `POST/DELETE .../teams/{tid}/tokens[/{kid}]`;
+- `teams`: `GET/POST .../teams`, `POST .../register`, `GET/POST .../teams/{tid}/tokens`,
+  `DELETE .../teams/{tid}/tokens/{kid}`;
 - `versions`: `POST/GET .../teams/{tid}/versions`, `GET .../versions/{vid}[/events|/source]`,
   `POST .../versions/{vid}/activate|retire`;
 - `matches`: `GET .../competitions/{cid}/matches`, `GET /api/matches/{id}/logs/{seat}`,
   `POST /api/matches/{id}/void`, `POST .../competitions/{cid}/versions/{vid}/disable|enable` (and
   the arena's answers of the platform's `GET /api/matches/{id}[/replay]`);
 - `board`: `GET .../leaderboard`, `GET .../teams/{tid}/pairs`, `GET .../stats`;
+- `live`: arena matches on `/api/live` and their live streams per the competition's `policy.live`;
 - `pages`: the HTML pages `/team`, `/competition/{cid}`, `/admin` (not under `/api`, not in the schema).
 
 Who may call what is declared in each route through `auth` (the one dependency that resolves the
@@ -44,8 +46,12 @@ def install_arena(app: FastAPI, store: Store, *, clock: Clock | None = None) -> 
     arena = ArenaStore(store)
     app.state.arena = arena
     app.state.arena_versions = ArenaVersions(arena)
+    from botarena.server.arena.live import govern_arena
+
+    govern_arena(app.state.spectators, app.state.arena_versions)  # arena matches follow policy.live
     app.state.arena_now = versions.utc_now  # quotas and timestamps (a test swaps it for a fake clock)
     app.state.arena_conversions = Conversions()
+    app.state.arena_reading = versions.Reading()
     app.state.arena_board = board.BoardCache()
     # set when the server shuts down: the versions' event streams end instead of holding uvicorn
     app.state.arena_closing = threading.Event()

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import typing
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
@@ -45,6 +46,17 @@ CompetitionOut = model_of(
 TeamOut = model_of(TeamRow, "TeamOut", exclude=frozenset({"bot_id"}))
 TokenOut = model_of(TokenRow, "TokenOut", exclude=frozenset({"sha256"}))
 AuditOut = model_of(AuditRow, "AuditOut")
+
+
+class TeamAdminOut(BaseModel):
+    """A team as its organizer lists it: its tokens by key id and dates, never a secret or a hash."""
+
+    id: int
+    name: str
+    disabled: bool
+    created_at: datetime
+    active_version: int | None = Field(description="the number of its active version (None: none)")
+    tokens: list[TokenOut] = Field(description="every token of the team, revoked ones too, oldest first")  # type: ignore[valid-type]
 
 
 class NewTokenOut(BaseModel):

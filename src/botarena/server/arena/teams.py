@@ -1,8 +1,12 @@
 """`/api/competitions/{cid}/teams...` and `/register`: teams added by the organizer or registering
-with the invite code, and their tokens (made, shown once, revoked)."""
+with the invite code, and their tokens (made, shown once, revoked), and the organizer's reads of
+them: every team with its active version and its tokens' key ids and dates (`GET .../teams`), one
+team's tokens (`GET .../teams/{tid}/tokens`, the team itself too). A token is shown by its key id
+and dates only: its secret is never stored, and its hash never leaves the store."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request, Response
@@ -31,8 +35,16 @@ from botarena.server.arena.common import (
     TeamId,
     competition_or_404,
 )
-from botarena.server.arena.models import NewTeam, NewTokenOut, Registration, TeamOut, TeamWithToken
-from botarena.store.arena import ArenaStore, NameTaken, NoSuchCompetition, TeamRow
+from botarena.server.arena.models import (
+    NewTeam,
+    NewTokenOut,
+    Registration,
+    TeamAdminOut,
+    TeamOut,
+    TeamWithToken,
+    TokenOut,
+)
+from botarena.store.arena import ArenaStore, NameTaken, NoSuchCompetition, TeamRow, TokenRow
 
 router = APIRouter(tags=["arena"])
 
@@ -48,6 +60,58 @@ def _team_of(arena: ArenaStore, cid: int, tid: int) -> TeamRow:
     if team is None or team.competition_id != cid:
         raise no_team(cid, tid)
     return team
+
+
+def _active_numbers(arena: ArenaStore, cid: int) -> dict[int, int]:
+    """Team id -> the number of its active version, for the competition's teams, in one read (the
+    store's reads are per team or for the leaderboard, which leaves disabled teams out)."""
+    from sqlalchemy import select
+
+    from botarena.store.models import Team, Version
+
+    query = (
+        select(Version.team_id, Version.number)
+        .join(Team, Team.id == Version.team_id)
+        .where(Team.competition_id == cid, Version.state == "active")
+    )
+    with arena.store.read_session("cannot read the teams' versions") as session:
+        return {int(team): int(number) for team, number in session.execute(query).all()}
+
+
+def _token_out(row: TokenRow) -> Any:
+    return TokenOut.model_validate(row, from_attributes=True)
+
+
+@router.get("/competitions/{cid}/teams", response_model=list[TeamAdminOut])
+def list_teams(arena: ArenaDep, caller: CallerDep, cid: CompetitionId) -> list[TeamAdminOut]:
+    """Every team of the competition in the order they were added: id, name, disabled, its active
+    version's number and its tokens (key id, created, last used, revoked). (O)"""
+    require_organizer(caller, cid)
+    competition_or_404(arena, cid)
+    tokens: defaultdict[int, list[TokenRow]] = defaultdict(list)
+    for token in arena.tokens(cid):
+        if token.team_id is not None:  # (the organizer's own tokens are nobody's team's)
+            tokens[token.team_id].append(token)
+    active = _active_numbers(arena, cid)
+    return [
+        TeamAdminOut(
+            id=team.id,
+            name=team.name,
+            disabled=team.disabled,
+            created_at=team.created_at,
+            active_version=active.get(team.id),
+            tokens=[_token_out(token) for token in tokens[team.id]],
+        )
+        for team in arena.teams(cid)
+    ]
+
+
+@router.get("/competitions/{cid}/teams/{tid}/tokens", response_model=list[TokenOut])  # type: ignore[valid-type]
+def list_tokens(arena: ArenaDep, caller: CallerDep, cid: CompetitionId, tid: TeamId) -> list[Any]:
+    """The team's tokens, revoked ones too, oldest first: key id, created, last used, revoked. (T own, O)"""
+    require_team_or_organizer(caller, cid, tid)
+    _team_of(arena, cid, tid)
+    return [_token_out(token) for token in arena.tokens(cid, tid)]
 
 
 @router.post("/competitions/{cid}/teams", status_code=201, response_model=TeamWithToken, responses=_TAKEN)

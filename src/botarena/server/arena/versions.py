@@ -8,7 +8,10 @@ An upload's body is read by the route itself, never by a framework that would ta
 `Content-Length` over the cap is 413 before a byte is read, and a body that grows past the cap while
 it streams (a chunked one, or one that lies about its length) is 413 as soon as it does. The checks
 and the unpack/pack run in a thread (`arena.uploads.convert`), at most `max_conversions` at once
-server-wide (else 429 with Retry-After).
+server-wide (else 429 with Retry-After). The unpacking happens in a private scratch folder
+(`arena.uploads.scratch_root`, $BOTARENA_UPLOAD_SCRATCH) that is removed whatever happens; a scratch
+folder that is missing, not writable or full is the server's trouble: 503 with Retry-After, the
+details in the server's log only (they name its folders).
 
 The events stream polls the version's row every `POLL_S` (0.25 s) rather than waiting on an
 in-process notifier: the coordinator that changes a version's state is another process, and several
@@ -24,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import logging
 import threading
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
@@ -40,6 +44,7 @@ from botarena.arena.access import Caller
 from botarena.arena.archive import UploadRejected
 from botarena.arena.policy import ArenaPolicy, size_text
 from botarena.arena.uploads import (
+    ScratchUnavailable,
     Sent,
     UploadClosed,
     check_open,
@@ -48,8 +53,8 @@ from botarena.arena.uploads import (
     register_upload,
     register_url,
 )
-from botarena.arena.urls import UrlRejected
 from botarena.arena.vocabulary import Phase, VersionState
+from botarena.bots.urls import UrlRejected
 from botarena.server.arena.auth import (
     CallerDep,
     no_team,
@@ -76,7 +81,9 @@ from botarena.store.arena_versions import (
     VersionRow,
 )
 
+log = logging.getLogger(__name__)
 router = APIRouter(tags=["arena"])
+log = logging.getLogger(__name__)
 
 VersionId = Annotated[int, Path(ge=1, le=MAX_ID, description="version id")]
 MULTIPART_SLACK = 64 * 1024  # the form's own bytes around the file (boundaries, headers, the note)
@@ -84,6 +91,7 @@ MAX_JSON_BYTES = 64 * 1024
 MAX_NOTE = 2000
 POLL_S = 0.25
 STREAM_MAX_S = 300.0
+SCRATCH_TROUBLE = "the server cannot unpack uploads just now; try again later"
 SETTLED = frozenset(
     {
         VersionState.READY,
@@ -179,15 +187,44 @@ def version_out(
 # ------------------------------------------------------------------------------------ the upload
 
 
-async def read_capped(request: Request, cap: int, limit: int) -> bytes:
+class Reading:
+    """How many upload bodies are being read now, server-wide (for the stats and the tests: a body
+    being read holds no conversion slot, so a slow client costs a socket and a coroutine only)."""
+
+    def __init__(self) -> None:
+        self.now = 0
+
+
+async def read_capped(request: Request, cap: int, limit: int, deadline_s: float) -> bytes:
     """The body, 413 before reading when Content-Length is over `cap`, and as soon as it grows past
-    it while streaming (the refusal names `limit`, the policy's own)."""
+    it while streaming (the refusal names `limit`, the policy's own); 408 when it has not all come
+    `deadline_s` after the first read: a client that trickles bytes into a large Content-Length
+    (slowloris) is cut off whatever its pace, where a per-read idle timeout would wait for ever."""
     declared = request.headers.get("content-length")
     if declared is not None:
         if not declared.strip().isdigit():
             raise HTTPException(400, "Content-Length is not a number")
         if int(declared) > cap:
             raise _too_large(limit)
+    reading: Reading = request.app.state.arena_reading
+    reading.now += 1  # (on the event loop: no lock)
+    try:
+        async with asyncio.timeout(deadline_s):
+            return await _read_body(request, cap, limit)
+    except TimeoutError:
+        log.info("an upload to %s was cut off after %s s", request.url.path, deadline_s)
+        # `Connection: close`: the rest of the body is never read, so the connection cannot serve
+        # another request
+        raise HTTPException(
+            408,
+            f"the upload did not arrive within {deadline_s:g} s (policy upload_timeout_s); send it again",
+            headers={"Connection": "close"},
+        ) from None
+    finally:
+        reading.now -= 1
+
+
+async def _read_body(request: Request, cap: int, limit: int) -> bytes:
     chunks, size = [], 0
     try:
         async for chunk in request.stream():
@@ -285,6 +322,9 @@ class _Upload:
             return await run_in_threadpool(convert, data, filename, self.policy)
         except UploadRejected as exc:
             raise CodedError(422, exc.code.value, exc.detail) from None
+        except ScratchUnavailable as exc:  # the server's scratch folder, not the team's upload
+            log.warning("an upload of team %d could not be unpacked: %s", self.team.id, exc)
+            raise HTTPException(503, SCRATCH_TROUBLE, headers={"Retry-After": "30"}) from None
         finally:
             self.conversions.leave()
 
@@ -354,6 +394,7 @@ async def _take_file(upload: _Upload, body: bytes, sent_key: str | None) -> tupl
         415: {"description": "not a file, zip, tar.gz or URL"},
         422: {"description": "refused, with a code"},
         429: {"description": "over a quota, or too many conversions at once"},
+        503: {"description": "the server's scratch folder cannot take the upload now (retry later)"},
     },
 )
 async def post_version(
@@ -377,10 +418,11 @@ async def post_version(
     kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
     upload = _Upload(request, versions, team, policy)
     if kind == "multipart/form-data":
-        body = await read_capped(request, policy.max_upload_bytes + MULTIPART_SLACK, policy.max_upload_bytes)
+        cap = policy.max_upload_bytes + MULTIPART_SLACK
+        body = await read_capped(request, cap, policy.max_upload_bytes, policy.upload_timeout_s)
         row, created = await _take_file(upload, body, key)
     elif kind == "application/json":
-        body = await read_capped(request, MAX_JSON_BYTES, MAX_JSON_BYTES)
+        body = await read_capped(request, MAX_JSON_BYTES, MAX_JSON_BYTES, policy.upload_timeout_s)
         row, created = await _take_url(upload, body, key)
     else:
         raise HTTPException(415, "send a multipart form with the field 'file', or JSON {url} for a URL entry")
@@ -547,4 +589,4 @@ def retire(
     return _choice(request, arena, versions, caller, (cid, tid, vid), lambda v, at: versions.retire(v, at=at))
 
 
-__all__ = ["SETTLED", "VersionOut", "router", "utc_now"]
+__all__ = ["SCRATCH_TROUBLE", "SETTLED", "VersionOut", "router", "utc_now"]

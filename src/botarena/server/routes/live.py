@@ -1,5 +1,8 @@
 """The live matches: `GET /api/live`, `GET /api/live/{key}/events` (server-sent events) and
-`POST /api/live/ingest` (events from workers and tournament processes elsewhere)."""
+`POST /api/live/ingest` (events from workers and tournament processes elsewhere).
+
+A match of an arena competition answers per its `policy.live` (`botarena.server.arena.live`): the
+competition's organizer, by its arena token, sees it as played; anyone else, as the policy says."""
 
 from __future__ import annotations
 
@@ -19,6 +22,7 @@ from botarena.server.api_models import (
     live_events_url,
     match_replay_url,
 )
+from botarena.server.arena.live import live_owner
 from botarena.server.ingest import IngestError, authorize, check_length, parse_events
 from botarena.server.live import sse_response
 from botarena.server.routes.context import ContextDep
@@ -41,7 +45,8 @@ def live_matches(
     if state is not None and state not in LIVE_STATES:
         raise HTTPException(422, f"unknown state {state[:40]!r} (expected running or finished)")
     listed = []
-    for m in context.gate.live_matches(organizer=context.is_organizer(request)):
+    owner = live_owner(request)  # an arena competition's organizer: its matches as they are played
+    for m in context.gate.live_matches(organizer=context.is_organizer(request), owner=owner):
         entry_state = "finished" if m["finished"] else "running"
         if state is not None and entry_state != state:
             continue
@@ -63,7 +68,10 @@ def live_matches(
 )
 async def live_events(request: Request, context: ContextDep, key: str) -> StreamingResponse:
     events = context.gate.subscribe(
-        key, organizer=context.is_organizer(request), heartbeat_s=context.heartbeat_s
+        key,
+        organizer=context.is_organizer(request),
+        owner=live_owner(request),
+        heartbeat_s=context.heartbeat_s,
     )
     if events is None:
         raise HTTPException(

@@ -20,6 +20,13 @@ redirect (bots/http.py, bots/devops_http.py), so a 3xx cannot lead a call anywhe
 
     checked = check_url("https://team7.example.org/bot", policy)   # UrlRejected(code, detail)
     connector = aiohttp.TCPConnector(resolver=PinnedResolver(checked))
+
+On a worker, `sealed_url_bot` does both for a URL entry right before its match, from the entry's
+config artifact (`{"kind": "arena-url", "url", "secure_key"}`, arena/uploads.py) and the
+competition's allow-list the task carries (`MatchTask.url_allow`), so the worker needs no store
+beyond the artifact: the URL is checked again, and the game's HTTP bot is sealed
+(`botarena.bots.http.Sealable`): pinned to the checked addresses, its secure key sent as
+`X-SECURE-KEY` and kept out of everything it describes or logs.
 """
 
 from __future__ import annotations
@@ -31,12 +38,46 @@ import re
 import socket
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit
 
+import orjson
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from botarena.arena.policy import ArenaPolicy
-from botarena.arena.vocabulary import UrlRejection
+if TYPE_CHECKING:
+    from botarena.bots.base import Bot
+    from botarena.core.game import GameInfo
+
+
+class UrlRejection(StrEnum):
+    """Why a URL entry is refused, at registration or when a match is about to call it."""
+
+    BAD_SCHEME = "bad_scheme"
+    BAD_URL = "bad_url"
+    FORBIDDEN_ADDRESS = "forbidden_address"
+    UNRESOLVABLE = "unresolvable"
+    URL_NOT_ALLOWED = "url_not_allowed"
+    UNREACHABLE = "unreachable"
+
+
+class UrlPolicy(Protocol):
+    """What a check reads of a competition's policy (`arena.policy.ArenaPolicy` is one)."""
+
+    @property
+    def allow_url(self) -> bool: ...
+
+    @property
+    def url_allow(self) -> tuple[str, ...]: ...
+
+
+@dataclass(frozen=True)
+class MatchUrlPolicy:
+    """The URL policy a worker checks an entry against: `url_allow` as the task carries it."""
+
+    allow_url: bool
+    url_allow: tuple[str, ...]
+
 
 Resolver = Callable[[str, int], Sequence[str]]
 """How a host name becomes addresses: (host, port) -> every address, as strings."""
@@ -81,7 +122,7 @@ class CheckedUrl:
 
 def check_url(
     url: str,
-    policy: ArenaPolicy,
+    policy: UrlPolicy,
     *,
     resolve: Resolver | None = None,
     own_addresses: Iterable[str] | None = None,
@@ -278,12 +319,63 @@ class PinnedResolver(AbstractResolver):
         return None
 
 
+def match_policy(url_allow: Sequence[str] | None) -> MatchUrlPolicy:
+    """The URL policy a worker checks an entry against: `url_allow` as the task carries it (None:
+    the competition takes no URL entries now, so every one is refused)."""
+    return MatchUrlPolicy(allow_url=url_allow is not None, url_allow=tuple(url_allow or ()))
+
+
+URL_CONFIG_KIND = "arena-url"
+
+
+def read_url_config(data: bytes) -> dict[str, Any]:
+    """A URL entry's config as `arena.uploads.url_config` wrote it (ValueError if these bytes are none)."""
+    parsed = orjson.loads(data)
+    if not isinstance(parsed, dict) or parsed.get("kind") != URL_CONFIG_KIND:
+        raise ValueError("not an arena URL entry's config")
+    return parsed
+
+
+def sealed_url_bot(
+    config: bytes,
+    game: GameInfo[Any],
+    url_allow: Sequence[str] | None,
+    *,
+    resolve: Resolver | None = None,
+    own_addresses: Iterable[str] | None = None,
+) -> Bot:
+    """The bot of a URL entry whose config artifact is `config`, checked now (UrlRejected with its
+    code and one line) and sealed: it connects only to the addresses just checked and sends the
+    entry's secure key as `X-SECURE-KEY` (module docstring). ValueError for a config that is none."""
+    from botarena.bots.http import HttpBot, Sealable
+    from botarena.bots.resolve import url_bot_factory
+
+    entry = read_url_config(config)
+    url, key = entry.get("url"), entry.get("secure_key")
+    if not isinstance(url, str) or not (key is None or isinstance(key, str)):
+        raise ValueError("an arena URL entry's config names no URL")
+    checked = check_url(url, match_policy(url_allow), resolve=resolve, own_addresses=own_addresses)
+    native = url_bot_factory(game)
+    bot = native(checked.url) if native is not None else HttpBot(checked.url)
+    if not isinstance(bot, Sealable):  # it would look the host up itself: never played unpinned
+        raise ValueError(f"{game.id}'s HTTP bot cannot be pinned to a checked address")
+    bot.seal(PinnedResolver(checked), key or None)
+    return bot
+
+
 __all__ = [
+    "URL_CONFIG_KIND",
     "CheckedUrl",
+    "MatchUrlPolicy",
     "PinnedResolver",
     "Resolver",
+    "UrlPolicy",
     "UrlRejected",
+    "UrlRejection",
     "check_url",
+    "match_policy",
+    "read_url_config",
+    "sealed_url_bot",
     "server_addresses",
     "system_resolver",
 ]
