@@ -338,21 +338,7 @@ def starter_services(logics: list[str], keys: list[str]) -> Iterator[list[str]]:
             thread.join(timeout=30)
 
 
-def workers_take_url_entries() -> bool:
-    """Whether a worker plays a hosted arena's URL entry (its artifact is the entry's JSON config, read
-    as it is): the `MatchTask.url_allow` field of the arena-url work. Without it the worker unpacks
-    that config as an archive and every URL entry is rejected `setup` ("not a gzip file")."""
-    from botarena.tournament.executor import MatchTask
-
-    return "url_allow" in MatchTask.__dataclass_fields__
-
-
 @pytest.mark.timeout(300)
-@pytest.mark.xfail(
-    not workers_take_url_entries(),
-    reason="blocker: the worker unpacks a URL entry's config artifact as an archive (fixed by arena-url)",
-    strict=True,
-)
 def test_world_devops_url_entries_of_the_course_in_one_rated_match(tmp_path: Path) -> None:
     """The Devops course: each team registers its logic service's URL and secure key through the
     route (policy allow_url, url_allow 127.0.0.0/8 for the classroom's loopback), the host calls the
