@@ -20,6 +20,7 @@ from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -184,7 +185,7 @@ def check_played(world: World, versions: list[int], match: Any) -> None:
     for version in versions:
         own_rows = [row for row in history if row[1] == version]
         assert own_rows[0][2:4] == (MU0, SIGMA0)  # a team's first version starts at the prior
-        for before, after in zip(own_rows, own_rows[1:], strict=False):
+        for before, after in pairwise(own_rows):
             assert after[2:4] == before[4:6]  # each rating write starts where the last one ended
         assert (current[version].mu, current[version].sigma) == own_rows[-1][4:6]
         assert current[version].games == len(own_rows)
