@@ -55,7 +55,7 @@ from botarena.arena.scheduler import (
     Scheduler,
     Seat,
 )
-from botarena.arena.validation import ValidationGame, judge
+from botarena.arena.validation import ValidationGame, judge, validation_seats
 from botarena.arena.vocabulary import (
     Format,
     MatchKind,
@@ -151,6 +151,21 @@ def pid_alive(host: str, pid: int) -> bool:
     return True
 
 
+def expected_match_s(game: Any, preset: str, config: Mapping[str, Any], default: float) -> float:
+    """A match's expected length: `default`, or at least the pace of a paced game (its config's
+    `turn_interval_ms`, Devops DV-51) times its `turn_limit`. The Devops course preset plays 2400
+    turns at 1 s, 40 minutes: a 60 s guess would cancel every course match as overdue after 10
+    minutes (`match_timeout_factor` x this) and replay it until it is given up."""
+    from botarena.core.config import PacedConfig
+
+    built = game.config(preset, dict(config))
+    interval = built.turn_interval_ms if isinstance(built, PacedConfig) else 0
+    turns = getattr(built, "turn_limit", None)
+    if interval <= 0 or not isinstance(turns, int):
+        return default
+    return max(default, turns * interval / 1000.0)
+
+
 def epoch(at: datetime | None) -> float:
     return at.timestamp() if at is not None else time.time()
 
@@ -216,15 +231,20 @@ class ArenaCoordinator:
         self.beat_at = 0.0
 
     def _new_scheduler(self) -> Scheduler:
-        world = self.competition.format == Format.WORLD.value
+        match_format = Format(self.competition.format)
+        world = match_format == Format.WORLD
+        # in a world, `players` is the world's size; a validation match seats fewer (validation_seats)
+        seats = validation_seats(self.competition.players, match_format, self.game.min_players)
         return Scheduler(
             self.policy,
             seed=self.competition.seed,
-            players=self.competition.players,
-            match_format=Format(self.competition.format),
+            players=seats,
+            match_format=match_format,
             world_size=self.competition.players if world else None,
             validation_opponent=self.opponent,
-            expected_match_s=self.options.expected_match_s,
+            expected_match_s=expected_match_s(
+                self.game, self.competition.preset, self.competition.config, self.options.expected_match_s
+            ),
         )
 
     # ------------------------------------------------------------------------------ the run

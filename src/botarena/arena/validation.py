@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from botarena.arena.vocabulary import ValidationRejection
+from botarena.arena.vocabulary import Format, ValidationRejection
 from botarena.core.replay import Replay
 from botarena.core.status import Status
 from botarena.runner.failures import seat_verdicts, verdict_detail
@@ -34,6 +34,20 @@ LOG_TAIL_BYTES = 48 * 1024
 """A rejected version's own log as the team sees it: the first 16 KiB and the last 48 KiB (64 KiB)."""
 
 FIRST_ERROR_CHARS = 300
+
+WORLD_VALIDATION_SEATS = 4
+"""The most seats of a validation match in a `world` competition: the version and up to 3 starters."""
+
+
+def validation_seats(players: int, match_format: Format, min_players: int = 2) -> int:
+    """The seats of a validation match: the version and `seats - 1` starters. A `pairs` match's own
+    size; in a `world`, the world's size up to WORLD_VALIDATION_SEATS (never under the game's least).
+    A world made with `--world` alone has the game's most players (DatsPulse 100, Devops 64): the
+    validation still plays the version among several others, but not beside 99 starters in each of
+    100 games (one per seat order), which would keep every upload waiting for an hour."""
+    if match_format != Format.WORLD:
+        return players
+    return max(min_players, min(players, WORLD_VALIDATION_SEATS))
 
 
 @dataclass(frozen=True)
