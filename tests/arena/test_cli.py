@@ -75,6 +75,7 @@ def test_cli_arena_create_world_and_config_file(tmp_path: Path) -> None:
         (["nogame", "--name", "x"], "unknown game 'nogame'"),
         (["drones", "--name", "x", "--preset", "nope"], "unknown preset 'nope'"),
         (["drones", "--name", "x", "--players", "5"], "drones needs 2 players, got 5"),
+        (["datspulse", "--name", "x", "--world", "--players", "1"], "rates 2 or more players, not 1"),
         (["drones", "--name", "x", "--config", "missing.json"], "cannot read config file"),
         (["drones", "--name", "x", "--config", "bad.json"], "bogus_key"),
         (["drones", "--name", "   "], "a competition name cannot be empty"),

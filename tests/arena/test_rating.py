@@ -126,6 +126,10 @@ def test_ratings_a_known_version_is_not_reset_by_activating_it_again() -> None:
 
 def test_ratings_provisional_until_p_games_and_sigma_below_half() -> None:
     assert placement_games(2) == 10 and placement_games(4) == 30
+    assert placement_games(100, world=True) == 10  # a world match measures every seat at once
+    assert provisional(VersionRating(30.0, 1.0, 9), 100, world=True)
+    assert not provisional(VersionRating(30.0, 1.0, 10), 100, world=True)
+    assert provisional(VersionRating(30.0, 1.0, 10), 100)  # (N-player pairs: P = 990 games)
     assert provisional(VersionRating(30.0, 1.0, 9), 2)
     assert not provisional(VersionRating(30.0, 1.0, 10), 2)
     assert provisional(VersionRating(30.0, 0.5 * SIGMA0, 50), 2)

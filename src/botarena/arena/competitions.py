@@ -73,6 +73,8 @@ def check_setup(
         players = game.max_players
     seats = players if players is not None else game.min_players
     game.check_players(seats)
+    if seats < 2:  # (a game may be played alone, e.g. one DatsPulse colony, but not rated)
+        raise ValueError(f"an arena match rates 2 or more players, not {seats}")
     return CompetitionSetup(game.id, chosen, seats, Format.WORLD if world else Format.PAIRS, overrides)
 
 

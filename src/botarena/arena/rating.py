@@ -61,9 +61,12 @@ class RatingUpdate:
     rows: tuple[HistoryRow, ...]
 
 
-def placement_games(players: int) -> int:
-    """P = 10 x (players - 1): the rated games a version plays before it leaves placement."""
-    return 10 * max(1, players - 1)
+def placement_games(players: int, *, world: bool = False) -> int:
+    """P = 10 x (players - 1): the rated games a version plays before it leaves placement. In the
+    `world` format P is 10 matches whatever the seat count: each world match measures a version
+    against every other seat at once, and a 100-seat DatsPulse world would otherwise stay
+    provisional for 990 matches (the spec's formula read for pairs of an N-player game)."""
+    return 10 if world else 10 * max(1, players - 1)
 
 
 def ordinal(mu: float, sigma: float) -> float:
@@ -71,9 +74,12 @@ def ordinal(mu: float, sigma: float) -> float:
     return mu - 3.0 * sigma
 
 
-def provisional(rating: VersionRating, players: int) -> bool:
+def provisional(rating: VersionRating, players: int, *, world: bool = False) -> bool:
     """Whether the leaderboard marks this rating provisional: fewer than P games or sigma >= 0.5 sigma0."""
-    return rating.games < placement_games(players) or rating.sigma >= PROVISIONAL_SIGMA_SHARE * SIGMA0
+    return (
+        rating.games < placement_games(players, world=world)
+        or rating.sigma >= PROVISIONAL_SIGMA_SHARE * SIGMA0
+    )
 
 
 def update(

@@ -197,7 +197,7 @@ class Scheduler:
         self.validation_opponent = validation_opponent
         self.validation_games = policy.validation_games or players
         self.match_timeout_s = policy.match_timeout_factor * expected_match_s
-        self.placement_games = placement_games(players)
+        self.placement_games = placement_games(players, world=match_format == Format.WORLD)
         self.stats = SchedulerStats()
         self._rng = stream(seed, "arena.scheduler")
         self._versions: dict[VersionId, _Version] = {}

@@ -85,7 +85,7 @@ class BoardCache:
                 del self._rankings[ranking]
 
 
-def board_row(rank: int, row: BoardRow, players: int) -> dict[str, Any]:
+def board_row(rank: int, row: BoardRow, players: int, *, world: bool = False) -> dict[str, Any]:
     rating = VersionRating(
         row.mu if row.mu is not None else MU0, row.sigma if row.sigma is not None else SIGMA0, row.games
     )
@@ -101,7 +101,7 @@ def board_row(rank: int, row: BoardRow, players: int) -> dict[str, Any]:
         "wins": row.record.wins,
         "draws": row.record.draws,
         "losses": row.record.losses,
-        "provisional": provisional(rating, players),
+        "provisional": provisional(rating, players, world=world),
         "external": EXTERNAL if row.kind == "url" else None,
     }
 
@@ -135,7 +135,7 @@ def leaderboard(
     if page is None:
         ranked = cache.ranking((cid, competition.rating_epoch), lambda: _ranked(versions, cid))
         chosen = [
-            board_row(offset + i + 1, r, competition.players)
+            board_row(offset + i + 1, r, competition.players, world=competition.format == "world")
             for i, r in enumerate(ranked[offset : offset + limit])
         ]
         body = {
