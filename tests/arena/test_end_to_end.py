@@ -7,9 +7,7 @@ stored ratings. Every wait is on the API's own answers (tests/waiting.py)."""
 from __future__ import annotations
 
 import gzip
-import threading
 from collections.abc import Iterator
-from concurrent.futures import Executor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -19,12 +17,11 @@ import pytest
 
 from botarena.arena.coordinator import ArenaCoordinator, CoordinatorOptions
 from botarena.arena.rerating import rebuild
-from botarena.core.credentials import WorkerSecrets
-from botarena.tournament.executor import close_executor, make_executor
 from waiting import wait_until
 
 from .arena_world import CONFIG, CRASHER, STARTER
 from .conftest import ArenaApp, open_arena_app
+from .coordinating import running_coordinator
 
 CANARY = "E2E-LOG-CANARY-{team}"
 
@@ -52,35 +49,9 @@ def world(tmp_path: Path) -> Iterator[ArenaApp]:
 
 @contextmanager
 def coordinating(app: ArenaApp, competition_id: int) -> Iterator[ArenaCoordinator]:
-    secrets = WorkerSecrets.of(app.store.connect_url)
-
-    def factory() -> Executor:
-        return make_executor(2, credentials=secrets)
-
-    executor = factory()
-    stop = threading.Event()
-    coordinator = ArenaCoordinator(
-        app.store, competition_id, executor, executor_factory=factory, stop=stop,
-        options=CoordinatorOptions(poll_s=0.05, heartbeat_s=0.5),
-    )  # fmt: skip
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            coordinator.run()
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-
-    thread = threading.Thread(target=run, name="arena-coordinator", daemon=True)
-    thread.start()
-    try:
+    options = CoordinatorOptions(poll_s=0.05, heartbeat_s=0.5)
+    with running_coordinator(app.store, competition_id, options) as coordinator:
         yield coordinator
-    finally:
-        stop.set()
-        thread.join(timeout=60)
-        close_executor(coordinator.executor, cancel=True)
-        close_executor(executor, cancel=True)
-    assert errors == []
 
 
 def versions_of(app: ArenaApp, cid: int, tid: int, token: Any) -> list[dict[str, Any]]:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from concurrent.futures import Executor
 from contextlib import contextmanager
 from dataclasses import replace
 from functools import partial
@@ -32,15 +31,14 @@ from botarena.arena.rating import MU0, SIGMA0
 from botarena.arena.rerating import rebuild
 from botarena.arena.validation import WORLD_VALIDATION_SEATS, validation_seats
 from botarena.arena.vocabulary import Format
-from botarena.core.credentials import WorkerSecrets
 from botarena.core.registry import get_game
 from botarena.store import Store
 from botarena.store.arena import ArenaStore
 from botarena.store.arena_runs import ArenaRunStore
-from botarena.tournament.executor import close_executor, make_executor
 from waiting import wait_until
 
 from .arena_world import World
+from .coordinating import running_coordinator
 
 FAST = CoordinatorOptions(poll_s=0.05, heartbeat_s=0.5)
 # Short games: what the tests claim is about seats, results and ratings, not about play.
@@ -96,34 +94,8 @@ def open_game_world(
 @contextmanager
 def coordinating(world: World, options: CoordinatorOptions = FAST) -> Iterator[ArenaCoordinator]:
     """The competition's coordinator in a thread over a process pool of 2, stopped at the end."""
-    secrets = WorkerSecrets.of(world.store.connect_url)
-
-    def factory() -> Executor:
-        return make_executor(2, credentials=secrets)
-
-    executor = factory()
-    stop = threading.Event()
-    coordinator = ArenaCoordinator(
-        world.store, world.competition.id, executor, executor_factory=factory, stop=stop, options=options
-    )
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            coordinator.run()
-        except BaseException as exc:  # reported below
-            errors.append(exc)
-
-    thread = threading.Thread(target=run, name="arena-coordinator", daemon=True)
-    thread.start()
-    try:
+    with running_coordinator(world.store, world.competition.id, options) as coordinator:
         yield coordinator
-    finally:
-        stop.set()
-        thread.join(timeout=60)
-        close_executor(coordinator.executor, cancel=True)
-        close_executor(executor, cancel=True)
-    assert errors == []
 
 
 def states(world: World) -> dict[int, tuple[str, str | None, str | None]]:
