@@ -45,6 +45,7 @@ from .arena_world import (
     World,
     open_world,
 )
+from .coordinating import drive
 
 FAST = CoordinatorOptions(poll_s=0.05, heartbeat_s=0.5)
 
@@ -201,17 +202,6 @@ class ManualExecutor(Executor):
         future, fn, args = self.pending.pop(0)
         future.set_result(fn(*args))
         return future
-
-
-def drive(coordinator: ArenaCoordinator, executor: ManualExecutor, until: Callable[[], bool]) -> None:
-    """Run the executor's tasks one by one, a coordinator turn after each, until `until()` holds."""
-    for _ in range(400):
-        coordinator.tick()
-        if until():
-            return
-        if executor.pending:
-            executor.run_first()
-    raise AssertionError("the coordinator did not get there in 400 turns")
 
 
 @pytest.mark.timeout(300)

@@ -46,6 +46,7 @@ from waiting import wait_until
 
 from .arena_world import World, open_world
 from .conftest import ArenaApp
+from .coordinating import drive
 
 # A short drones match with limits far above a local call, so a loaded box never makes a TIMEOUT.
 CONFIG: dict[str, Any] = {"rounds": 1, "turn_limit": 4, "turn_timeout_ms": 5000, "setup_timeout_ms": 5000}
@@ -224,16 +225,6 @@ class InlineExecutor(Executor):
             future.set_result(fn(*args))
         finally:
             self.on_worker = False
-
-
-def drive(coordinator: ArenaCoordinator, executor: InlineExecutor, until: Callable[[], bool]) -> None:
-    for _ in range(400):
-        coordinator.tick()
-        if until():
-            return
-        if executor.pending:
-            executor.run_first()
-    raise AssertionError("the coordinator did not get there in 400 turns")
 
 
 @dataclass
