@@ -83,7 +83,6 @@ from botarena.store.arena_versions import (
 
 log = logging.getLogger(__name__)
 router = APIRouter(tags=["arena"])
-log = logging.getLogger(__name__)
 
 VersionId = Annotated[int, Path(ge=1, le=MAX_ID, description="version id")]
 MULTIPART_SLACK = 64 * 1024  # the form's own bytes around the file (boundaries, headers, the note)
