@@ -279,6 +279,28 @@ def test_world_devops_uploaded_factions_in_one_rated_match(store: Store) -> None
     versions, match = play_world(world, sources, replace(FAST, expected_match_s=0.01))
     check_played(world, versions, match)
     assert all(m.attempts == 1 for m in world.runs.matches(world.competition.tournament_id))  # none overdue
+    check_validated_on_smoke(world, kept={"turn_interval_ms": 100})
+
+
+def check_validated_on_smoke(world: World, kept: dict[str, Any]) -> None:
+    """specs/arena.md, Validation ("`validation_preset` (default the competition's preset; Devops
+    `smoke`)"): every Devops validation match played the smoke map and turn limit laid over the
+    competition's config, whose other keys (`kept`: its pace, its wire model) it kept; the rated
+    matches played the competition's own config."""
+    game = get_game("devops")
+    smoke = dict(game.presets["smoke"])
+    played = {"validation": 0, "rated": 0}
+    for match in world.runs.matches(world.competition.tournament_id, statuses=["finished"]):
+        row = world.store.get_match(match.id)
+        assert row is not None and row.replay_hash
+        config = world.store.load_replay(row.replay_hash).config
+        if match.kind == "validation":
+            assert {key: config[key] for key in smoke} == smoke, config
+        else:
+            assert config["turn_limit"] == world.competition.config["turn_limit"] != smoke["turn_limit"]
+        assert {key: config[key] for key in kept} == kept, config
+        played[match.kind] = played.get(match.kind, 0) + 1
+    assert played["validation"] == len(world.teams) and played["rated"] >= 1, played
 
 
 @contextmanager
@@ -320,7 +342,7 @@ def test_world_devops_url_entries_of_the_course_in_one_rated_match(tmp_path: Pat
 
     app = open_arena_app(tmp_path)
     try:
-        config = dict(get_game("devops").test_overrides)
+        config = {**get_game("devops").test_overrides, "wire_model": "course-2024"}  # the course's own
         setup = check_setup("devops", players=3, world=True, config=config)
         policy = {"allow_url": True, "url_allow": ["127.0.0.0/8"], **ONE_VALIDATION}
         competition, organizer = create_competition(app.arena, "course", setup, policy=policy, actor="test")
@@ -358,6 +380,7 @@ def test_world_devops_url_entries_of_the_course_in_one_rated_match(tmp_path: Pat
         assert row is not None and row.replay_hash
         replay = world.store.load_replay(row.replay_hash)
         assert all(key.encode() not in replay.dumps() for key in keys)  # the keys never reach a replay
+        check_validated_on_smoke(world, kept={"wire_model": "course-2024"})
     finally:
         app.client.close()
         app.store.close()

@@ -87,7 +87,9 @@ from botarena.tournament.executor import (
 from botarena.tournament.service import BATCH_TARGET_S, MAX_ATTEMPTS, MAX_BATCH, SLOTS_RECOUNT_S
 
 if TYPE_CHECKING:
+    from botarena.arena.policy import ArenaPolicy
     from botarena.bots.resolve import Isolation
+    from botarena.core.game import GameInfo
 
 log = logging.getLogger(__name__)
 
@@ -149,6 +151,19 @@ def pid_alive(host: str, pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+def validation_config(
+    game: GameInfo[Any], policy: ArenaPolicy, preset: str, overrides: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The (preset, overrides) a validation match plays: the policy's `validation_preset` when the
+    organizer set one, else the competition's own with the game's `validation_preset` laid over it
+    (Devops `smoke`: a small map and 60 turns, with the competition's wire model and rules kept)."""
+    if policy.validation_preset:
+        return policy.validation_preset, overrides
+    if game.validation_preset is None:
+        return preset, overrides
+    return preset, {**overrides, **game.presets[game.validation_preset]}
 
 
 def expected_match_s(game: Any, preset: str, config: Mapping[str, Any], default: float) -> float:
@@ -242,9 +257,16 @@ class ArenaCoordinator:
             match_format=match_format,
             world_size=self.competition.players if world else None,
             validation_opponent=self.opponent,
-            expected_match_s=expected_match_s(
-                self.game, self.competition.preset, self.competition.config, self.options.expected_match_s
-            ),
+            expected_match_s=self._expected_match_s(),
+        )
+
+    def _expected_match_s(self) -> float:
+        """The longer of a rated and a validation match's expected lengths (one timeout covers both)."""
+        rated = (self.competition.preset, dict(self.competition.config))
+        validation = validation_config(self.game, self.policy, *rated)
+        return max(
+            expected_match_s(self.game, preset, config, self.options.expected_match_s)
+            for preset, config in (rated, validation)
         )
 
     # ------------------------------------------------------------------------------ the run
@@ -529,13 +551,13 @@ class ArenaCoordinator:
             version = self.versions[seat]
             specs.append(version.spec or "")
             artifacts.append(version.artifact)
-        preset = self.competition.preset
-        if plan.kind == MatchKind.VALIDATION and self.policy.validation_preset:
-            preset = self.policy.validation_preset
+        preset, overrides = self.competition.preset, dict(self.competition.config)
+        if plan.kind == MatchKind.VALIDATION:
+            preset, overrides = validation_config(self.game, self.policy, preset, overrides)
         key = self.key_of(plan)
         return MatchTask(
             tournament_id=self.competition.tournament_id, key=key, game=self.competition.game,
-            preset=preset, overrides=dict(self.competition.config), seed=plan.seed,
+            preset=preset, overrides=overrides, seed=plan.seed,
             seats=tuple(self.seat_names(plan)), specs=tuple(specs), match_id=self.match_ids.get(key),
             isolation=self.isolation, artifacts=tuple(artifacts), artifact_source=self.artifact_source,
             live_url=self.live_url, replay_target=self._replay_target(), url_allow=self._url_allow(),

@@ -312,6 +312,10 @@ class GameInfo(Generic[ConfigT]):
     own seeds): the server's public and team routes leave them out of a tournament's config and of
     a live header until it is over (`botarena.server.secrecy`, DESIGN principle 7). Keys that are
     public rules (sizes, turn limits, the choice of a published map) are not listed."""
+    validation_preset: str | None = None
+    """A short preset of the game's that an arena lays over a competition's own config to validate a
+    new version (`specs/arena.md`, Validation: Devops `smoke`); only its keys change, so the
+    competition's wire model and rules stay. None: validation plays the competition's config."""
     test_overrides: Mapping[str, Any] = field(default_factory=dict)
     """Config overrides that keep whole-game checks (the conformance suite) quick."""
     native_result_json: NativeResultWriter | None = None

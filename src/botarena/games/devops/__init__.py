@@ -29,6 +29,7 @@ GAME: GameInfo[DevopsConfig] = GameInfo(
     starter_bots=STARTERS,
     random_bot=RandomBot,
     keyframe_every=25,
+    validation_preset="smoke",  # specs/arena.md: a new version is validated on a 12x12, 60-turn map
     text_renderer=keyframe_text,
     dynamics=Dynamics.SIMULTANEOUS,
     information=Information.HIDDEN,  # bombs show only in a SAPPER's own view (spec 4)
