@@ -1,7 +1,8 @@
 """Slowloris on the upload route (specs/arena.md, Uploads; "Bad input, everywhere"): a client that
 opens `POST .../versions` with a large Content-Length and trickles its body is cut off once the
 policy's `upload_timeout_s` has passed since the route began to read it, with 408 and no version;
-while it trickles it holds no conversion slot and another team's upload goes through.
+while it trickles it holds no conversion slot and another team's upload goes through; and one team
+holds at most `max_parallel_uploads` such bodies at once (the next is 429 before a byte is read).
 
 A real server (`live_arena`: uvicorn over a SQLite store) and raw sockets: each slow client sends its
 head and then one byte at a time from a thread of its own until it is answered. The tests wait on
@@ -191,7 +192,7 @@ def test_uploads_slowloris_holds_no_conversion_slot_and_never_stops_another_team
 ) -> None:
     # a deadline far beyond the test's own work: the slow clients are still trickling while the other
     # team uploads (the first test proves the cut-off itself)
-    served.set_policy(upload_timeout_s=300, max_conversions=2)
+    served.set_policy(upload_timeout_s=300, max_conversions=2, max_parallel_uploads=3)
     site = served.site
     beta, beta_token = add_team(site.arena, site.competition.id, "beta", actor="test")
     for _ in range(3):  # more slow bodies than there are conversion slots
@@ -207,3 +208,32 @@ def test_uploads_slowloris_holds_no_conversion_slot_and_never_stops_another_team
     wait_until(lambda: reading(served) == 0, "the slow bodies given up once their clients left")
     assert site.versions.versions(site.team.id) == []
     assert [v.number for v in site.versions.versions(beta.id)] == [1]
+
+
+def test_uploads_one_team_sends_at_most_max_parallel_uploads_bodies_at_once(
+    served: Served, slow_clients: list[SlowClient]
+) -> None:
+    """Many slow clients of one team (a hostile team holding sockets open until the server runs out of
+    file descriptors): past `max_parallel_uploads` its next upload is 429 at the door, not a byte of
+    it read, while another team uploads as usual; a slot comes back when a slow body ends."""
+    served.set_policy(upload_timeout_s=300, max_parallel_uploads=2)
+    site = served.site
+    beta, beta_token = add_team(site.arena, site.competition.id, "beta", actor="test")
+    slow_clients.extend(SlowClient(served, site.team.id, site.token.text) for _ in range(2))
+    wait_until(lambda: reading(served) == 2, "the team's two slow bodies being read")
+    refused = SlowClient(served, site.team.id, site.token.text)
+    slow_clients.append(refused)
+    status, body = refused.answer()
+    assert status == 429, body
+    assert "already sending 2 uploads (policy max_parallel_uploads)" in body["detail"]
+    assert "\n" not in body["detail"]
+    assert reading(served) == 2 and served.app.state.arena_reading.by_team == {site.team.id: 2}
+    data, headers = multipart(b"print('beta')\n", "bot.py")
+    status, version = call(served, "POST", served.versions_path(beta.id), beta_token.text, data, **headers)
+    assert (status, version["state"]) == (201, "received")
+    assert not any(client.answered_yet() for client in slow_clients[:2])
+    slow_clients[0].close()
+    wait_until(lambda: reading(served) == 1, "a slow body given up once its client left")
+    data, headers = multipart(b"print('alpha')\n", "bot.py")
+    status, version = call(served, "POST", served.versions_path(site.team.id), site.token.text, data, **headers)
+    assert (status, version["state"], version["number"]) == (201, "received", 1)

@@ -52,6 +52,8 @@ class ArenaPolicy(BaseModel):
     # The whole upload body must arrive within this many seconds of the route starting to read it
     # (a client trickling bytes into a large Content-Length is cut off with 408, whatever its pace).
     upload_timeout_s: Annotated[float, Field(gt=0, le=3600)] = 60
+    # How many upload bodies one team may be sending at once (each further one is 429 at the door).
+    max_parallel_uploads: Annotated[int, Field(ge=1, le=64)] = 2
     # Quotas.
     uploads_per_hour: PositiveInt = 6
     uploads_per_day: PositiveInt = 24

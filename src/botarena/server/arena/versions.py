@@ -8,7 +8,8 @@ An upload's body is read by the route itself, never by a framework that would ta
 `Content-Length` over the cap is 413 before a byte is read, and a body that grows past the cap while
 it streams (a chunked one, or one that lies about its length) is 413 as soon as it does. The checks
 and the unpack/pack run in a thread (`arena.uploads.convert`), at most `max_conversions` at once
-server-wide (else 429 with Retry-After). The unpacking happens in a private scratch folder
+server-wide (else 429 with Retry-After), and a team sends at most `max_parallel_uploads` bodies at
+once (else 429 before a byte of the next is read). The unpacking happens in a private scratch folder
 (`arena.uploads.scratch_root`, $BOTARENA_UPLOAD_SCRATCH) that is removed whatever happens; a scratch
 folder that is missing, not writable or full is the server's trouble: 503 with Retry-After, the
 details in the server's log only (they name its folders).
@@ -29,6 +30,7 @@ import hashlib
 import json
 import logging
 import threading
+from collections import Counter
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from typing import Annotated, Any
@@ -187,11 +189,27 @@ def version_out(
 
 
 class Reading:
-    """How many upload bodies are being read now, server-wide (for the stats and the tests: a body
-    being read holds no conversion slot, so a slow client costs a socket and a coroutine only)."""
+    """The upload bodies being read now: server-wide (`now`, for the stats and the tests) and per team.
+    A body being read holds no conversion slot, so a slow client costs a socket and a coroutine only,
+    and a team may hold at most `policy.max_parallel_uploads` of those at once: a hostile team cannot
+    open slow uploads until the server runs out of file descriptors. (On the event loop: no lock.)"""
 
     def __init__(self) -> None:
         self.now = 0
+        self.by_team: Counter[int] = Counter()
+
+    def enter(self, team_id: int, most: int) -> bool:
+        if self.by_team[team_id] >= most:
+            return False
+        self.by_team[team_id] += 1
+        self.now += 1
+        return True
+
+    def leave(self, team_id: int) -> None:
+        self.now -= 1
+        self.by_team[team_id] -= 1
+        if not self.by_team[team_id]:
+            del self.by_team[team_id]
 
 
 async def read_capped(request: Request, cap: int, limit: int, deadline_s: float) -> bytes:
@@ -205,8 +223,6 @@ async def read_capped(request: Request, cap: int, limit: int, deadline_s: float)
             raise HTTPException(400, "Content-Length is not a number")
         if int(declared) > cap:
             raise _too_large(limit)
-    reading: Reading = request.app.state.arena_reading
-    reading.now += 1  # (on the event loop: no lock)
     try:
         async with asyncio.timeout(deadline_s):
             return await _read_body(request, cap, limit)
@@ -219,8 +235,6 @@ async def read_capped(request: Request, cap: int, limit: int, deadline_s: float)
             f"the upload did not arrive within {deadline_s:g} s (policy upload_timeout_s); send it again",
             headers={"Connection": "close"},
         ) from None
-    finally:
-        reading.now -= 1
 
 
 async def _read_body(request: Request, cap: int, limit: int) -> bytes:
@@ -304,6 +318,20 @@ class _Upload:
         self.policy = policy
         self.conversions = request.app.state.arena_conversions
         self.now = wall_clock(request)
+
+    async def read(self, cap: int, limit: int) -> bytes:
+        """The body (`read_capped`), read in one of the team's `max_parallel_uploads` slots: 429, and
+        not a byte read, while the team already sends that many."""
+        reading: Reading = self.request.app.state.arena_reading
+        most = self.policy.max_parallel_uploads
+        if not reading.enter(self.team.id, most):
+            refused = too_many(5, f"the team is already sending {most} uploads (policy max_parallel_uploads)")
+            refused.headers = {**(refused.headers or {}), "Connection": "close"}  # its body is never read
+            raise refused
+        try:
+            return await read_capped(self.request, cap, limit, self.policy.upload_timeout_s)
+        finally:
+            reading.leave(self.team.id)
 
     def precheck(self, key: str | None) -> None:
         """429 over a quota before any conversion work (an upload repeating a known key is answered)."""
@@ -392,7 +420,7 @@ async def _take_file(upload: _Upload, body: bytes, sent_key: str | None) -> tupl
         413: {"description": "larger than the policy's max_upload_mb"},
         415: {"description": "not a file, zip, tar.gz or URL"},
         422: {"description": "refused, with a code"},
-        429: {"description": "over a quota, or too many conversions at once"},
+        429: {"description": "over a quota, too many conversions at once, or the team's parallel uploads"},
         503: {"description": "the server's scratch folder cannot take the upload now (retry later)"},
     },
 )
@@ -418,10 +446,10 @@ async def post_version(
     upload = _Upload(request, versions, team, policy)
     if kind == "multipart/form-data":
         cap = policy.max_upload_bytes + MULTIPART_SLACK
-        body = await read_capped(request, cap, policy.max_upload_bytes, policy.upload_timeout_s)
+        body = await upload.read(cap, policy.max_upload_bytes)
         row, created = await _take_file(upload, body, key)
     elif kind == "application/json":
-        body = await read_capped(request, MAX_JSON_BYTES, MAX_JSON_BYTES, policy.upload_timeout_s)
+        body = await upload.read(MAX_JSON_BYTES, MAX_JSON_BYTES)
         row, created = await _take_url(upload, body, key)
     else:
         raise HTTPException(415, "send a multipart form with the field 'file', or JSON {url} for a URL entry")
