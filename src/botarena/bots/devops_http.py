@@ -12,9 +12,10 @@ once (one handoff per faction batch, not per call). For `http://` services each 
 kept-alive connections with TCP_NODELAY and speaks HTTP/1.1 itself (prebuilt request bytes, the
 httptools C parser, callbacks instead of a task per call): the host's cost per call is what limits a
 turn of 1,020 calls (`benchmarks/devops_http_host.py`). Other schemes (`https://`) go through
-aiohttp. A call cut off by its deadline drops its connection, so a late response is never read as
-another call's; a request that meets a kept-alive connection the service had just closed (nothing
-received) is sent once more on a new connection, within its deadline.
+aiohttp, the certificate checked for the URL's host with `bots.http.tls_context()`. A call cut off
+by its deadline drops its connection, so a late response is never read as another call's; a request
+that meets a kept-alive connection the service had just closed (nothing received) is sent once more
+on a new connection, within its deadline.
 
 Statuses (spec 5.2): no complete reply in time is TIMEOUT `deadline` (or `turn_budget`); a refused,
 reset or failed connection is CRASHED `transport`; a status outside 200-299 is CRASHED `http_status`,
@@ -36,6 +37,7 @@ import concurrent.futures
 import contextlib
 import errno
 import socket
+import ssl
 from typing import Any, cast
 from urllib.parse import urlsplit
 
@@ -51,7 +53,7 @@ except ImportError:  # pragma: no cover - depends on the installation
     HAVE_HTTPTOOLS = False
 
 from botarena.bots.base import Bot, BotLog
-from botarena.bots.http import SECURE_KEY_HEADER, shared_loop
+from botarena.bots.http import SECURE_KEY_HEADER, shared_loop, tls_context
 from botarena.core.protocol import MessageType, Reply, Request
 from botarena.core.status import Status, Warning
 
@@ -137,7 +139,9 @@ class DevopsHttpBot(Bot):
         if lean and self._pool is None and parts.hostname:
             self._pool = self._new_pool(parts.hostname, parts.port or 80, parts.netloc, parts.path)
         if self._session is None and (self._pool is None or self.fetch_logs):
-            self._session = asyncio.run_coroutine_threadsafe(self._new_session(), shared_loop()).result(10.0)
+            tls = tls_context()  # here, in the caller's thread: its first call reads files
+            made = asyncio.run_coroutine_threadsafe(self._new_session(tls), shared_loop())
+            self._session = made.result(10.0)
 
     def _new_pool(self, host: str, port: int, netloc: str, path: str) -> _Pool:
         lines = [f"Host: {netloc.rpartition('@')[2]}", "User-Agent: botarena"]
@@ -146,10 +150,11 @@ class DevopsHttpBot(Bot):
         path_bytes = (path + "/moves/").encode()
         return _Pool(host, port, path_bytes, tail.encode("latin-1"), self.max_body_bytes, self.resolver)
 
-    async def _new_session(self) -> aiohttp.ClientSession:
+    async def _new_session(self, tls: ssl.SSLContext) -> aiohttp.ClientSession:
         connector = aiohttp.TCPConnector(
-            limit=self.max_parallel + 1, keepalive_timeout=60.0, ttl_dns_cache=300, resolver=self.resolver
-        )
+            limit=self.max_parallel + 1, keepalive_timeout=60.0, ttl_dns_cache=300, resolver=self.resolver,
+            ssl=tls,
+        )  # fmt: skip
         return aiohttp.ClientSession(connector=connector, headers=self.headers, auto_decompress=True)
 
     def close(self) -> BotLog:

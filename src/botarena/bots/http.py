@@ -25,6 +25,12 @@ so the bot never looks its host up itself (no DNS rebinding between the check an
 secure key goes out as the `X-SECURE-KEY` header of every call and nowhere else (not in `describe`,
 a warning or the log).
 
+Every `https://` call of every HTTP bot verifies the service's certificate for the URL's host (never
+the address connected to) with one context, `tls_context()`: the system's trust store, as
+`SSL_CERT_FILE` / `SSL_CERT_DIR` name it when the first https bot opens. The arena's TLS check before
+a URL entry's match (`bots.urls.check_tls`) uses the same context, so it accepts exactly what the
+calls accept.
+
 aiohttp is a dependency of every install (issue 26: `pip install .` plays HTTP bots).
 """
 
@@ -32,6 +38,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
+import ssl
 import threading
 import time
 from collections.abc import Mapping
@@ -67,6 +75,16 @@ _Outcome = tuple[Status, Any, str | None, list[Warning], float]
 
 _loop: asyncio.AbstractEventLoop | None = None
 _loop_lock = threading.Lock()
+
+
+@functools.cache
+def tls_context() -> ssl.SSLContext:
+    """The context every https call of an HTTP bot verifies with (module docstring): certificate and
+    host name checked against the system's trust store. Made once, on first use and off the event
+    loop (it reads the trust store from disk)."""
+    context = ssl.create_default_context()
+    context.set_alpn_protocols(["http/1.1"])  # what aiohttp's own default offers: it speaks no h2
+    return context
 
 
 def _run_loop(loop: asyncio.AbstractEventLoop) -> None:
@@ -127,7 +145,8 @@ class HttpBot(Bot):
         self._disconnected = False
         loop = shared_loop()
         if self._session is None:
-            self._session = asyncio.run_coroutine_threadsafe(self._new_session(), loop).result(10.0)
+            tls = tls_context()  # here, in the caller's thread: its first call reads files
+            self._session = asyncio.run_coroutine_threadsafe(self._new_session(tls), loop).result(10.0)
 
     def seal(self, resolver: AbstractResolver, secure_key: str | None) -> None:
         """Pin the bot to `resolver`'s addresses and send `secure_key` (see `Sealable`); before `open`."""
@@ -135,9 +154,10 @@ class HttpBot(Bot):
         self._resolver = resolver
         self._secure_key = secure_key
 
-    async def _new_session(self) -> aiohttp.ClientSession:
+    async def _new_session(self, tls: ssl.SSLContext) -> aiohttp.ClientSession:
         # With a pinned resolver the connector asks it alone: no system lookup of the host, ever.
-        connector = aiohttp.TCPConnector(limit=4, keepalive_timeout=60.0, resolver=self._resolver)
+        # `tls` applies to https URLs only; the server name it checks is the URL's host.
+        connector = aiohttp.TCPConnector(limit=4, keepalive_timeout=60.0, resolver=self._resolver, ssl=tls)
         headers = dict(self.headers)
         if self._secure_key:
             headers[SECURE_KEY_HEADER] = self._secure_key

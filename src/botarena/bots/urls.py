@@ -24,9 +24,17 @@ redirect (bots/http.py, bots/devops_http.py), so a 3xx cannot lead a call anywhe
 On a worker, `sealed_url_bot` does both for a URL entry right before its match, from the entry's
 config artifact (`{"kind": "arena-url", "url", "secure_key"}`, arena/uploads.py) and the
 competition's allow-list the task carries (`MatchTask.url_allow`), so the worker needs no store
-beyond the artifact: the URL is checked again, and the game's HTTP bot is sealed
-(`botarena.bots.http.Sealable`): pinned to the checked addresses, its secure key sent as
-`X-SECURE-KEY` and kept out of everything it describes or logs.
+beyond the artifact: the URL is checked again (for https, its certificate too), and the game's
+HTTP bot is sealed (`botarena.bots.http.Sealable`): pinned to the checked addresses, its secure key
+sent as `X-SECURE-KEY` and kept out of everything it describes or logs.
+
+An `https` entry must also prove it is the host: before its match, `check_tls` makes one TLS
+handshake with a checked address, naming the host (SNI) and checking the certificate for the host
+with the context the bot's calls use (`bots.http.tls_context`). A certificate refused (another
+host's, an untrusted CA's, expired) or a service that speaks no TLS refuses the entry as an address
+would be (`unreachable`, the TLS error in one line): nothing is sent over that connection, so no
+request and no secure key ever reaches a service whose certificate failed. A connection that cannot
+be made at all is not refused here: the match's calls report it, as for `http`.
 """
 
 from __future__ import annotations
@@ -36,6 +44,8 @@ import functools
 import ipaddress
 import re
 import socket
+import ssl
+import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -85,6 +95,7 @@ IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 IpNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 RESOLVE_TIMEOUT_S = 5.0
+TLS_CHECK_TIMEOUT_S = 5.0
 SCHEMES = {"http": 80, "https": 443}
 MAX_URL_LENGTH = 2048
 _NUMERIC_LABEL = re.compile(r"(?:0x[0-9a-f]*|[0-9]+)", re.IGNORECASE)
@@ -291,6 +302,47 @@ def _range_refusal(address: IpAddress) -> str | None:
     return next((reason for failed, reason in checks if failed), None)
 
 
+def check_tls(
+    checked: CheckedUrl, context: ssl.SSLContext, *, timeout_s: float = TLS_CHECK_TIMEOUT_S
+) -> None:
+    """For an https URL: one TLS handshake with the first checked address that takes a connection,
+    its certificate checked for `checked.host` with `context`; UrlRejected `unreachable` with the TLS
+    error in one line if it is refused (module docstring). Sends nothing; an http URL is not touched."""
+    if checked.scheme != "https":
+        return
+    deadline = time.monotonic() + timeout_s
+    for address in checked.addresses:
+        try:
+            sock = socket.create_connection((address, checked.port), timeout=_left(deadline))
+        except OSError:  # not taking connections: the match's calls say so (module docstring)
+            continue
+        with sock:
+            sock.settimeout(_left(deadline))
+            try:
+                with context.wrap_socket(sock, server_hostname=checked.host):
+                    return  # verified; closed at once, nothing written
+            except ssl.SSLEOFError:  # closed mid-handshake: a connection failure, not a certificate
+                return
+            except ssl.SSLError as exc:
+                raise UrlRejected(UrlRejection.UNREACHABLE, _tls_refusal(checked, exc)) from None
+            except OSError:  # a reset or a timeout mid-handshake: as a refused connection
+                return
+
+
+def _left(deadline: float) -> float:
+    return max(0.01, deadline - time.monotonic())
+
+
+def _tls_refusal(checked: CheckedUrl, exc: ssl.SSLError) -> str:
+    """One line: the host, and why its TLS handshake failed."""
+    if isinstance(exc, ssl.SSLCertVerificationError):
+        why = f"its certificate is refused: {exc.verify_message or exc.reason}"
+    else:
+        why = f"the TLS handshake failed: {exc.reason or exc}"
+    line = f"{checked.host}:{checked.port}: {why}"
+    return " ".join(line.split())[:300]
+
+
 class PinnedResolver(AbstractResolver):
     """An aiohttp resolver that answers only the checked host, with only its checked addresses: a
     match's connector uses it so the address called is the address checked (no second lookup)."""
@@ -345,9 +397,10 @@ def sealed_url_bot(
     own_addresses: Iterable[str] | None = None,
 ) -> Bot:
     """The bot of a URL entry whose config artifact is `config`, checked now (UrlRejected with its
-    code and one line) and sealed: it connects only to the addresses just checked and sends the
-    entry's secure key as `X-SECURE-KEY` (module docstring). ValueError for a config that is none."""
-    from botarena.bots.http import HttpBot, Sealable
+    code and one line: its address, and for https its certificate) and sealed: it connects only to
+    the addresses just checked and sends the entry's secure key as `X-SECURE-KEY` (module
+    docstring). ValueError for a config that is none."""
+    from botarena.bots.http import HttpBot, Sealable, tls_context
     from botarena.bots.resolve import url_bot_factory
 
     entry = read_url_config(config)
@@ -355,6 +408,7 @@ def sealed_url_bot(
     if not isinstance(url, str) or not (key is None or isinstance(key, str)):
         raise ValueError("an arena URL entry's config names no URL")
     checked = check_url(url, match_policy(url_allow), resolve=resolve, own_addresses=own_addresses)
+    check_tls(checked, tls_context())  # the key goes only where the certificate names the host
     native = url_bot_factory(game)
     bot = native(checked.url) if native is not None else HttpBot(checked.url)
     if not isinstance(bot, Sealable):  # it would look the host up itself: never played unpinned
@@ -372,6 +426,7 @@ __all__ = [
     "UrlPolicy",
     "UrlRejected",
     "UrlRejection",
+    "check_tls",
     "check_url",
     "match_policy",
     "read_url_config",
