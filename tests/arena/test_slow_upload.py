@@ -235,5 +235,7 @@ def test_uploads_one_team_sends_at_most_max_parallel_uploads_bodies_at_once(
     slow_clients[0].close()
     wait_until(lambda: reading(served) == 1, "a slow body given up once its client left")
     data, headers = multipart(b"print('alpha')\n", "bot.py")
-    status, version = call(served, "POST", served.versions_path(site.team.id), site.token.text, data, **headers)
+    status, version = call(
+        served, "POST", served.versions_path(site.team.id), site.token.text, data, **headers
+    )
     assert (status, version["state"], version["number"]) == (201, "received", 1)
