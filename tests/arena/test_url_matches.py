@@ -1,6 +1,7 @@
 """URL entries sealed at match time (specs/arena.md: URL entries, Bad input, Security's URL zoo; goal
-G9): a URL entry's host is checked again right before every match, on the worker, against the
-competition's allow-list the task carries, and its bot connects only to the addresses just checked
+G9): a URL entry's host is checked again right before every match, on the worker (only there: the
+coordinator looks no name up), against the competition's allow-list the task carries, and its bot
+connects only to the addresses just checked
 (never a lookup of its own: no DNS rebinding between the check and the call); its secure key goes
 out as `X-SECURE-KEY` and nowhere else; a refusal fails the match as the entry's fault alone; a URL
 entry that never answers at validation is rejected `unreachable`.
@@ -336,26 +337,28 @@ def test_g9_a_name_rebound_to_loopback_after_registration_is_refused_at_match_ti
 
 
 @pytest.mark.timeout(120)
-def test_g9_the_worker_checks_again_and_refuses_a_name_rebound_after_the_coordinators_check(
+def test_g9_only_the_worker_looks_a_url_entry_up_so_a_stalling_name_never_holds_the_coordinator(
     sqlite_store: Store,
     names: Names,
     services: Callable[..., Service],
     coordinated: Callable[[World], Run],
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The coordinator's check still sees the team's address, the worker's (right before the match)
-    sees loopback: the worker refuses, the match fails as the entry's fault (`unreachable`, never a
-    platform retry), and the loopback service receives nothing."""
+    """Every lookup of the entry's name happens on the worker, right before its match (none in the
+    coordinator's loop, where a team's slow resolver would hold every competition's scheduling up to
+    the lookup's timeout); here the worker's lookup sees loopback and refuses: the match fails as the
+    entry's fault (`unreachable`, never a platform retry) and the loopback service receives nothing."""
     team = services(host=TEAM_ADDRESS)
     loopback = services(host=LOOPBACK, port=team.port)
     names.table["team.example"] = [TEAM_ADDRESS]
     world = url_world(sqlite_store)
     version = register(world, 0, f"http://team.example:{team.port}/bot", KEY)
     run = coordinated(world)
-    real = urls.system_resolver
+    lookups: list[bool] = []  # for each lookup: whether a worker made it
 
     def worker_sees_loopback(host: str, port: int) -> Sequence[str]:
-        return [LOOPBACK] if run.executor.on_worker else real(host, port)
+        lookups.append(run.executor.on_worker)
+        return [LOOPBACK]
 
     monkeypatch.setattr(urls, "system_resolver", worker_sees_loopback)
     run.until(run.settled(version))
@@ -364,6 +367,7 @@ def test_g9_the_worker_checks_again_and_refuses_a_name_rebound_after_the_coordin
     assert one_line(found.reason).startswith(
         "refused at match time: t0#1: team.example resolves to 127.0.0.1"
     )
+    assert lookups and all(lookups), lookups
     assert run.coordinator.summary.platform_failures == 0
     assert run.executor.tasks and all(t.url_allow == (TEAM_NET,) for t in run.executor.tasks)
     assert loopback.seen == [] and team.seen == []

@@ -476,7 +476,9 @@ class ArenaCoordinator:
 
     def prepare(self, plan: MatchPlan, now: float) -> MatchPlan | None:
         """The plan's match row (made once per key); None when it needs no task: a validation game a
-        killed run had finished (judged from the store), or a URL entry refused before the call."""
+        killed run had finished (judged from the store). A URL entry's address is not looked up here:
+        the worker checks it right before the match (`bots.urls.sealed_url_bot`), so a name whose
+        resolver or TLS handshake stalls holds its own match only, never the coordinator's loop."""
         key = self.key_of(plan)
         versions = {seat: v for seat, v in enumerate(plan.seats) if isinstance(v, int)}
         match_id = self.match_ids.get(key)
@@ -493,11 +495,6 @@ class ArenaCoordinator:
             if row is not None and row.status == "finished" and row.replay_hash:
                 self._validation_result(plan, self.store.load_replay(row.replay_hash), now)
                 return None
-        refused = self.url_refusal(plan)
-        if refused is not None:
-            culprit, error = refused
-            self.bot_failed(plan, error, now, unreachable=True, culprits={culprit})
-            return None
         self.live_attempt[key] = plan.attempt
         return plan
 
@@ -507,21 +504,6 @@ class ArenaCoordinator:
             return
         if self.runs.set_state(version, VersionState.VALIDATING.value, only_from=[received]):
             self.state[version] = VersionState.VALIDATING
-
-    def url_refusal(self, plan: MatchPlan) -> tuple[int, str] | None:
-        """A URL entry's address checked before the match (bots.urls.check_url): the refused version
-        and why, in one line. The worker checks it again and connects only to what it checked."""
-        from botarena.bots.urls import UrlRejected, check_url
-
-        for version in plan.versions:
-            entry = self.versions.get(version)
-            if entry is None or entry.kind != VersionKind.URL or entry.spec is None:
-                continue
-            try:
-                check_url(entry.spec, self.policy)
-            except UrlRejected as exc:
-                return version, f"{entry.team_name} #{entry.number}: {exc.detail}"
-        return None
 
     def submit(self, plans: list[MatchPlan]) -> None:
         keys = tuple(self.key_of(plan) for plan in plans)
