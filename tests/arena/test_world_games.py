@@ -268,9 +268,9 @@ def test_world_devops_uploaded_factions_in_one_rated_match(store: Store) -> None
     """Uploaded Devops factions (the Python kit over the generic protocol, sandboxed) in a world,
     paced as the course is (`turn_interval_ms`, DV-51): a match's timeout is counted from its pace,
     never from the coordinator's guess. Here the guess alone would time every match out at 0.4 s
-    (40 x 0.01 s), under the 1 s the pace takes at the least (10 turns at 100 ms): every world match
+    (40 x 0.01 s), under the 1 s the pace takes at the least (50 turns at 20 ms): every world match
     would be cancelled as overdue, replayed until given up, and the next one the same, forever."""
-    config = {**get_game("devops").test_overrides, "turn_limit": 10, "turn_interval_ms": 100}
+    config = {**get_game("devops").test_overrides, "turn_limit": 50, "turn_interval_ms": 20}
     policy = {**ONE_VALIDATION, "match_timeout_factor": 40}
     world = open_game_world(store, "devops", 3, players=3, config=config, **policy)
     sources = [
@@ -279,7 +279,7 @@ def test_world_devops_uploaded_factions_in_one_rated_match(store: Store) -> None
     versions, match = play_world(world, sources, replace(FAST, expected_match_s=0.01))
     check_played(world, versions, match)
     assert all(m.attempts == 1 for m in world.runs.matches(world.competition.tournament_id))  # none overdue
-    check_validated_on_smoke(world, kept={"turn_interval_ms": 100})
+    check_validated_on_smoke(world, kept={"turn_interval_ms": 20})
 
 
 def check_validated_on_smoke(world: World, kept: dict[str, Any]) -> None:
