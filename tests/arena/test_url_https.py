@@ -17,8 +17,12 @@ first use, so the fixture sets the variable and lets that context be made again 
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import ssl
+import subprocess
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,9 +40,10 @@ from botarena.core.protocol import MessageType, Request
 from botarena.core.registry import get_game
 from botarena.core.status import Status
 from botarena.store import Store
+from waiting import wait_until
 
 from . import test_url_matches as url_matches
-from .arena_world import World
+from .arena_world import STARTER, World
 from .test_url_matches import (
     KEY,
     LOOPBACK,
@@ -401,3 +406,59 @@ def test_url_entries_the_tls_check_tries_the_next_checked_address_and_names_the_
         closed.bind((LOOPBACK, service.port))
         check_tls(checked_at(f"https://{HOST}:{service.port}/", [LOOPBACK, TEAM_ADDRESS]), tls_context())
     assert service.server_names == [HOST] and service.seen == []
+
+
+# ------------------------------------------------------------------------------ in `arena run`
+
+
+@pytest.mark.timeout(300)
+def test_url_entries_arena_runs_pool_workers_trust_the_ca_of_ssl_cert_file(
+    ca: Tls, sqlite_store: Store, services: Callable[..., Service], tmp_path: Path
+) -> None:
+    """The real command: `botarena arena run` in its own process, its matches in pool worker
+    processes, started with `SSL_CERT_FILE` naming the test CA (how an organizer makes a course's
+    own CA trusted). An https entry whose certificate comes from that CA becomes active and plays a
+    rated match with its key; one from a CA outside the bundle is rejected `unreachable` with the TLS
+    error, and its service never receives a request. (In-process tests cannot show this: a pool's
+    forkserver keeps the environment it was first started with.) The certificates name the address
+    itself, so nothing here depends on a resolver."""
+    trusted = tls_service(services, host=LOOPBACK, tls=ca.server(LOOPBACK))
+    untrusted = tls_service(services, host=LOOPBACK, tls=ca.server(LOOPBACK, trusted=False))
+    world = url_world(sqlite_store, 3, url_allow=(LOOPBACK_NET,))
+    with pytest.MonkeyPatch.context() as patch:  # registration only: the command looks for itself
+        patch.setattr(urls, "server_addresses", lambda: frozenset())
+        good = register(world, 0, f"https://{LOOPBACK}:{trusted.port}/bot", KEY)
+        bad = register(world, 1, f"https://{LOOPBACK}:{untrusted.port}/bot", KEY)
+    starter = world.upload(world.teams[2], STARTER)
+    command = [sys.executable, "-m", "botarena", "arena", "run", "--competition", str(world.competition.id)]
+    process = subprocess.Popen(
+        [*command, "--db", sqlite_store.connect_url, "--workers", "1"],
+        cwd=tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"}, start_new_session=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+
+    def rated_between(first: int, second: int) -> list[Any]:
+        finished = world.runs.matches(world.competition.tournament_id, statuses=["finished"], kind="rated")
+        return [m for m in finished if {first, second} <= set(m.versions.values())]
+
+    def settled() -> bool:
+        assert process.poll() is None, f"arena run ended early: {process.communicate()}"
+        return world.version(bad).state == "rejected" and bool(rated_between(good, starter))
+
+    try:
+        wait_until(settled, "the untrusted entry rejected and a rated match of the trusted one",
+                   seen=lambda: (world.version(good).state, world.version(bad).state))  # fmt: skip
+    finally:
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=120)
+    assert process.returncode == 0, err
+    assert world.version(good).state == "active"
+    rated = rated_between(good, starter)[0]
+    seat = next(seat for seat, version in rated.versions.items() if version == good)
+    assert rated.statuses is not None and set(rated.statuses[seat]) == {"OK"}, rated.statuses
+    refused = world.version(bad)
+    assert refused.reason_code == "unreachable"
+    assert "unable to get local issuer certificate" in one_line(refused.reason) and KEY not in refused.reason
+    assert untrusted.seen == []  # handshakes were tried (naming no server: the URL is an address)
+    assert untrusted.server_names and set(untrusted.server_names) == {None}
+    assert trusted.seen and {(s.host, s.key) for s in trusted.seen} == {(f"{LOOPBACK}:{trusted.port}", KEY)}

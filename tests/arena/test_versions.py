@@ -9,13 +9,21 @@ import asyncio
 import io
 import json
 import tarfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import orjson
 import pytest
+from sqlalchemy import event, func, select
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.orm import Session
 
+from botarena.arena.competitions import policy_of
+from botarena.arena.uploads import Sent, convert, register_upload
 from botarena.bots.urls import read_url_config
-from botarena.store.arena_versions import ArenaVersions, seat_name
+from botarena.store.arena_versions import ArenaVersions, QuotaExceeded, seat_name
+from botarena.store.models import Artifact, BotVersion, Version
 
 from .conftest import ArenaApp
 from .forms import bot_source, bot_zip, move_version, multipart
@@ -233,6 +241,64 @@ def test_routes_upload_429_while_max_conversions_run(arena_app: ArenaApp) -> Non
     finally:
         conversions.leave()
     assert arena_app.upload(competition.id, team.id, token, bot_source("x")).status == 201
+
+
+# ------------------------------------------------------------------ one transaction per upload
+
+
+def _stored_rows(app: ArenaApp) -> tuple[int, int, int]:
+    """How many artifacts, bot versions and arena versions the store holds."""
+    with app.store.read_session("count") as session:
+        return tuple(  # type: ignore[return-value]
+            int(session.scalar(select(func.count()).select_from(table)) or 0)
+            for table in (Artifact, BotVersion, Version)
+        )
+
+
+@contextmanager
+def _disk_fails_at_the_version_insert() -> Iterator[None]:
+    """Every flush that would insert an arena version fails as a full disk would: after the upload's
+    artifact and bot version are written in the same transaction, before it commits."""
+
+    def fail(session: Session, *_: object) -> None:
+        if any(isinstance(row, Version) for row in session.new):
+            raise OperationalError("INSERT INTO versions", {}, Exception("database or disk is full"))
+
+    event.listen(Session, "before_flush", fail)
+    try:
+        yield
+    finally:
+        event.remove(Session, "before_flush", fail)
+
+
+def test_g11_an_upload_whose_last_write_fails_leaves_no_artifact_and_no_bot_version(
+    arena_db_app: ArenaApp,
+) -> None:
+    app = arena_db_app
+    competition, _, team, token = _team(app)
+    before = _stored_rows(app)
+    with _disk_fails_at_the_version_insert():
+        failed = app.upload(competition.id, team.id, token, bot_source("lost"), key="k-lost")
+    assert failed.status == 503 and "store unavailable" in failed.json()["detail"], failed.text
+    assert _stored_rows(app) == before  # not the artifact, not the bot version: one rollback
+    again = app.upload(competition.id, team.id, token, bot_source("lost"), key="k-lost")
+    assert again.status == 201, again.text  # the retry with the same key is a new upload
+    artifacts, bot_versions, versions = before
+    assert _stored_rows(app) == (artifacts + 1, bot_versions + 1, versions + 1)
+
+
+def test_g11_an_upload_refused_by_a_quota_in_its_transaction_writes_nothing(arena_db_app: ArenaApp) -> None:
+    """Two uploads of one team can both pass the route's early quota look; the transaction judges the
+    second again, and what it refuses leaves no bytes behind (an over-quota team cannot fill the store)."""
+    app = arena_db_app
+    competition, _, team, token = _team(app, kept_versions=1)
+    assert app.upload(competition.id, team.id, token, bot_source("kept")).status == 201
+    before = _stored_rows(app)
+    policy = policy_of(competition)
+    packed = convert(bot_source("over the quota"), "bot.py", policy)
+    with pytest.raises(QuotaExceeded, match="1 versions kept"):
+        register_upload(ArenaVersions(app.arena), team, packed, policy, Sent(), at=app.wall())
+    assert _stored_rows(app) == before
 
 
 def test_routes_upload_activate_false_is_refused_in_one_line(arena_app: ArenaApp) -> None:

@@ -46,7 +46,7 @@ from botarena.arena.vocabulary import Phase, VersionKind
 from botarena.bots.artifacts import PackedBot
 from botarena.bots.urls import URL_CONFIG_KIND, CheckedUrl, Resolver, check_url
 from botarena.store.arena import CompetitionRow, TeamRow
-from botarena.store.arena_versions import ArenaVersions, NewVersion, Quotas, VersionRow
+from botarena.store.arena_versions import ArenaVersions, NewVersion, Quotas, VersionBot, VersionRow
 
 log = logging.getLogger(__name__)
 
@@ -164,17 +164,12 @@ def register_upload(
     *,
     at: datetime,
 ) -> tuple[VersionRow, bool]:
-    """Store the artifact, register it as a version of the team's bot and add the arena version
-    (the existing one, False, for the same digest or idempotency key). QuotaExceeded,
+    """Add the upload as the team's version, its artifact and bot version stored in the same
+    transaction (the existing one, False, for the same digest or idempotency key). QuotaExceeded,
     IdempotencyKeyReused from the store."""
-    store = versions.store
-    store.put_artifact(packed.digest, packed.data)
-    game, name = versions.team_bot(team.id)
-    bot = store.register_bot(
-        game, name, packed.run_spec, packed.digest, artifact=packed.digest, run_spec=packed.run_spec
-    )
+    bot = VersionBot(packed.run_spec, packed.data, packed.run_spec)
     new = NewVersion(
-        team.id, VersionKind.UPLOAD.value, packed.digest, bot.id, len(packed.data), sent.note, sent.key
+        team.id, VersionKind.UPLOAD.value, packed.digest, bot, len(packed.data), sent.note, sent.key
     )
     return versions.add_version(new, quotas_of(policy), at=at)
 
@@ -205,14 +200,9 @@ def register_url(
     """Check the URL (UrlRejected with its code) and add it as the team's version; its secure key
     goes into the bot version's config artifact, write-only (module docstring)."""
     checked = check_url(url, policy, resolve=resolve)
-    config = url_config(checked, secure_key)
-    config_digest = hashlib.sha256(config).hexdigest()
-    store = versions.store
-    store.put_artifact(config_digest, config)
-    game, name = versions.team_bot(team.id)
-    bot = store.register_bot(game, name, checked.url, config_digest, artifact=config_digest)
+    bot = VersionBot(checked.url, url_config(checked, secure_key))
     digest = url_digest(checked.url, secure_key)
-    new = NewVersion(team.id, VersionKind.URL.value, digest, bot.id, 0, sent.note, sent.key)
+    new = NewVersion(team.id, VersionKind.URL.value, digest, bot, 0, sent.note, sent.key)
     return versions.add_version(new, quotas_of(policy), at=at)
 
 

@@ -24,6 +24,7 @@ while it ran.
 
 from __future__ import annotations
 
+import hashlib
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
@@ -136,14 +137,25 @@ class Quotas:
 
 
 @dataclass(frozen=True, slots=True)
+class VersionBot:
+    """The bot version a new arena version runs, registered under the team's bot: its spec, how a
+    worker runs it (`run_spec`, None for a URL entry), and the artifact it runs from (kept under its
+    sha256, which is also the bot version's digest)."""
+
+    spec: str
+    artifact: bytes
+    run_spec: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class NewVersion:
-    """A version to add: the team, its kind, its identity (`source_digest`), the bot version it runs,
-    the size it adds to the team's bytes, and what the team sent with it."""
+    """A version to add: the team, its kind, its identity (`source_digest`), the bot it runs, the
+    size it adds to the team's bytes, and what the team sent with it."""
 
     team_id: int
     kind: str
     source_digest: str
-    bot_version_id: int
+    bot: VersionBot
     size: int
     note: str | None = None
     idempotency_key: str | None = None
@@ -247,16 +259,6 @@ class ArenaVersions:
 
     # --------------------------------------------------------------------------- reading
 
-    def team_bot(self, team_id: int) -> tuple[str, str]:
-        """(game, name) of the team's `bots` row, under which its versions are registered."""
-        with self.store.read_session("cannot read the team's bot") as session:
-            found = session.execute(
-                select(Bot.game, Bot.name).join(Team, Team.bot_id == Bot.id).where(Team.id == team_id)
-            ).first()
-        if found is None:
-            raise StoreError(f"no team {team_id}")
-        return str(found[0]), str(found[1])
-
     def competition_of_tournament(self, tournament_id: int) -> CompetitionRow | None:
         """The competition whose own tournament this is (None: a plain tournament)."""
         with self.store.read_session("cannot read competitions") as session:
@@ -328,13 +330,17 @@ class ArenaVersions:
         """The team's version for `new`: (the existing one, False) when the team already has this
         source digest or sent this idempotency key with it; else (a new version `received`, True),
         numbered after the team's last, superseding its queued versions. IdempotencyKeyReused for a
-        key sent before with other bytes; QuotaExceeded over a quota."""
+        key sent before with other bytes; QuotaExceeded over a quota.
+
+        One transaction stores the artifact, the bot version and the arena version, so a process
+        killed (or a quota refused) part way leaves none of them, and a known upload writes nothing."""
         with self.store.write_session(f"cannot add a version to team {new.team_id}") as session:
-            _lock_team(session, new.team_id)
+            team = _lock_team(session, new.team_id)
             existing = _existing(session, new)
             if existing is not None:
                 return existing, False
             _check_quotas(session, new.team_id, quotas, new.size, at)
+            bot_version_id = self._register_team_bot(session, team, new.bot)
             latest = session.scalar(select(func.max(Version.number)).where(Version.team_id == new.team_id))
             number = (latest or 0) + 1
             for queued in session.scalars(
@@ -346,7 +352,7 @@ class ArenaVersions:
             version = Version(
                 team_id=new.team_id,
                 number=number,
-                bot_version_id=new.bot_version_id,
+                bot_version_id=bot_version_id,
                 kind=new.kind,
                 source_digest=new.source_digest,
                 state="received",
@@ -357,6 +363,18 @@ class ArenaVersions:
             session.add(version)
             session.flush()
             return _row(VersionRow, version), True
+
+    def _register_team_bot(self, session: Session, team: Team, bot: VersionBot) -> int:
+        """The id of `bot` as a version of the team's `bots` row, its artifact stored, in `session`."""
+        owner = session.get(Bot, team.bot_id)
+        if owner is None:
+            raise StoreError(f"team {team.id} has no bot")
+        digest = hashlib.sha256(bot.artifact).hexdigest()
+        self.store.put_artifact_in(session, digest, bot.artifact)
+        registered = self.store.register_bot_in(
+            session, owner.game, owner.name, bot.spec, digest, artifact=digest, run_spec=bot.run_spec
+        )
+        return registered.id
 
     def activate(self, version_id: int, *, at: datetime) -> VersionRow:
         """A `ready` version becomes its team's only active one (the previous active retires); an
@@ -890,6 +908,7 @@ __all__ = [
     "SeatInfo",
     "StateRefused",
     "StatsRow",
+    "VersionBot",
     "VersionRow",
     "percentiles",
     "seat_name",

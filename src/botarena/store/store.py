@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Connection, Engine, Select, bindparam, delete, func, insert, select, update
+from sqlalchemy import Connection, Engine, Executable, Select, bindparam, delete, func, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, selectinload, sessionmaker
@@ -276,14 +276,30 @@ class Store:
         """The version of bot (game, name) with this spec and digest, created if new (versions count
         1, 2, ... per bot). `artifact` (put first with `put_artifact`) and `run_spec` say how workers
         run it from the store; a version found already keeps its own (the digest covers them)."""
-        stored_digest = digest or ""
         with self._writing(f"cannot register bot {name!r}") as session:
-            if self.dialect == "postgresql":
-                # Registrations are rare: one at a time (the lock is released at commit), so two
-                # processes registering the same bot cannot both create it or number two versions alike.
-                # (On SQLite, BEGIN IMMEDIATE has the same effect.)
-                session.execute(select(func.pg_advisory_xact_lock(eng.REGISTER_LOCK)))
-            return self._register_bot(session, game, name, spec, stored_digest, artifact, run_spec)
+            return self.register_bot_in(
+                session, game, name, spec, digest, artifact=artifact, run_spec=run_spec
+            )
+
+    def register_bot_in(
+        self,
+        session: Session,
+        game: str,
+        name: str,
+        spec: str,
+        digest: str | None = None,
+        *,
+        artifact: str | None = None,
+        run_spec: str | None = None,
+    ) -> BotVersionRow:
+        """`register_bot` inside the caller's write transaction (`write_session`), so a repository
+        can register a bot version and the rows that refer to it in one commit."""
+        if self.dialect == "postgresql":
+            # Registrations are rare: one at a time (the lock is released at commit), so two
+            # processes registering the same bot cannot both create it or number two versions alike.
+            # (On SQLite, BEGIN IMMEDIATE has the same effect.)
+            session.execute(select(func.pg_advisory_xact_lock(eng.REGISTER_LOCK)))
+        return self._register_bot(session, game, name, spec, digest or "", artifact, run_spec)
 
     @staticmethod
     def _register_bot(
@@ -325,15 +341,20 @@ class Store:
     def put_artifact(self, digest: str, data: bytes) -> None:
         """Keep a bot's packed files under the sha256 `digest` of `data` (StoreError if it is not);
         idempotent: the same digest is the same bytes, kept once."""
+        statement = self._artifact_insert(digest, data)
+        with self._write_connection(f"cannot store artifact {digest}") as conn:
+            conn.execute(statement)
+
+    def put_artifact_in(self, session: Session, digest: str, data: bytes) -> None:
+        """`put_artifact` inside the caller's write transaction (`write_session`)."""
+        session.execute(self._artifact_insert(digest, data))
+
+    def _artifact_insert(self, digest: str, data: bytes) -> Executable:
         if hashlib.sha256(data).hexdigest() != digest:
             raise StoreError(f"artifact {digest[:80]!r} is not the sha256 of its data")
         values = {"digest": digest, "size": len(data), "data": data, "created_at": utcnow()}
         dialect_insert = postgresql.insert if self.dialect == "postgresql" else sqlite.insert
-        statement = (
-            dialect_insert(Artifact).values(**values).on_conflict_do_nothing(index_elements=["digest"])
-        )
-        with self._write_connection(f"cannot store artifact {digest}") as conn:
-            conn.execute(statement)
+        return dialect_insert(Artifact).values(**values).on_conflict_do_nothing(index_elements=["digest"])
 
     def get_artifact(self, digest: str) -> bytes:
         """The bytes of artifact `digest` (StoreError if the store has none)."""
