@@ -68,6 +68,7 @@ LiveSink = Callable[[dict[str, Any]], None]
 # Set in each pool worker by `_init_worker`; None in the coordinator and on Dask workers.
 _worker_live_queue: Any = None
 _in_task = False  # a pool worker is playing a match (its SIGTERM unwinds the match first)
+_resignal_fd = -1  # a pool worker's pipe to the thread that sends it SIGTERM again (`_signal_again_soon`)
 
 
 class WorkerTerminated(BaseException):
@@ -507,6 +508,8 @@ def _init_worker(
     # SIGTERM (close_executor(cancel=True), a broken pool's cleanup) unwinds the match under way, so
     # run_match closes its bots (they live in process groups of their own and would be left behind).
     signal.signal(signal.SIGTERM, _on_sigterm)
+    sys.unraisablehook = _report_unraisable
+    _start_resignaller()
     from botarena.bots.subprocess import die_with_parent
 
     die_with_parent()  # the bot processes this worker starts die with it
@@ -524,9 +527,57 @@ def _on_sigterm(signum: int, frame: Any) -> None:
     from botarena.bots.inprocess import mark_stopping, real_exit
 
     mark_stopping()  # an in-process bot's call that this lands in passes it on
-    if _in_task:
-        raise WorkerTerminated()
-    real_exit(128 + signum)  # between matches: nothing to close, and no lock may be left held
+    if not _in_task:
+        real_exit(128 + signum)  # between matches: nothing to close, and no lock may be left held
+    if _called_from(frame, _report_unraisable.__code__):
+        _signal_again_soon()  # raised here it would be lost, and printed as a failure of the hook itself
+        return
+    raise WorkerTerminated()
+
+
+def _report_unraisable(unraisable: Any) -> None:
+    """The worker's `sys.unraisablehook`: a SIGTERM's unwinding is never lost.
+
+    The SIGTERM handler's `WorkerTerminated` can land where Python cannot raise it: in an at-fork
+    callback (logging's lock release after a bot's fork: CI stop 36), a `__del__`, a weakref callback.
+    Python would print "Exception ignored" and go on playing the match; this says nothing and signals
+    the worker again, so the handler runs in ordinary code and unwinds the match.
+    """
+    if isinstance(unraisable.exc_value, WorkerTerminated):
+        _signal_again_soon()
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+def _signal_again_soon() -> None:
+    """Have the resignaller thread SIGTERM this worker: the handler then runs once the main thread's
+    current callback has returned (should it land in the hook again, it asks again). One write to a
+    pipe: no lock that the handler, landing in the middle of it, could find held."""
+    with contextlib.suppress(OSError):  # a full pipe: a resignal is already on its way
+        os.write(_resignal_fd, b"x")
+
+
+def _start_resignaller() -> None:
+    global _resignal_fd
+    read_fd, _resignal_fd = os.pipe()
+    os.set_blocking(_resignal_fd, False)
+    threading.Thread(target=_resignal_loop, args=(read_fd,), name="botarena-resignal", daemon=True).start()
+
+
+def _resignal_loop(read_fd: int) -> None:
+    from botarena.bots.subprocess import block_thread_signals
+
+    block_thread_signals()  # the main thread takes the signal and runs the handler
+    while os.read(read_fd, 1):
+        os.kill(os.getpid(), signal.SIGTERM)
+
+
+def _called_from(frame: Any, code: Any) -> bool:
+    while frame is not None:
+        if frame.f_code is code:
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _set_parent_death_signal(sig: int) -> None:
