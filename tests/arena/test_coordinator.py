@@ -36,6 +36,7 @@ from waiting import wait_until
 
 from .arena_world import (
     ATTACKER,
+    CONFIG,
     CRASH_AT_START,
     CRASHER,
     PATIENT,
@@ -385,15 +386,21 @@ def test_a_running_coordinator_refuses_a_second_one(sqlite_store: Store) -> None
 @pytest.mark.timeout(300)
 def test_a_crash_streak_pauses_the_version(sqlite_store: Store) -> None:
     """A version that passes validation (one timeout allowed per game here) but times out in every
-    rated match is paused with reason crash_streak after `crash_streak` of its last `crash_window`."""
-    flaky = TIMEOUT.replace("time.sleep(1.0)", "time.sleep(0.5 if obs['turn'] == 1 else 0)")
-    world = open_world(sqlite_store, 2, crash_streak=2, crash_window=3, max_timeout_fraction=0.5)
+    rated match is paused with reason crash_streak after `crash_streak` of its last `crash_window`.
+
+    Its one slow turn overshoots a 2 s limit by 0.2 s, so its next (instant) turn, answered once the
+    late one is, still has 1.8 s to spare: a loaded machine cannot add timeouts (CI's 300 ms did)."""
+    flaky = TIMEOUT.replace("time.sleep(1.0)", "time.sleep(2.2 if obs['turn'] == 1 else 0)")
+    config = {**CONFIG, "turn_timeout_ms": 2000}
+    policy = {"crash_streak": 2, "crash_window": 3, "max_timeout_fraction": 0.5}
+    world = open_world(sqlite_store, 2, config=config, **policy)
     steady = world.upload(world.teams[0], STARTER)
     shaky = world.upload(world.teams[1], flaky)
     with running(world):
         wait_until(
             lambda: states(world)[shaky] == ("paused", "crash_streak"),
             "the pause",
+            240,
             seen=lambda: states(world),
         )
     assert states(world)[steady][0] == "active"
