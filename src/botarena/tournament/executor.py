@@ -17,7 +17,9 @@ that signals its worker) unwinds the match under way, so that its bots are close
 killed, their cgroups removed), and then ends the worker with `os._exit`: a `SystemExit` would travel
 through the standard library's worker loop, where it is either sent back as the match's "result" or,
 raised while the worker holds the call queue's lock, deadlocks every other worker and the pool's
-shutdown. Between matches a SIGTERM exits at once. A worker also dies with its coordinator: it gets
+shutdown. Where Python cannot raise it (an at-fork callback, a `__del__`), the worker's unraisable
+hook signals the worker again from a helper thread, so the unwinding is never lost. Between matches
+a SIGTERM exits at once. A worker also dies with its coordinator: it gets
 SIGTERM when its parent (the forkserver, which exits with the coordinator) dies (PR_SET_PDEATHSIG),
 and a watchdog thread that waits on the coordinator's pid does the same and, should the match not
 unwind within `TERMINATE_GRACE_S`, exits the worker outright; its bot processes die with it
@@ -69,6 +71,7 @@ LiveSink = Callable[[dict[str, Any]], None]
 _worker_live_queue: Any = None
 _in_task = False  # a pool worker is playing a match (its SIGTERM unwinds the match first)
 _resignal_fd = -1  # a pool worker's pipe to the thread that sends it SIGTERM again (`_signal_again_soon`)
+_resignal_pid = -1  # that worker's pid: a process it forks shares the pipe, not the thread
 
 
 class WorkerTerminated(BaseException):
@@ -553,13 +556,16 @@ def _signal_again_soon() -> None:
     """Have the resignaller thread SIGTERM this worker: the handler then runs once the main thread's
     current callback has returned (should it land in the hook again, it asks again). One write to a
     pipe: no lock that the handler, landing in the middle of it, could find held."""
+    if os.getpid() != _resignal_pid:
+        return  # a child the worker forked: the thread reading the pipe would signal the worker
     with contextlib.suppress(OSError):  # a full pipe: a resignal is already on its way
         os.write(_resignal_fd, b"x")
 
 
 def _start_resignaller() -> None:
-    global _resignal_fd
+    global _resignal_fd, _resignal_pid
     read_fd, _resignal_fd = os.pipe()
+    _resignal_pid = os.getpid()
     os.set_blocking(_resignal_fd, False)
     threading.Thread(target=_resignal_loop, args=(read_fd,), name="botarena-resignal", daemon=True).start()
 
